@@ -1,0 +1,1 @@
+"""Poolscope: live observability for the MySQL / MariaDB thread pool."""
