@@ -1,0 +1,24 @@
+"""The registry of collectors: adding a source means adding a module and a line here."""
+
+from poolscope.poller.collectors.base import Collector
+from poolscope.poller.collectors.global_status import GlobalStatus
+from poolscope.poller.collectors.global_variables import GlobalVariables
+from poolscope.poller.collectors.innodb_buffer_pool import InnodbBufferPool
+from poolscope.poller.collectors.innodb_trx import InnodbTrx
+from poolscope.poller.collectors.thread_pool_groups import ThreadPoolGroups
+from poolscope.poller.collectors.thread_pool_queues import ThreadPoolQueues
+from poolscope.poller.collectors.thread_pool_stats import ThreadPoolStats
+from poolscope.poller.collectors.thread_pool_waits import ThreadPoolWaits
+
+
+def all_collectors() -> list[Collector]:
+    return [
+        GlobalVariables(),
+        GlobalStatus(),
+        ThreadPoolGroups(),
+        ThreadPoolStats(),
+        ThreadPoolQueues(),
+        ThreadPoolWaits(),
+        InnodbTrx(),
+        InnodbBufferPool(),
+    ]

@@ -1,0 +1,46 @@
+"""Targets, their status and current state."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from poolscope.api.deps import SettingsDep, StoreDep, TargetName, current_state, never_polled
+from poolscope.schemas import QueuedConnection, TargetInfo, TargetState, Transactions
+
+router = APIRouter(prefix="/api/targets", tags=["targets"])
+
+
+@router.get("", response_model=list[TargetInfo])
+async def list_targets(store: StoreDep, settings: SettingsDep) -> list[TargetInfo]:
+    """Every configured target with its status, last poll and summary."""
+    out = []
+    for target in settings.targets:
+        latest = await store.latest(target.name)
+        out.append(latest[0] if latest else never_polled(settings, target.name))
+    return out
+
+
+@router.get("/{name}", response_model=TargetInfo)
+async def get_target(name: TargetName, store: StoreDep, settings: SettingsDep) -> TargetInfo:
+    """One target's status: up/down and why, server detected, port used, collectors' health."""
+    latest = await store.latest(name)
+    return latest[0] if latest else never_polled(settings, name)
+
+
+@router.get("/{name}/state", response_model=TargetState)
+async def get_state(name: TargetName, store: StoreDep) -> TargetState:
+    """Everything the last successful poll saw: groups, queue, transactions, threads, ratios."""
+    return await current_state(store, name)
+
+
+@router.get("/{name}/queue", response_model=list[QueuedConnection])
+async def get_queue(name: TargetName, store: StoreDep) -> list[QueuedConnection]:
+    """Queued connections, longest wait first, with user, db and SQL."""
+    return (await current_state(store, name)).queue
+
+
+@router.get("/{name}/transactions", response_model=Transactions)
+async def get_transactions(name: TargetName, store: StoreDep) -> Transactions:
+    """Open InnoDB transactions, oldest first, with lock waits."""
+    state = await current_state(store, name)
+    return state.transactions or Transactions()

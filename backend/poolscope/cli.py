@@ -1,0 +1,113 @@
+"""Command line: `poolscope serve`, `poolscope migrate`, `poolscope check` (a config dry run)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from poolscope.config import DsnError, Settings, load_settings
+
+
+def _settings(path: str | None) -> Settings:
+    try:
+        return load_settings(path)
+    except (ValidationError, DsnError, FileNotFoundError, ValueError) as exc:
+        # Pydantic's message names the field; SecretStr keeps the DSN itself out of it.
+        print(f"poolscope: invalid configuration: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _ensure_sqlite_dir(url: str) -> None:
+    prefix = "sqlite+aiosqlite:///"
+    if url.startswith(prefix):
+        Path(url[len(prefix) :]).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from poolscope.main import create_app
+
+    settings = _settings(args.config)
+    _ensure_sqlite_dir(settings.store_url)
+    app = create_app(settings)
+    uvicorn.run(
+        app,
+        host=args.host or settings.listen_host,
+        port=args.port or settings.listen_port,
+        log_level="info",
+        # Open SSE streams would otherwise hold shutdown forever (STACK.md).
+        timeout_graceful_shutdown=3,
+    )
+
+
+def cmd_migrate(args: argparse.Namespace) -> None:
+    from poolscope.store.migrate import upgrade_to_head
+
+    settings = _settings(args.config)
+    _ensure_sqlite_dir(settings.store_url)
+    upgrade_to_head(settings.store_url)
+    print("store schema is at the newest revision")
+
+
+def cmd_check(args: argparse.Namespace) -> None:
+    """Connect to each target once and report what Poolscope would see; exit 1 if any is down."""
+    from poolscope.poller.target_poller import TargetPoller
+
+    settings = _settings(args.config)
+
+    async def run() -> int:
+        failures = 0
+        for target in settings.targets:
+            poller = TargetPoller(target, settings)
+            result = await poller.poll_once()
+            await poller.close()
+            info = result.info
+            if info.status != "up":
+                failures += 1
+                print(f"{target.name}: DOWN - {info.reason}")
+                continue
+            server, conn = info.server, info.connection
+            assert server is not None and conn is not None
+            print(
+                f"{target.name}: up - {server.flavor} {server.version}, thread_handling={server.thread_handling},"
+                f" polled on {conn.port_kind} {conn.port}{' (' + conn.note + ')' if conn.note else ''}"
+            )
+            for status in info.collectors:
+                word = (
+                    "ok"
+                    if status.ok
+                    else ("skipped: " + status.skipped if status.skipped else f"FAILED: {status.error}")
+                )
+                print(f"  {status.name:<20} {word}")
+        return 1 if failures else 0
+
+    raise SystemExit(asyncio.run(run()))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="poolscope", description=__doc__)
+    parser.add_argument("--config", help="TOML settings file (default: $POOLSCOPE_CONFIG)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="poll the targets and serve the dashboard")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.set_defaults(func=cmd_serve)
+    sub.add_parser("migrate", help="upgrade the store schema").set_defaults(func=cmd_migrate)
+    sub.add_parser("check", help="poll each target once and report").set_defaults(func=cmd_check)
+    # Accept --config after the sub-command too, the way people type it.
+    for child in (serve,):
+        child.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.config = getattr(args, "config_late", None) or args.config
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""Settings: one pydantic Settings class, read from a TOML file and POOLSCOPE_* environment variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+DEFAULT_MYSQL_PORT = 3306
+
+
+class DsnError(ValueError):
+    """A target DSN that cannot be used; the message never repeats the password."""
+
+
+class ParsedDsn(BaseModel):
+    host: str
+    port: int
+    user: str
+    password: SecretStr
+    database: str | None = None
+
+
+def parse_dsn(dsn: str) -> ParsedDsn:
+    """Parse `mysql://user:password@host:port/db`; raise DsnError with a redacted message."""
+    shown = redact_dsn(dsn)
+    try:
+        parts = urlsplit(dsn)
+        port = parts.port
+    except ValueError as exc:
+        raise DsnError(f"malformed DSN {shown!r}: {exc}") from None
+    if parts.scheme not in ("mysql", "mariadb"):
+        raise DsnError(f"DSN {shown!r} must start with mysql:// or mariadb://")
+    if not parts.hostname:
+        raise DsnError(f"DSN {shown!r} has no host")
+    if not parts.username:
+        raise DsnError(f"DSN {shown!r} has no user")
+    database = parts.path.lstrip("/") or None
+    return ParsedDsn(
+        host=parts.hostname,
+        port=port or DEFAULT_MYSQL_PORT,
+        user=unquote(parts.username),
+        password=SecretStr(unquote(parts.password or "")),
+        database=database,
+    )
+
+
+def redact_dsn(dsn: str) -> str:
+    """The DSN with any password replaced, safe for logs and API answers."""
+    try:
+        parts = urlsplit(dsn)
+    except ValueError:
+        return "<unparseable DSN>"
+    if parts.password is None:
+        return dsn
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    user = parts.username or ""
+    return parts._replace(netloc=f"{user}:***@{netloc}").geturl()
+
+
+class TargetConfig(BaseModel):
+    """One monitored server."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    dsn: SecretStr = Field(description="mysql://user:password@host:port/ of the monitoring credential")
+    password_env: str | None = Field(
+        default=None, description="name of an environment variable holding the monitoring password"
+    )
+    extra_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        description="admin port to poll on; None = use @@extra_port if the server has one; 0 = never",
+    )
+    connect_timeout_s: float = Field(default=3.0, gt=0, le=60)
+
+    @field_validator("dsn")
+    @classmethod
+    def _dsn_parses(cls, value: SecretStr) -> SecretStr:
+        parse_dsn(value.get_secret_value())
+        return value
+
+    def connection_params(self) -> ParsedDsn:
+        parsed = parse_dsn(self.dsn.get_secret_value())
+        if self.password_env:
+            secret = os.environ.get(self.password_env)
+            if secret is None:
+                raise DsnError(
+                    f"environment variable {self.password_env} (password for {self.name}) is not set"
+                )
+            parsed.password = SecretStr(secret)
+        return parsed
+
+    def safe_dsn(self) -> str:
+        return redact_dsn(self.dsn.get_secret_value())
+
+
+class Settings(BaseSettings):
+    """Everything Poolscope can be told; the file is TOML, the environment overrides it."""
+
+    model_config = SettingsConfigDict(env_prefix="POOLSCOPE_", env_nested_delimiter="__", extra="forbid")
+
+    poll_interval_s: float = Field(default=1.0, ge=0.1, le=60, description="seconds between polls")
+    poll_timeout_s: float = Field(default=5.0, gt=0, le=60, description="a poll slower than this fails")
+    store_url: str = Field(
+        default="sqlite+aiosqlite:///./poolscope.db", description="any async SQLAlchemy URL"
+    )
+    raw_retention_hours: float = Field(default=6, gt=0, le=24 * 7)
+    rollup_retention_days: float = Field(default=8, gt=0, le=400)
+    rollup_step_s: int = Field(default=60, ge=10, le=3600)
+    ratio_window_s: int = Field(default=60, ge=5, le=3600, description="window of windowed ratios")
+    listen_host: str = "127.0.0.1"
+    listen_port: int = Field(default=8000, ge=1, le=65535)
+    static_dir: Path | None = Field(
+        default=None, description="built frontend to serve; default frontend/dist beside the backend"
+    )
+    targets: list[TargetConfig] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_target_names(self) -> Settings:
+        names = [t.name for t in self.targets]
+        duplicated = sorted({n for n in names if names.count(n) > 1})
+        if duplicated:
+            raise ValueError(f"duplicate target names: {', '.join(duplicated)}")
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Environment beats the file (passed as init values), like every twelve-factor tool.
+        return (env_settings, init_settings)
+
+
+def load_settings(path: Path | str | None = None, **overrides: Any) -> Settings:
+    """Read the TOML file (path, or $POOLSCOPE_CONFIG), then apply the environment on top."""
+    path = path or os.environ.get("POOLSCOPE_CONFIG")
+    values: dict[str, Any] = {}
+    if path:
+        file = Path(path)
+        if not file.is_file():
+            raise FileNotFoundError(f"config file {file} does not exist")
+        with file.open("rb") as handle:
+            values = tomllib.load(handle)
+    values.update(overrides)
+    return Settings(**values)

@@ -1,0 +1,96 @@
+"""The FastAPI application: store + poller in the lifespan, API routers, and the built UI."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from poolscope.api import live, metrics, targets
+from poolscope.config import Settings, load_settings
+from poolscope.poller.scheduler import Scheduler
+from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import SqlStore
+
+log = logging.getLogger(__name__)
+
+DEFAULT_STATIC_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+
+
+def create_app(settings: Settings | None = None, *, start_poller: bool = True) -> FastAPI:
+    settings = settings or load_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(upgrade_to_head, settings.store_url)
+        store = SqlStore(
+            settings.store_url,
+            raw_retention_s=settings.raw_retention_hours * 3600,
+            rollup_retention_s=settings.rollup_retention_days * 86400,
+            rollup_step_s=settings.rollup_step_s,
+        )
+        scheduler = Scheduler(settings, store)
+        app.state.store = store
+        app.state.scheduler = scheduler
+        if start_poller:
+            scheduler.start()
+        log.info(
+            "poolscope: %d target(s), polling every %g s", len(settings.targets), settings.poll_interval_s
+        )
+        try:
+            yield
+        finally:
+            await scheduler.stop()
+            await store.close()
+
+    app = FastAPI(
+        title="Poolscope",
+        summary="Live observability for the MySQL / MariaDB thread pool",
+        version="0.1.0",
+        lifespan=lifespan,
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.include_router(targets.router)
+    app.include_router(metrics.router)
+    app.include_router(live.router)
+
+    @app.get("/api/health", tags=["health"])
+    async def health() -> dict[str, str]:
+        """Liveness of the Poolscope backend itself."""
+        return {"status": "ok"}
+
+    @app.get("/api/{path:path}", include_in_schema=False)
+    async def api_not_found(path: str) -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": f"no API route /api/{path}"})
+
+    _mount_ui(app, settings.static_dir or DEFAULT_STATIC_DIR)
+    return app
+
+
+def _mount_ui(app: FastAPI, static_dir: Path) -> None:
+    """Serve the built single-page app; unknown paths get index.html so deep links work."""
+    index = static_dir / "index.html"
+    if not index.is_file():
+        log.warning("no built UI at %s (run `make build`); serving the API only", static_dir)
+        return
+    assets = static_dir / "assets"
+    if assets.is_dir():
+        app.mount("/assets", StaticFiles(directory=assets), name="assets")
+
+    root = static_dir.resolve()
+    top_level_files = {p.name: p for p in root.iterdir() if p.is_file()}
+
+    @app.get("/{path:path}", include_in_schema=False)
+    async def spa(path: str) -> FileResponse:
+        # Only files that were in the build's top level (favicon, ...) are served by name;
+        # nothing a request names can walk out of the build directory.
+        return FileResponse(top_level_files.get(path, index))

@@ -1,0 +1,74 @@
+"""The collector protocol: one source, its SQL, and a pure parse step from rows to a section + samples.
+
+The runner owns timing, batching and failure; a collector never does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from poolscope.analysis.counters import CounterMemory
+from poolscope.schemas import Sample, ServerInfo
+
+Row = dict[str, Any]
+
+
+@dataclass
+class ParseContext:
+    """What a parse step may read besides its rows: the clock of the poll and counter memory."""
+
+    now: float
+    server: ServerInfo
+    counters: CounterMemory
+
+
+@dataclass
+class CollectorOutput:
+    section: Any
+    samples: list[Sample] = field(default_factory=list)
+
+
+class Collector:
+    """Subclass per source. `name` keys the section in the poll result."""
+
+    name: ClassVar[str]
+    help: ClassVar[str]
+    # Privilege the source needs beyond a plain login; named in the UI when it is missing.
+    privilege: ClassVar[str | None] = None
+
+    def applies(self, server: ServerInfo) -> str | None:
+        """None when the collector runs on this server, else the reason it is skipped."""
+        return None
+
+    def sql(self, server: ServerInfo) -> str:
+        raise NotImplementedError
+
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+        raise NotImplementedError
+
+
+def needs_pool_table(server: ServerInfo, table: str) -> str | None:
+    """Skip reason for the MariaDB THREAD_POOL_* collectors, or None when they apply."""
+    if not server.pool_enabled:
+        return f"thread pool off (thread_handling={server.thread_handling})"
+    if table not in server.pool_tables:
+        return f"information_schema.{table} not available on {server.flavor} {server.version}"
+    return None
+
+
+def as_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def as_float(value: Any) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def sample(metric: str, value: float | None, **labels: str) -> Sample:
+    return Sample(metric=metric, labels=labels, value=value)

@@ -1,0 +1,69 @@
+"""SHOW GLOBAL STATUS (filtered): threads, throughput, aborted connections, buffer pool reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
+from poolscope.schemas import ServerInfo
+
+GAUGES = {
+    "Threads_connected": "threads_connected",
+    "Threads_running": "threads_running",
+    "Threads_cached": "threads_cached",
+    "Threadpool_threads": "pool_threads",
+    "Threadpool_idle_threads": "pool_idle_threads",
+}
+RATES = {
+    "Threads_created": "threads_created_per_s",
+    "Questions": "qps",
+    "Connections": "connections_per_s",
+    "Aborted_connects": "aborted_connects_per_s",
+    "Aborted_clients": "aborted_clients_per_s",
+}
+# Read for derived values (TPS, cache ratios) rather than charted directly.
+OTHERS = (
+    "Com_commit",
+    "Com_rollback",
+    "Innodb_buffer_pool_reads",
+    "Innodb_buffer_pool_read_requests",
+    "Max_used_connections",
+    "Uptime",
+)
+NAMES = (*GAUGES, *RATES, *OTHERS)
+
+
+@dataclass
+class StatusSection:
+    values: dict[str, float] = field(default_factory=dict)
+    rates: dict[str, float | None] = field(default_factory=dict)
+
+
+class GlobalStatus(Collector):
+    name = "global_status"
+    help = "Threads_*, Threadpool_*, Questions (QPS), commits (TPS), Aborted_*, buffer pool reads."
+
+    def sql(self, server: ServerInfo) -> str:
+        names = ", ".join(f"'{n}'" for n in NAMES)
+        return f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})"
+
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+        values: dict[str, float] = {}
+        for row in rows:
+            number = as_float(row["value"])
+            if number is not None:
+                values[str(row["variable_name"])] = number
+        rates: dict[str, float | None] = {}
+        samples = []
+        for status_name, metric in GAUGES.items():
+            if status_name in values:
+                samples.append(sample(metric, values[status_name]))
+        for status_name, metric in RATES.items():
+            rates[metric] = ctx.counters.rate(("status", status_name), ctx.now, values.get(status_name))
+            samples.append(sample(metric, rates[metric]))
+        commits = None
+        if "Com_commit" in values and "Com_rollback" in values:
+            commits = values["Com_commit"] + values["Com_rollback"]
+        rates["tps"] = ctx.counters.rate(("status", "transactions"), ctx.now, commits)
+        samples.append(sample("tps", rates["tps"]))
+        return CollectorOutput(section=StatusSection(values=values, rates=rates), samples=samples)

@@ -1,0 +1,31 @@
+"""information_schema.INNODB_BUFFER_POOL_STATS: pages, free buffers and hit rate (needs PROCESS)."""
+
+from __future__ import annotations
+
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
+from poolscope.schemas import ServerInfo
+
+
+class InnodbBufferPool(Collector):
+    name = "innodb_buffer_pool"
+    help = "Buffer pool size, free and dirty pages per instance (MariaDB >= 10.5 has one)."
+    privilege = "PROCESS"
+
+    def sql(self, server: ServerInfo) -> str:
+        return (
+            "SELECT POOL_ID, POOL_SIZE, FREE_BUFFERS, DATABASE_PAGES, MODIFIED_DATABASE_PAGES"
+            " FROM information_schema.INNODB_BUFFER_POOL_STATS ORDER BY POOL_ID"
+        )
+
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+        pools = []
+        samples = []
+        for row in rows:
+            pool = str(row["pool_id"])
+            pools.append({k: as_float(v) for k, v in row.items()})
+            samples += [
+                sample("buffer_pool_pages", as_float(row["pool_size"]), pool=pool),
+                sample("buffer_pool_free_pages", as_float(row["free_buffers"]), pool=pool),
+                sample("buffer_pool_dirty_pages", as_float(row["modified_database_pages"]), pool=pool),
+            ]
+        return CollectorOutput(section=pools, samples=samples)

@@ -1,0 +1,73 @@
+"""information_schema.THREAD_POOL_STATS: per-group monotonic counters turned into rates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from poolscope.poller.collectors.base import (
+    Collector,
+    CollectorOutput,
+    ParseContext,
+    Row,
+    needs_pool_table,
+    sample,
+)
+from poolscope.schemas import ServerInfo
+
+COUNTERS = (
+    "thread_creations",
+    "thread_creations_due_to_stall",
+    "wakes",
+    "wakes_due_to_stall",
+    "throttles",
+    "stalls",
+    "polls_by_listener",
+    "polls_by_worker",
+    "dequeues_by_listener",
+    "dequeues_by_worker",
+)
+
+
+@dataclass
+class GroupCounters:
+    group_id: int
+    raw: dict[str, int]
+    rates: dict[str, float | None]
+
+    @property
+    def dequeues(self) -> int:
+        return self.raw["dequeues_by_listener"] + self.raw["dequeues_by_worker"]
+
+
+class ThreadPoolStats(Collector):
+    name = "thread_pool_stats"
+    help = "Per-group thread creations, stalls, wakes, throttles and dequeues as per-second rates."
+
+    def applies(self, server: ServerInfo) -> str | None:
+        return needs_pool_table(server, "THREAD_POOL_STATS")
+
+    def sql(self, server: ServerInfo) -> str:
+        columns = ", ".join(c.upper() for c in COUNTERS)
+        return f"SELECT GROUP_ID, {columns} FROM information_schema.THREAD_POOL_STATS ORDER BY GROUP_ID"
+
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+        groups: dict[int, GroupCounters] = {}
+        samples = []
+        for row in rows:
+            group_id = int(row["group_id"])
+            raw = {name: int(row[name]) for name in COUNTERS}
+            rates = {
+                name: ctx.counters.rate(("tp_stats", group_id, name), ctx.now, raw[name]) for name in COUNTERS
+            }
+            dequeue_rate = None
+            if rates["dequeues_by_listener"] is not None and rates["dequeues_by_worker"] is not None:
+                dequeue_rate = rates["dequeues_by_listener"] + rates["dequeues_by_worker"]
+            rates["dequeues"] = dequeue_rate
+            groups[group_id] = GroupCounters(group_id=group_id, raw=raw, rates=rates)
+            label = str(group_id)
+            samples += [
+                sample("tp_group_stalls_per_s", rates["stalls"], group=label),
+                sample("tp_group_dequeues_per_s", dequeue_rate, group=label),
+                sample("tp_group_thread_creations_per_s", rates["thread_creations"], group=label),
+            ]
+        return CollectorOutput(section=groups, samples=samples)

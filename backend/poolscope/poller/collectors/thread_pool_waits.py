@@ -1,0 +1,35 @@
+"""information_schema.THREAD_POOL_WAITS: why pool threads blocked (12 fixed reasons), as rates."""
+
+from __future__ import annotations
+
+from poolscope.poller.collectors.base import (
+    Collector,
+    CollectorOutput,
+    ParseContext,
+    Row,
+    needs_pool_table,
+    sample,
+)
+from poolscope.schemas import ServerInfo, WaitReason
+
+
+class ThreadPoolWaits(Collector):
+    name = "thread_pool_waits"
+    help = "Counts of thread waits by reason (row lock, disk I/O, net, ...), as per-second rates."
+
+    def applies(self, server: ServerInfo) -> str | None:
+        return needs_pool_table(server, "THREAD_POOL_WAITS")
+
+    def sql(self, server: ServerInfo) -> str:
+        return "SELECT REASON, `COUNT` FROM information_schema.THREAD_POOL_WAITS"
+
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+        waits = []
+        samples = []
+        for row in rows:
+            reason = str(row["reason"])
+            count = int(row["count"])
+            per_s = ctx.counters.rate(("tp_waits", reason), ctx.now, count)
+            waits.append(WaitReason(reason=reason, count=count, per_s=per_s))
+            samples.append(sample("tp_waits_per_s", per_s, reason=reason))
+        return CollectorOutput(section=waits, samples=samples)

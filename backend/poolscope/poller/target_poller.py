@@ -1,0 +1,291 @@
+"""Polls one target: runs the applicable collectors in one round trip and derives the state.
+
+Each collector fails on its own (a missing privilege, a parse error) and records its own success
+and duration; only a broken connection fails the whole poll, and that marks the target down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.ratios import CacheRatios
+from poolscope.analysis.stalls import StallDetector
+from poolscope.config import DsnError, Settings, TargetConfig
+from poolscope.poller.collectors import all_collectors
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext
+from poolscope.poller.collectors.global_status import StatusSection
+from poolscope.poller.collectors.thread_pool_queues import QueueSection
+from poolscope.poller.collectors.thread_pool_stats import GroupCounters
+from poolscope.poller.connection import (
+    PRIVILEGE_ERRORS,
+    ConnectError,
+    TargetConnection,
+    describe_mysql_error,
+    error_code,
+)
+from poolscope.schemas import (
+    CollectorStatus,
+    GroupState,
+    Sample,
+    TargetInfo,
+    TargetState,
+    TargetSummary,
+    Threads,
+    Throughput,
+    Transactions,
+)
+
+log = logging.getLogger(__name__)
+
+# After a privilege error the collector is retried this rarely, so a GRANT is picked up
+# without paying an extra round trip every second.
+PRIVILEGE_RETRY_S = 60.0
+
+
+@dataclass
+class PollResult:
+    info: TargetInfo
+    state: TargetState | None
+    samples: list[Sample]
+
+
+class TargetPoller:
+    def __init__(self, config: TargetConfig, settings: Settings, collectors: list[Collector] | None = None):
+        self.config = config
+        self.settings = settings
+        self.collectors = collectors if collectors is not None else all_collectors()
+        self.connection = TargetConnection(config)
+        self.counters = CounterMemory()
+        self.stalls = StallDetector()
+        self.ratios = CacheRatios(settings.ratio_window_s)
+        self._privilege_retry_at: dict[str, float] = {}
+        self._missing_privileges: dict[str, str] = {}  # collector name -> privilege
+        self.info = TargetInfo(name=config.name, poll_interval_s=settings.poll_interval_s)
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    async def poll_once(self) -> PollResult:
+        now = time.time()
+        started = time.perf_counter()
+        try:
+            return await asyncio.wait_for(self._poll(now, started), timeout=self.settings.poll_timeout_s)
+        except (ConnectError, DsnError) as exc:
+            return await self._down(now, started, str(exc))
+        except TimeoutError:
+            return await self._down(now, started, f"poll timed out after {self.settings.poll_timeout_s:g} s")
+        except Exception as exc:  # the connection broke mid-poll
+            log.warning("target %s: poll failed: %s", self.name, describe_mysql_error(exc))
+            return await self._down(now, started, f"connection lost: {describe_mysql_error(exc)}")
+
+    async def _down(self, now: float, started: float, reason: str) -> PollResult:
+        await self.connection.close()
+        # The server may come back restarted: old counters and progress no longer compare.
+        self.counters.forget()
+        self.stalls.forget()
+        self.info = self.info.model_copy(
+            update={
+                "status": "down",
+                "reason": reason,
+                "last_poll_at": now,
+                "poll_duration_ms": (time.perf_counter() - started) * 1000,
+                "collectors": [],
+                "summary": TargetSummary(),
+            }
+        )
+        return PollResult(self.info, None, [Sample(metric="target_up", value=0.0)])
+
+    async def _poll(self, now: float, started: float) -> PollResult:
+        if self.connection.conn is None:
+            await self.connection.connect()
+        server = self.connection.server
+        assert server is not None
+
+        statuses: dict[str, CollectorStatus] = {}
+        to_run: list[Collector] = []
+        for collector in self.collectors:
+            skipped = collector.applies(server)
+            retry_at = self._privilege_retry_at.get(collector.name, 0.0)
+            if skipped is None and retry_at > now:
+                privilege = self._missing_privileges.get(collector.name, "a privilege")
+                skipped = f"needs {privilege}; retrying in {retry_at - now:.0f} s"
+            if skipped is not None:
+                statuses[collector.name] = CollectorStatus(name=collector.name, ok=False, skipped=skipped)
+            else:
+                to_run.append(collector)
+
+        results = await self.connection.run_batch([c.sql(server) for c in to_run])
+        ctx = ParseContext(now=now, server=server, counters=self.counters)
+        outputs: dict[str, CollectorOutput] = {}
+        samples: list[Sample] = []
+        for collector, result in zip(to_run, results, strict=True):
+            status = CollectorStatus(name=collector.name, ok=False, duration_ms=round(result.duration_ms, 3))
+            if result.error is not None:
+                status.error = describe_mysql_error(result.error)
+                if error_code(result.error) in PRIVILEGE_ERRORS:
+                    self._missing_privileges[collector.name] = collector.privilege or "a privilege"
+                    self._privilege_retry_at[collector.name] = now + PRIVILEGE_RETRY_S
+            else:
+                parse_started = time.perf_counter()
+                try:
+                    output = collector.parse(result.rows or [], ctx)
+                except Exception as exc:
+                    log.exception("target %s: collector %s could not parse", self.name, collector.name)
+                    status.error = f"parse failed: {type(exc).__name__}: {exc}"
+                else:
+                    outputs[collector.name] = output
+                    samples.extend(output.samples)
+                    status.ok = True
+                    self._missing_privileges.pop(collector.name, None)
+                    self._privilege_retry_at.pop(collector.name, None)
+                status.duration_ms = round(
+                    result.duration_ms + (time.perf_counter() - parse_started) * 1000, 3
+                )
+            statuses[collector.name] = status
+
+        state = self._derive(now, outputs, samples)
+        state.collectors = [statuses[c.name] for c in self.collectors]
+        duration_ms = (time.perf_counter() - started) * 1000
+        samples.append(Sample(metric="poll_duration_ms", value=round(duration_ms, 3)))
+        samples.append(Sample(metric="target_up", value=1.0))
+        failed = [s.name for s in state.collectors if s.error]
+        self.info = self.info.model_copy(
+            update={
+                "status": "up",
+                "reason": f"collectors failing: {', '.join(failed)}" if failed else None,
+                "server": server,
+                "connection": self.connection.info,
+                "last_poll_at": now,
+                "last_success_at": now,
+                "poll_duration_ms": round(duration_ms, 3),
+                "collectors": state.collectors,
+                "missing_privileges": state.missing_privileges,
+                "summary": _summary(state),
+            }
+        )
+        return PollResult(self.info, state, samples)
+
+    def _derive(self, now: float, outputs: dict[str, CollectorOutput], samples: list[Sample]) -> TargetState:
+        """Cross-source values: stall verdicts, retired groups, ratios, TPS, thread counts."""
+        server = self.connection.server
+        assert server is not None
+        variables: dict[str, str] = (
+            outputs["global_variables"].section if "global_variables" in outputs else {}
+        )
+        if "thread_pool_exact_stats" in variables:
+            # Dynamic: the mode the queue times come from can change between polls.
+            exact = variables["thread_pool_exact_stats"].upper() == "ON"
+            server.exact_stats = exact
+            server.queue_time_mode = "exact" if exact else "coarse"
+
+        groups: list[GroupState] = (
+            outputs["thread_pool_groups"].section if "thread_pool_groups" in outputs else []
+        )
+        counters: dict[int, GroupCounters] = (
+            outputs["thread_pool_stats"].section if "thread_pool_stats" in outputs else {}
+        )
+        pool_size = _int_or_none(variables.get("thread_pool_size"))
+        stall_limit_ms = _int_or_none(variables.get("thread_pool_stall_limit"))
+        for group in groups:
+            stats = counters.get(group.group_id)
+            if stats is not None:
+                group.stalls_per_s = stats.rates["stalls"]
+                group.thread_creations_per_s = stats.rates["thread_creations"]
+                group.thread_creations_due_to_stall_per_s = stats.rates["thread_creations_due_to_stall"]
+                group.dequeues_per_s = stats.rates["dequeues"]
+                group.throttles_per_s = stats.rates["throttles"]
+                group.wakes_per_s = stats.rates["wakes"]
+            group.stall_reason = self.stalls.judge(
+                group.group_id,
+                now,
+                group.queue_length,
+                None if stats is None else stats.dequeues,
+                None if stats is None else stats.raw["stalls"],
+                group.is_stalled,
+                stall_limit_ms,
+            )
+            group.stalled = group.stall_reason is not None
+            # Shrinking thread_pool_size leaves old groups listed with their connections (§6).
+            group.retired = pool_size is not None and group.group_id >= pool_size
+            samples.append(
+                Sample(
+                    metric="tp_group_stalled",
+                    labels={"group": str(group.group_id)},
+                    value=1.0 if group.stalled else 0.0,
+                )
+            )
+
+        status: StatusSection = (
+            outputs["global_status"].section if "global_status" in outputs else StatusSection()
+        )
+        values, rates = status.values, status.rates
+        thread_ratio, buffer_ratio = self.ratios.update(now, values, server.thread_handling)
+        samples.append(Sample(metric="thread_cache_miss_ratio", value=thread_ratio.value))
+        samples.append(Sample(metric="buffer_pool_miss_ratio", value=buffer_ratio.value))
+
+        queue: QueueSection | None = (
+            outputs["thread_pool_queues"].section if "thread_pool_queues" in outputs else None
+        )
+        transactions: Transactions | None = outputs["innodb_trx"].section if "innodb_trx" in outputs else None
+        state = TargetState(
+            target=self.name,
+            ts=now,
+            status="up",
+            groups=groups,
+            queue=queue.listed if queue else [],
+            transactions=transactions,
+            waits=outputs["thread_pool_waits"].section if "thread_pool_waits" in outputs else [],
+            threads=Threads(
+                connected=_int_or_none(values.get("Threads_connected")),
+                running=_int_or_none(values.get("Threads_running")),
+                cached=_int_or_none(values.get("Threads_cached")),
+                created_per_s=rates.get("threads_created_per_s"),
+                pool_threads=_int_or_none(values.get("Threadpool_threads")),
+                pool_idle_threads=_int_or_none(values.get("Threadpool_idle_threads")),
+            ),
+            throughput=Throughput(
+                qps=rates.get("qps"),
+                tps=rates.get("tps"),
+                connections_per_s=rates.get("connections_per_s"),
+                aborted_connects_per_s=rates.get("aborted_connects_per_s"),
+                aborted_clients_per_s=rates.get("aborted_clients_per_s"),
+            ),
+            variables=variables,
+            missing_privileges=sorted(set(self._missing_privileges.values())),
+        )
+        state.ratios.thread_cache_miss = thread_ratio
+        state.ratios.buffer_pool_miss = buffer_ratio
+        state.queued_connections = queue.total if queue else None
+        return state
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+
+def _summary(state: TargetState) -> TargetSummary:
+    queue_length = sum(g.queue_length for g in state.groups) if state.groups else None
+    return TargetSummary(
+        queue_length=queue_length,
+        queued_connections=state.queued_connections,
+        groups=len(state.groups) if state.groups else None,
+        stalled_groups=sum(1 for g in state.groups if g.stalled) if state.groups else None,
+        threads_connected=state.threads.connected,
+        threads_running=state.threads.running,
+        qps=state.throughput.qps,
+        tps=state.throughput.tps,
+        active_transactions=state.transactions.count if state.transactions else None,
+    )
+
+
+def _int_or_none(value: str | float | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(float(value))
+    except ValueError:
+        return None

@@ -1,0 +1,213 @@
+"""The shapes that flow poller -> store -> API -> UI (see docs/API.md); one definition for all."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+TargetStatus = Literal["up", "down", "starting"]
+StallReason = Literal["stalls_counter", "no_dequeue", "server_flag"]
+
+
+class Sample(BaseModel):
+    """One value of one series at one poll; the generic unit the store keeps."""
+
+    metric: str
+    labels: dict[str, str] = Field(default_factory=dict)
+    value: float | None
+
+
+class ServerInfo(BaseModel):
+    """What was detected on connect: decides which collectors apply."""
+
+    flavor: Literal["mariadb", "mysql", "percona", "unknown"]
+    version: str
+    version_tuple: tuple[int, int, int] = (0, 0, 0)
+    thread_handling: str
+    pool_enabled: bool
+    pool_tables: list[str] = Field(default_factory=list)
+    exact_stats: bool | None = None
+    queue_time_mode: Literal["exact", "coarse"] | None = None
+    extra_port: int = 0
+
+
+class ConnectionInfo(BaseModel):
+    host: str
+    port: int
+    port_kind: Literal["extra_port", "port"]
+    note: str | None = None
+
+
+class CollectorStatus(BaseModel):
+    name: str
+    ok: bool
+    duration_ms: float | None = None
+    error: str | None = None
+    skipped: str | None = None
+
+
+class TargetSummary(BaseModel):
+    queue_length: int | None = None
+    queued_connections: int | None = None
+    groups: int | None = None
+    stalled_groups: int | None = None
+    threads_connected: int | None = None
+    threads_running: int | None = None
+    qps: float | None = None
+    tps: float | None = None
+    active_transactions: int | None = None
+
+
+class TargetInfo(BaseModel):
+    """A target's health as the overview shows it."""
+
+    name: str
+    status: TargetStatus = "starting"
+    reason: str | None = None
+    server: ServerInfo | None = None
+    connection: ConnectionInfo | None = None
+    last_poll_at: float | None = None
+    last_success_at: float | None = None
+    poll_duration_ms: float | None = None
+    poll_interval_s: float
+    collectors: list[CollectorStatus] = Field(default_factory=list)
+    missing_privileges: list[str] = Field(default_factory=list)
+    summary: TargetSummary = Field(default_factory=TargetSummary)
+
+
+class GroupState(BaseModel):
+    group_id: int
+    connections: int
+    threads: int
+    active_threads: int
+    standby_threads: int
+    queue_length: int
+    has_listener: bool
+    is_stalled: bool
+    stalled: bool = False
+    stall_reason: StallReason | None = None
+    retired: bool = False
+    stalls_per_s: float | None = None
+    thread_creations_per_s: float | None = None
+    thread_creations_due_to_stall_per_s: float | None = None
+    dequeues_per_s: float | None = None
+    throttles_per_s: float | None = None
+    wakes_per_s: float | None = None
+    oldest_queued_ms: float | None = None
+
+
+class QueuedConnection(BaseModel):
+    group_id: int
+    position: int
+    priority: str
+    connection_id: int
+    queueing_time_ms: float
+    user: str | None = None
+    host: str | None = None
+    db: str | None = None
+    command: str | None = None
+    time_s: float | None = None
+    state: str | None = None
+    info: str | None = None
+
+
+class Transaction(BaseModel):
+    trx_id: str
+    state: str
+    started_at: float | None = None
+    age_s: float | None = None
+    wait_s: float | None = None
+    thread_id: int | None = None
+    user: str | None = None
+    host: str | None = None
+    db: str | None = None
+    query: str | None = None
+    rows_locked: int | None = None
+    rows_modified: int | None = None
+
+
+class Transactions(BaseModel):
+    count: int = 0
+    longest_age_s: float | None = None
+    lock_waits: int = 0
+    items: list[Transaction] = Field(default_factory=list)
+
+
+class WaitReason(BaseModel):
+    reason: str
+    count: int
+    per_s: float | None = None
+
+
+class Threads(BaseModel):
+    connected: int | None = None
+    running: int | None = None
+    cached: int | None = None
+    created_per_s: float | None = None
+    pool_threads: int | None = None
+    pool_idle_threads: int | None = None
+
+
+class Throughput(BaseModel):
+    qps: float | None = None
+    tps: float | None = None
+    connections_per_s: float | None = None
+    aborted_connects_per_s: float | None = None
+    aborted_clients_per_s: float | None = None
+
+
+class Ratio(BaseModel):
+    value: float | None = None
+    window_s: float | None = None
+    regime: str | None = None
+    note: str | None = None
+
+
+class Ratios(BaseModel):
+    thread_cache_miss: Ratio = Field(default_factory=Ratio)
+    buffer_pool_miss: Ratio = Field(default_factory=Ratio)
+
+
+class TargetState(BaseModel):
+    """Everything one poll saw on one target, after derivation."""
+
+    target: str
+    ts: float
+    status: TargetStatus
+    groups: list[GroupState] = Field(default_factory=list)
+    queue: list[QueuedConnection] = Field(default_factory=list)
+    # Every queued connection, while `queue` lists at most the 200 longest waiters.
+    queued_connections: int | None = None
+    transactions: Transactions | None = None
+    waits: list[WaitReason] = Field(default_factory=list)
+    threads: Threads = Field(default_factory=Threads)
+    throughput: Throughput = Field(default_factory=Throughput)
+    ratios: Ratios = Field(default_factory=Ratios)
+    variables: dict[str, str] = Field(default_factory=dict)
+    collectors: list[CollectorStatus] = Field(default_factory=list)
+    missing_privileges: list[str] = Field(default_factory=list)
+
+
+class PollEvent(BaseModel):
+    """What the live channel pushes after each poll."""
+
+    target: str
+    ts: float
+    target_info: TargetInfo
+    state: TargetState | None
+    samples: list[Sample]
+
+
+class SeriesOut(BaseModel):
+    metric: str
+    labels: dict[str, str]
+    points: list[tuple[float, float | None]]
+
+
+class MetricsOut(BaseModel):
+    from_: float = Field(serialization_alias="from")
+    to: float
+    step_s: float
+    resolution: Literal["raw", "rollup"]
+    series: list[SeriesOut]

@@ -1,0 +1,66 @@
+"""The generic time-series schema: series (metric + labels) and samples; a new metric needs no migration.
+
+Alembic migrations in migrations/ create these; the definitions here are what the code queries.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+series = Table(
+    "series",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("target", String(64), nullable=False),
+    Column("metric", String(128), nullable=False),
+    # Canonical JSON (sorted keys) so the same label set always maps to the same row.
+    Column("labels", String(512), nullable=False),
+    UniqueConstraint("target", "metric", "labels", name="uq_series_identity"),
+)
+
+samples = Table(
+    "samples",
+    metadata,
+    Column("series_id", Integer, primary_key=True),
+    Column("ts", Float, primary_key=True),
+    Column("value", Float, nullable=True),
+)
+
+# One row per series per rollup step (default 60 s): enough for a day-long chart to stay fast.
+rollups = Table(
+    "rollups",
+    metadata,
+    Column("series_id", Integer, primary_key=True),
+    Column("ts", Float, primary_key=True),
+    Column("count", Integer, nullable=False),
+    Column("sum", Float, nullable=True),
+    Column("min", Float, nullable=True),
+    Column("max", Float, nullable=True),
+)
+
+target_state = Table(
+    "target_state",
+    metadata,
+    Column("target", String(64), primary_key=True),
+    Column("ts", Float, nullable=False),
+    Column("info", Text, nullable=False),
+    Column("state", Text, nullable=True),
+)
+
+store_meta = Table(
+    "store_meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", String(256), nullable=False),
+)

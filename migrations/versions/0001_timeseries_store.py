@@ -1,0 +1,60 @@
+"""The generic time-series store: series, samples, rollups, latest target state.
+
+Revision ID: 0001
+Revises:
+Create Date: 2026-11-22
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0001"
+down_revision = None
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "series",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("target", sa.String(64), nullable=False),
+        sa.Column("metric", sa.String(128), nullable=False),
+        sa.Column("labels", sa.String(512), nullable=False),
+        sa.UniqueConstraint("target", "metric", "labels", name="uq_series_identity"),
+    )
+    op.create_table(
+        "samples",
+        sa.Column("series_id", sa.Integer, primary_key=True),
+        sa.Column("ts", sa.Float, primary_key=True),
+        sa.Column("value", sa.Float, nullable=True),
+    )
+    # Retention deletes by time across all series.
+    op.create_index("ix_samples_ts", "samples", ["ts"])
+    op.create_table(
+        "rollups",
+        sa.Column("series_id", sa.Integer, primary_key=True),
+        sa.Column("ts", sa.Float, primary_key=True),
+        sa.Column("count", sa.Integer, nullable=False),
+        sa.Column("sum", sa.Float, nullable=True),
+        sa.Column("min", sa.Float, nullable=True),
+        sa.Column("max", sa.Float, nullable=True),
+    )
+    op.create_index("ix_rollups_ts", "rollups", ["ts"])
+    op.create_table(
+        "target_state",
+        sa.Column("target", sa.String(64), primary_key=True),
+        sa.Column("ts", sa.Float, nullable=False),
+        sa.Column("info", sa.Text, nullable=False),
+        sa.Column("state", sa.Text, nullable=True),
+    )
+    op.create_table(
+        "store_meta",
+        sa.Column("key", sa.String(64), primary_key=True),
+        sa.Column("value", sa.String(256), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    for table in ("store_meta", "target_state", "rollups", "samples", "series"):
+        op.drop_table(table)
