@@ -354,6 +354,14 @@ class MariaDBSandbox:
         # A server this object did not start (left by a crashed run) is stopped via its pid file.
         self._stop_stale_server(timeout_s)
 
+    def destroy(self) -> None:
+        """Stop the server and delete its datadir (the error log stays for post-mortems)."""
+        self.stop()
+        shutil.rmtree(self.datadir, ignore_errors=True)
+        shutil.rmtree(self.base_dir / "data.installing", ignore_errors=True)
+        if self.socket.parent != self.datadir:
+            shutil.rmtree(self.socket.parent, ignore_errors=True)
+
     # ------------------------------------------------------------------ internals
 
     def _server_args(self) -> list[str]:
@@ -375,6 +383,7 @@ class MariaDBSandbox:
             f"--innodb-buffer-pool-size={self.innodb_buffer_pool_size}",
             # A sandbox trades durability for less fsync noise in benchmarks.
             "--innodb-flush-log-at-trx-commit=2",
+            "--innodb-log-file-size=32M",
             "--lower-case-table-names=0",
         ]
         if self.thread_handling == "pool-of-threads":

@@ -1,0 +1,85 @@
+"""Shared fixtures: real, private MariaDB servers (see poolscope.devtools.sandbox).
+
+Session-scoped and lazy: a server starts the first time a test asks for it and stops at the
+end of the session. Nothing is mocked; mariadb-server must be installed
+(scripts/install-system.sh).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from poolscope.devtools.sandbox import (
+    ADMIN_USER,
+    MONITOR_USER,
+    NOPROC_USER,
+    SBTEST_USER,
+    MariaDBSandbox,
+)
+
+
+@pytest.fixture(scope="session")
+def mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDBSandbox]:
+    """MariaDB with the thread pool on: thread_pool_size=2, exact stats ON, an extra_port."""
+    sb = MariaDBSandbox(
+        tmp_path_factory.mktemp("mariadb"),
+        thread_handling="pool-of-threads",
+        thread_pool_size=2,
+        exact_stats=True,
+    )
+    sb.start()
+    try:
+        yield sb
+    finally:
+        sb.destroy()
+
+
+@pytest.fixture(scope="session")
+def mariadb_pool_off(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDBSandbox]:
+    """MariaDB with one-thread-per-connection and no extra_port (@@extra_port = 0)."""
+    sb = MariaDBSandbox(
+        tmp_path_factory.mktemp("mariadb_pool_off"),
+        extra_port=0,
+        thread_handling="one-thread-per-connection",
+    )
+    sb.start()
+    try:
+        yield sb
+    finally:
+        sb.destroy()
+
+
+@pytest.fixture(scope="session")
+def monitor_dsn(mariadb: MariaDBSandbox) -> str:
+    """mysql://poolscope_monitor:...@127.0.0.1:PORT/ (PROCESS, REPLICATION CLIENT)."""
+    return mariadb.dsn(MONITOR_USER)
+
+
+@pytest.fixture(scope="session")
+def noproc_dsn(mariadb: MariaDBSandbox) -> str:
+    """A monitoring login without PROCESS (INNODB_TRX etc. fail with 1227)."""
+    return mariadb.dsn(NOPROC_USER)
+
+
+@pytest.fixture(scope="session")
+def admin_dsn(mariadb: MariaDBSandbox) -> str:
+    """The separate SUPER / CONNECTION ADMIN credential, for applying variables."""
+    return mariadb.dsn(ADMIN_USER)
+
+
+@pytest.fixture(scope="session")
+def sbtest_dsn(mariadb: MariaDBSandbox) -> str:
+    """ALL on sbtest.*; the DSN names the sbtest database. For generating load."""
+    return mariadb.dsn(SBTEST_USER, database="sbtest")
+
+
+@pytest.fixture(scope="session")
+def pool_off_monitor_dsn(mariadb_pool_off: MariaDBSandbox) -> str:
+    return mariadb_pool_off.dsn(MONITOR_USER)
+
+
+@pytest.fixture(scope="session")
+def pool_off_noproc_dsn(mariadb_pool_off: MariaDBSandbox) -> str:
+    return mariadb_pool_off.dsn(NOPROC_USER)
