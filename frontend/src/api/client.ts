@@ -1,0 +1,119 @@
+// Typed fetch wrappers for the Poolscope HTTP API; every failure becomes an ApiError carrying the backend's `detail`.
+import type { MetricsResponse, Target, TargetState } from './types';
+
+export type ApiErrorKind = 'unreachable' | 'not_found' | 'not_ready' | 'http';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly kind: ApiErrorKind;
+
+  constructor(message: string, status: number, kind: ApiErrorKind) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.kind = kind;
+  }
+}
+
+/** Extract a human message from a FastAPI error body (`{"detail": "..."}` or a 422 list). */
+export function detailFromBody(body: unknown): string | null {
+  if (!body || typeof body !== 'object') return null;
+  const detail = (body as { detail?: unknown }).detail;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) {
+    const parts = detail
+      .map((d) => {
+        if (d && typeof d === 'object' && 'msg' in d) {
+          const loc = Array.isArray((d as { loc?: unknown }).loc) ? (d as { loc: unknown[] }).loc.join('.') : '';
+          return loc ? `${loc}: ${String((d as { msg: unknown }).msg)}` : String((d as { msg: unknown }).msg);
+        }
+        return null;
+      })
+      .filter((x): x is string => x !== null);
+    return parts.length ? parts.join('; ') : null;
+  }
+  return null;
+}
+
+function kindFor(status: number): ApiErrorKind {
+  if (status === 404) return 'not_found';
+  if (status === 503) return 'not_ready';
+  // The Vite dev proxy answers 502/504 (and sometimes 500 with no JSON) when the backend is down.
+  if (status === 502 || status === 504) return 'unreachable';
+  return 'http';
+}
+
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, { signal, headers: { Accept: 'application/json' } });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError(`Backend unreachable: ${err instanceof Error ? err.message : String(err)}`, 0, 'unreachable');
+  }
+  let body: unknown = null;
+  const text = await res.text();
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+  }
+  if (!res.ok) {
+    const detail = detailFromBody(body);
+    let kind = kindFor(res.status);
+    // A 502 carrying a FastAPI detail came from the backend itself, not from a dead proxy target.
+    if (kind === 'unreachable' && detail) kind = 'http';
+    const fallback =
+      kind === 'unreachable'
+        ? `Backend unreachable (HTTP ${res.status} from proxy)`
+        : `HTTP ${res.status} ${res.statusText}`.trim();
+    throw new ApiError(detail ?? fallback, res.status, kind);
+  }
+  if (body === null) throw new ApiError(`Invalid JSON from ${path}`, res.status, 'http');
+  return body as T;
+}
+
+const enc = encodeURIComponent;
+
+export function fetchTargets(signal?: AbortSignal): Promise<Target[]> {
+  return getJson<Target[]>('/api/targets', signal);
+}
+
+export function fetchTarget(name: string, signal?: AbortSignal): Promise<Target> {
+  return getJson<Target>(`/api/targets/${enc(name)}`, signal);
+}
+
+export function fetchTargetState(name: string, signal?: AbortSignal): Promise<TargetState> {
+  return getJson<TargetState>(`/api/targets/${enc(name)}/state`, signal);
+}
+
+export interface MetricsQuery {
+  metrics: readonly string[];
+  from?: number;
+  to?: number;
+  points?: number;
+}
+
+export function metricsUrl(name: string, q: MetricsQuery): string {
+  const params = new URLSearchParams();
+  for (const m of q.metrics) params.append('metric', m);
+  if (q.from !== undefined) params.set('from', String(Math.floor(q.from)));
+  if (q.to !== undefined) params.set('to', String(Math.ceil(q.to)));
+  if (q.points !== undefined) params.set('points', String(Math.max(10, Math.min(5000, Math.round(q.points)))));
+  return `/api/targets/${enc(name)}/metrics?${params.toString()}`;
+}
+
+export function fetchMetrics(name: string, q: MetricsQuery, signal?: AbortSignal): Promise<MetricsResponse> {
+  return getJson<MetricsResponse>(metricsUrl(name, q), signal);
+}
+
+export function liveUrl(target?: string): string {
+  return target ? `/api/live?target=${enc(target)}` : '/api/live';
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,48 @@
+// The /api/live SSE channel: a hook that delivers parsed `poll` events and reports connection health.
+import { useEffect, useRef, useState } from 'react';
+import { liveUrl } from './client';
+import type { PollEvent } from './types';
+
+export type LiveStatus = 'connecting' | 'open' | 'error' | 'unsupported';
+
+export function parsePollEvent(data: string): PollEvent | null {
+  try {
+    const ev = JSON.parse(data) as PollEvent;
+    if (!ev || typeof ev !== 'object' || typeof ev.target !== 'string' || typeof ev.ts !== 'number') return null;
+    if (!Array.isArray(ev.samples)) ev.samples = [];
+    return ev;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Subscribe to poll events. `target` filters server-side; `undefined` means all targets.
+ * The handler may change identity each render; only `target` reopens the stream (callers remount per target).
+ */
+export function useLiveChannel(target: string | undefined, onPoll: (ev: PollEvent) => void): LiveStatus {
+  const handler = useRef(onPoll);
+  useEffect(() => {
+    handler.current = onPoll;
+  });
+  const [status, setStatus] = useState<LiveStatus>(() =>
+    typeof EventSource === 'undefined' ? 'unsupported' : 'connecting',
+  );
+
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const es = new EventSource(liveUrl(target));
+    es.addEventListener('open', () => setStatus('open'));
+    // EventSource reconnects by itself after an error (readyState CONNECTING); callers fall back to polling meanwhile.
+    es.addEventListener('error', () => setStatus('error'));
+    es.addEventListener('poll', (msg) => {
+      const ev = parsePollEvent((msg as MessageEvent<string>).data);
+      if (!ev) return;
+      setStatus('open');
+      handler.current(ev);
+    });
+    return () => es.close();
+  }, [target]);
+
+  return status;
+}

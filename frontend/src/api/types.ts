@@ -1,0 +1,203 @@
+// Types mirroring docs/API.md (the backend contract). Keep field names identical to the JSON.
+
+export type Epoch = number; // UNIX seconds (float)
+
+export type TargetStatus = 'up' | 'down' | 'starting';
+export type Flavor = 'mariadb' | 'mysql' | 'percona' | 'unknown';
+export type QueueTimeMode = 'exact' | 'coarse';
+export type PortKind = 'extra_port' | 'port';
+
+export interface ServerInfo {
+  flavor: Flavor;
+  version: string;
+  thread_handling: string;
+  pool_enabled: boolean;
+  pool_tables: string[];
+  exact_stats: boolean | null;
+  queue_time_mode: QueueTimeMode | null;
+  extra_port: number;
+}
+
+export interface ConnectionInfo {
+  host: string;
+  port: number;
+  port_kind: PortKind;
+  note: string | null;
+}
+
+export interface CollectorStatus {
+  name: string;
+  ok: boolean;
+  duration_ms: number | null;
+  error: string | null;
+  skipped: string | null;
+}
+
+export interface TargetSummary {
+  queue_length: number | null;
+  queued_connections: number | null;
+  groups: number | null;
+  stalled_groups: number | null;
+  threads_connected: number | null;
+  threads_running: number | null;
+  qps: number | null;
+  tps: number | null;
+  active_transactions: number | null;
+}
+
+export interface Target {
+  name: string;
+  status: TargetStatus;
+  reason: string | null;
+  server: ServerInfo | null;
+  connection: ConnectionInfo | null;
+  last_poll_at: Epoch | null;
+  poll_duration_ms: number | null;
+  poll_interval_s: number | null;
+  collectors: CollectorStatus[];
+  missing_privileges: string[];
+  summary: TargetSummary | null;
+}
+
+export type StallReason = 'stalls_counter' | 'no_dequeue';
+
+export interface GroupState {
+  group_id: number;
+  connections: number | null;
+  threads: number | null;
+  active_threads: number | null;
+  standby_threads: number | null;
+  queue_length: number | null;
+  has_listener: boolean | null;
+  is_stalled: boolean | null;
+  stalled: boolean;
+  stall_reason: StallReason | null;
+  retired: boolean;
+  stalls_per_s: number | null;
+  thread_creations_per_s: number | null;
+  thread_creations_due_to_stall_per_s: number | null;
+  dequeues_per_s: number | null;
+  throttles_per_s: number | null;
+  wakes_per_s: number | null;
+  oldest_queued_ms: number | null;
+}
+
+export interface QueuedConnection {
+  group_id: number;
+  position: number;
+  priority: string | null;
+  connection_id: number;
+  queueing_time_ms: number | null;
+  user: string | null;
+  host: string | null;
+  db: string | null;
+  command: string | null;
+  time_s: number | null;
+  state: string | null;
+  info: string | null;
+}
+
+export interface TransactionItem {
+  trx_id: string;
+  state: string | null;
+  started_at: Epoch | null;
+  age_s: number | null;
+  wait_s: number | null;
+  thread_id: number | null;
+  user: string | null;
+  host: string | null;
+  db: string | null;
+  query: string | null;
+  rows_locked: number | null;
+  rows_modified: number | null;
+}
+
+export interface Transactions {
+  count: number | null;
+  longest_age_s: number | null;
+  lock_waits: number | null;
+  items: TransactionItem[];
+}
+
+export interface WaitRow {
+  reason: string;
+  count: number | null;
+  per_s: number | null;
+}
+
+export interface Threads {
+  connected: number | null;
+  running: number | null;
+  cached: number | null;
+  created_per_s: number | null;
+  pool_threads: number | null;
+  pool_idle_threads: number | null;
+}
+
+export interface Throughput {
+  qps: number | null;
+  tps: number | null;
+  connections_per_s: number | null;
+  aborted_connects_per_s: number | null;
+  aborted_clients_per_s: number | null;
+}
+
+export interface Ratio {
+  value: number | null;
+  window_s: number | null;
+  regime: string | null;
+  note: string | null;
+}
+
+export interface Ratios {
+  thread_cache_miss: Ratio | null;
+  buffer_pool_miss: Ratio | null;
+}
+
+export interface TargetState {
+  target: string;
+  ts: Epoch;
+  status: TargetStatus;
+  groups: GroupState[];
+  queue: QueuedConnection[];
+  transactions: Transactions | null;
+  waits: WaitRow[];
+  threads: Threads | null;
+  throughput: Throughput | null;
+  ratios: Ratios | null;
+  variables: Record<string, string> | null;
+  collectors: CollectorStatus[];
+  missing_privileges: string[];
+}
+
+export type Labels = Record<string, string>;
+export type Point = [Epoch, number | null];
+
+export interface Series {
+  metric: string;
+  labels: Labels;
+  points: Point[];
+}
+
+export interface MetricsResponse {
+  from: Epoch;
+  to: Epoch;
+  step_s: number;
+  resolution: string; // "raw" | "1m" | ...
+  series: Series[];
+}
+
+export interface Sample {
+  metric: string;
+  labels: Labels;
+  value: number | null;
+}
+
+/** Payload of one `event: poll` on /api/live. */
+export interface PollEvent {
+  target: string;
+  ts: Epoch;
+  target_info: Target;
+  state: TargetState | null;
+  samples: Sample[];
+}

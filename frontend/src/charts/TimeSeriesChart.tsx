@@ -1,0 +1,121 @@
+// Generic time-series line chart (Recharts) with a fixed time domain, unit-aware axes/tooltips and an empty state.
+import { memo, useMemo, type ReactNode } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import type { Series } from '../api/types';
+import { fmtAxisTime, fmtDateTime } from '../lib/format';
+import { useElementWidth } from '../lib/hooks';
+import { toChartRows } from '../lib/series';
+import { Panel } from '../ui/ui';
+
+export interface LineSpec {
+  /** Unique column key. */
+  key: string;
+  label: string;
+  color: string;
+  series: Series | undefined;
+  axis?: 'left' | 'right';
+  dashed?: boolean;
+}
+
+export interface TimeSeriesChartProps {
+  title: ReactNode;
+  testId: string;
+  lines: LineSpec[];
+  from: number;
+  to: number;
+  format: (v: number | null) => string;
+  formatRight?: (v: number | null) => string;
+  height?: number;
+  note?: ReactNode;
+  extra?: ReactNode;
+  loading?: boolean;
+}
+
+export const PALETTE = ['#5794f2', '#73bf69', '#f2cc0c', '#ff9830', '#b877d9', '#8ab8ff', '#96d98d', '#fade2a', '#ffb357', '#ca95e5', '#5ac8c8', '#e0752d'];
+
+export function groupColor(i: number): string {
+  return PALETTE[i % PALETTE.length];
+}
+
+const AXIS_STYLE = { fontSize: 11, fill: '#9aa4b2' };
+
+function TimeSeriesChartImpl({ title, testId, lines, from, to, format, formatRight, height = 200, note, extra, loading }: TimeSeriesChartProps) {
+  const [ref, width] = useElementWidth<HTMLDivElement>();
+  const present = useMemo(() => lines.filter((l) => l.series && l.series.points.length > 0), [lines]);
+  const rows = useMemo(() => {
+    const keyBy = new Map(present.map((l) => [l.series!, l.key]));
+    return toChartRows(
+      present.map((l) => l.series!),
+      (s) => keyBy.get(s)!,
+    );
+  }, [present]);
+  const hasValues = present.some((l) => l.series!.points.some((p) => p[1] !== null));
+  const hasRight = present.some((l) => l.axis === 'right');
+  const span = to - from;
+
+  return (
+    <Panel title={title} testId={testId} extra={extra} className="chart-panel">
+      <div ref={ref} className="chart-box" style={{ height }}>
+        {!hasValues ? (
+          <div className="chart-empty" data-testid={`${testId}-empty`}>
+            {loading ? 'Loading…' : 'No data in range'}
+          </div>
+        ) : width > 0 ? (
+          <LineChart width={width} height={height} data={rows} margin={{ top: 6, right: hasRight ? 4 : 12, bottom: 0, left: 0 }}>
+            <CartesianGrid stroke="#262c36" vertical={false} />
+            <XAxis
+              dataKey="t"
+              type="number"
+              domain={[from, to]}
+              allowDataOverflow
+              tickFormatter={(t: number) => fmtAxisTime(t, span)}
+              tick={AXIS_STYLE}
+              stroke="#3a414d"
+              minTickGap={40}
+            />
+            <YAxis yAxisId="left" tickFormatter={(v: number) => format(v)} tick={AXIS_STYLE} stroke="#3a414d" width={64} />
+            {hasRight ? (
+              <YAxis
+                yAxisId="right"
+                orientation="right"
+                tickFormatter={(v: number) => (formatRight ?? format)(v)}
+                tick={AXIS_STYLE}
+                stroke="#3a414d"
+                width={56}
+              />
+            ) : null}
+            <Tooltip
+              isAnimationActive={false}
+              contentStyle={{ background: '#181b21', border: '1px solid #3a414d', fontSize: 12 }}
+              labelFormatter={(t) => fmtDateTime(Number(t))}
+              formatter={(v, n, item) => {
+                const spec = present.find((l) => l.key === item?.dataKey);
+                const f = spec?.axis === 'right' ? (formatRight ?? format) : format;
+                return [f(typeof v === 'number' ? v : null), n];
+              }}
+            />
+            <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} />
+            {present.map((l) => (
+              <Line
+                key={l.key}
+                dataKey={l.key}
+                name={l.label}
+                yAxisId={l.axis ?? 'left'}
+                stroke={l.color}
+                strokeDasharray={l.dashed ? '4 3' : undefined}
+                dot={false}
+                strokeWidth={1.5}
+                isAnimationActive={false}
+                connectNulls={false}
+                type="linear"
+              />
+            ))}
+          </LineChart>
+        ) : null}
+      </div>
+      {note ? <div className="chart-note">{note}</div> : null}
+    </Panel>
+  );
+}
+
+export const TimeSeriesChart = memo(TimeSeriesChartImpl);

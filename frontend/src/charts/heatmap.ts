@@ -1,0 +1,101 @@
+// Pure bucketing for the per-group heatmap: rows = groups, columns = equal time buckets.
+import type { Series } from '../api/types';
+
+export interface HeatCell {
+  /** Max of the metric inside the bucket (a queue that spiked must not be averaged away); null = no data. */
+  value: number | null;
+  /** Poolscope judged the group stalled at any poll inside the bucket. */
+  stalled: boolean;
+}
+
+export interface HeatmapData {
+  groups: string[];
+  /** cells[row][col] for groups[row]. */
+  cells: HeatCell[][];
+  /** Start time of each bucket (epoch s). */
+  starts: number[];
+  bucketS: number;
+  max: number;
+}
+
+function groupOrder(a: string, b: string): number {
+  const na = Number(a);
+  const nb = Number(b);
+  if (Number.isFinite(na) && Number.isFinite(nb)) return na - nb;
+  return a.localeCompare(b);
+}
+
+/** Bucket index for time `t`, or -1 when outside [from, to]. `to` itself lands in the last bucket. */
+export function bucketIndex(t: number, from: number, to: number, buckets: number): number {
+  if (t < from || t > to || to <= from) return -1;
+  const i = Math.floor(((t - from) / (to - from)) * buckets);
+  return Math.min(i, buckets - 1);
+}
+
+export function bucketHeatmap(
+  values: readonly Series[],
+  stalled: readonly Series[],
+  from: number,
+  to: number,
+  buckets: number,
+): HeatmapData {
+  const n = Math.max(1, Math.floor(buckets));
+  const groupSet = new Set<string>();
+  for (const s of values) groupSet.add(s.labels.group ?? '?');
+  for (const s of stalled) groupSet.add(s.labels.group ?? '?');
+  const groups = [...groupSet].toSorted(groupOrder);
+  const row = new Map(groups.map((g, i) => [g, i]));
+  const cells: HeatCell[][] = groups.map(() => Array.from({ length: n }, () => ({ value: null, stalled: false })));
+  let max = 0;
+
+  for (const s of values) {
+    const r = row.get(s.labels.group ?? '?')!;
+    for (const [t, v] of s.points) {
+      if (v === null) continue;
+      const c = bucketIndex(t, from, to, n);
+      if (c < 0) continue;
+      const cell = cells[r][c];
+      cell.value = cell.value === null ? v : Math.max(cell.value, v);
+      if (v > max) max = v;
+    }
+  }
+  for (const s of stalled) {
+    const r = row.get(s.labels.group ?? '?')!;
+    for (const [t, v] of s.points) {
+      if (!v) continue;
+      const c = bucketIndex(t, from, to, n);
+      if (c >= 0) cells[r][c].stalled = true;
+    }
+  }
+
+  const bucketS = (to - from) / n;
+  const starts = Array.from({ length: n }, (_, i) => from + i * bucketS);
+  return { groups, cells, starts, bucketS, max };
+}
+
+// Dark-background sequential scale (low = deep blue, high = bright yellow); red is reserved for stalls.
+const STOPS: [number, [number, number, number]][] = [
+  [0, [30, 41, 59]],
+  [0.25, [37, 99, 235]],
+  [0.5, [20, 184, 166]],
+  [0.75, [234, 179, 8]],
+  [1, [254, 240, 138]],
+];
+
+/** Colour for a value against the scale max; zero is a dim cell so "idle" and "no data" stay distinguishable. */
+export function heatColor(value: number | null, max: number): string {
+  if (value === null) return 'transparent';
+  if (value <= 0 || max <= 0) return 'rgb(30, 41, 59)';
+  // Any non-zero value gets a visible colour: one queued connection at 3 a.m. matters.
+  const x = Math.max(0.15, Math.min(1, value / max));
+  for (let i = 1; i < STOPS.length; i++) {
+    const [x1, c1] = STOPS[i];
+    if (x <= x1) {
+      const [x0, c0] = STOPS[i - 1];
+      const f = (x - x0) / (x1 - x0);
+      const c = c0.map((v, k) => Math.round(v + (c1[k] - v) * f));
+      return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+    }
+  }
+  return 'rgb(254, 240, 138)';
+}

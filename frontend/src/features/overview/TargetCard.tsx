@@ -1,0 +1,148 @@
+// One target on the overview: health, server facts, poll timing and the summary numbers that matter in an incident.
+import type { Target } from '../../api/types';
+import { targetPath } from '../../app/router';
+import { flavorLabel, fmtAgo, fmtMs, fmtNum, fmtRate } from '../../lib/format';
+import {
+  explainPrivilege,
+  failedCollectors,
+  isPoolOff,
+  POOL_OFF_MESSAGE,
+  PORT_EXPLANATION,
+  portKindLabel,
+  queueTimeMode,
+  statusTone,
+} from '../../lib/domain';
+import { Badge, Link, Stat } from '../../ui/ui';
+
+export function TargetCard({ target: t, now }: { target: Target; now: number }) {
+  const s = t.summary;
+  const poolOff = isPoolOff(t.server);
+  const stalled = (s?.stalled_groups ?? 0) > 0;
+  const failed = failedCollectors(t.collectors);
+  const stale = t.last_poll_at !== null && t.poll_interval_s ? now - t.last_poll_at > Math.max(5, t.poll_interval_s * 5) : false;
+  const qmode = queueTimeMode(t.server);
+  const tone = statusTone(t);
+
+  return (
+    <article
+      className={`card target-card ${stalled ? 'card-stalled' : ''} ${t.status === 'down' ? 'card-down' : ''}`}
+      data-testid={`target-card-${t.name}`}
+    >
+      <header className="card-head">
+        <Link href={targetPath(t.name)} className="card-title" testId="target-link">
+          {t.name}
+        </Link>
+        <Badge tone={tone} testId="target-status">
+          {t.status}
+        </Badge>
+        {stalled ? (
+          <Badge tone="bad" testId="target-stalled">
+            {s?.stalled_groups} stalled group{s?.stalled_groups === 1 ? '' : 's'}
+          </Badge>
+        ) : null}
+        <span className={`card-age ${stale ? 'text-warn' : 'muted'}`} data-testid="target-poll-age" title="Time since the last poll">
+          polled {fmtAgo(t.last_poll_at, now)}
+        </span>
+      </header>
+
+      {t.reason ? (
+        <div className={t.status === 'down' ? 'card-reason text-bad' : 'card-reason text-warn'} data-testid="target-reason">
+          {t.reason}
+        </div>
+      ) : null}
+
+      <dl className="facts">
+        <div>
+          <dt>Server</dt>
+          <dd data-testid="target-version">
+            {t.server ? `${flavorLabel(t.server.flavor)} ${t.server.version}` : <span className="muted">not connected yet</span>}
+          </dd>
+        </div>
+        <div>
+          <dt>thread_handling</dt>
+          <dd data-testid="target-thread-handling">
+            {t.server ? t.server.thread_handling : '—'}
+            {t.server && !poolOff ? (
+              <Badge tone={qmode.tone === 'warn' ? 'warn' : qmode.tone === 'ok' ? 'ok' : 'muted'} title={qmode.title}>
+                {t.server.queue_time_mode ?? 'queue mode ?'}
+              </Badge>
+            ) : null}
+          </dd>
+        </div>
+        <div>
+          <dt>Polled via</dt>
+          <dd data-testid="target-port" title={t.connection ? PORT_EXPLANATION[t.connection.port_kind] : undefined}>
+            {t.connection ? (
+              <>
+                {portKindLabel(t.connection.port_kind)} {t.connection.host}:{t.connection.port}
+                {t.connection.note ? <span className="text-warn"> — {t.connection.note}</span> : null}
+              </>
+            ) : (
+              '—'
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Poll</dt>
+          <dd data-testid="target-poll-duration">
+            {fmtMs(t.poll_duration_ms)}
+            {t.poll_interval_s ? <span className="muted"> every {fmtNum(t.poll_interval_s)} s</span> : null}
+          </dd>
+        </div>
+      </dl>
+
+      {poolOff ? (
+        <div className="pool-off-inline" data-testid="pool-off-notice">
+          {POOL_OFF_MESSAGE}
+        </div>
+      ) : null}
+
+      {s ? (
+        <div className="stats" data-testid="target-summary">
+          {!poolOff ? (
+            <>
+              <Stat
+                label="queue length"
+                value={fmtNum(s.queue_length)}
+                tone={(s.queue_length ?? 0) > 0 ? 'warn' : undefined}
+                testId="summary-queue-length"
+              />
+              <Stat
+                label="stalled groups"
+                value={`${fmtNum(s.stalled_groups)} / ${fmtNum(s.groups)}`}
+                tone={stalled ? 'bad' : undefined}
+                testId="summary-stalled-groups"
+              />
+            </>
+          ) : null}
+          <Stat
+            label="running / connected"
+            value={`${fmtNum(s.threads_running)} / ${fmtNum(s.threads_connected)}`}
+            testId="summary-threads"
+          />
+          <Stat label="QPS" value={fmtRate(s.qps)} testId="summary-qps" />
+          <Stat label="TPS" value={fmtRate(s.tps)} testId="summary-tps" />
+          <Stat label="active trx" value={fmtNum(s.active_transactions)} testId="summary-active-trx" />
+        </div>
+      ) : null}
+
+      {t.missing_privileges.length ? (
+        <div className="card-warn" data-testid="privilege-warning">
+          {t.missing_privileges.map((p) => {
+            const e = explainPrivilege(p);
+            return (
+              <div key={p}>
+                <strong>{e.privilege} missing:</strong> {e.impact}.
+              </div>
+            );
+          })}
+        </div>
+      ) : null}
+      {failed.length ? (
+        <div className="card-warn" data-testid="collector-failures">
+          {failed.length} collector{failed.length === 1 ? '' : 's'} failing: {failed.map((c) => c.name).join(', ')}
+        </div>
+      ) : null}
+    </article>
+  );
+}

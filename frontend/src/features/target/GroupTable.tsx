@@ -1,0 +1,141 @@
+// Per-group table of the current poll: thread counts, queue, rates and Poolscope's stall verdict per group.
+import type { GroupState } from '../../api/types';
+import { fmtMs, fmtNum, fmtRate } from '../../lib/format';
+import { stallExplanation, stallLabel } from '../../lib/domain';
+import { Badge } from '../../ui/ui';
+
+export interface GroupTableProps {
+  groups: GroupState[];
+  /** @@thread_pool_stall_limit in ms, for the verdict tooltip. */
+  stallLimitMs?: number | null;
+  /** Queue times come from the timer tick (thread_pool_exact_stats=OFF). */
+  coarse?: boolean;
+}
+
+function sum(groups: GroupState[], f: (g: GroupState) => number | null): number | null {
+  let total = 0;
+  let any = false;
+  for (const g of groups) {
+    const v = f(g);
+    if (v !== null && v !== undefined) {
+      total += v;
+      any = true;
+    }
+  }
+  return any ? total : null;
+}
+
+export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
+  const sorted = groups.toSorted((a, b) => a.group_id - b.group_id);
+  if (sorted.length === 0) {
+    return (
+      <div className="empty" data-testid="group-table-empty">
+        The server reported no thread groups in the last poll.
+      </div>
+    );
+  }
+  const oldest = Math.max(...sorted.map((g) => g.oldest_queued_ms ?? 0));
+  return (
+    <div className="table-wrap">
+      <table className="grid" data-testid="group-table">
+        <thead>
+          <tr>
+            <th>group</th>
+            <th className="num">connections</th>
+            <th className="num">threads</th>
+            <th className="num">active</th>
+            <th className="num">standby</th>
+            <th className="num">queue</th>
+            <th className="num" title={coarse ? 'Coarse mode: overstated (timer tick)' : undefined}>
+              oldest queued{coarse ? ' *' : ''}
+            </th>
+            <th className="num">stalls</th>
+            <th className="num">dequeues</th>
+            <th className="num" title="Thread creations per second">thr. created</th>
+            <th>verdict</th>
+          </tr>
+        </thead>
+        <tbody>
+          {sorted.map((g) => {
+            const id = g.group_id;
+            const rowClass = [g.stalled ? 'row-stalled' : '', g.retired ? 'row-retired' : ''].join(' ').trim();
+            return (
+              <tr key={id} className={rowClass} data-testid={`group-row-${id}`} data-stalled={g.stalled ? 'true' : 'false'}>
+                <td>
+                  <span className="mono">{id}</span>
+                  {g.retired ? (
+                    <Badge
+                      tone="muted"
+                      testId={`group-retired-${id}`}
+                      title="GROUP_ID ≥ @@thread_pool_size: left over after thread_pool_size was lowered. Its connections move to live groups on their next request."
+                    >
+                      retired
+                    </Badge>
+                  ) : null}
+                  {g.has_listener === false ? (
+                    <span className="muted small" title="No listener thread in this group">
+                      {' '}
+                      no listener
+                    </span>
+                  ) : null}
+                </td>
+                <td className="num">{fmtNum(g.connections)}</td>
+                <td className="num">{fmtNum(g.threads)}</td>
+                <td className="num">{fmtNum(g.active_threads)}</td>
+                <td className="num">{fmtNum(g.standby_threads)}</td>
+                <td className={`num ${(g.queue_length ?? 0) > 0 ? 'cell-hot' : ''}`} data-testid={`group-queue-${id}`}>
+                  {fmtNum(g.queue_length)}
+                </td>
+                <td className={`num ${g.oldest_queued_ms !== null && g.oldest_queued_ms === oldest && oldest > 0 ? 'cell-hot' : ''}`}>
+                  {fmtMs(g.oldest_queued_ms)}
+                </td>
+                <td className={`num ${(g.stalls_per_s ?? 0) > 0 ? 'cell-bad' : ''}`}>{fmtRate(g.stalls_per_s)}</td>
+                <td className="num">{fmtRate(g.dequeues_per_s)}</td>
+                <td className="num">{fmtRate(g.thread_creations_per_s)}</td>
+                <td data-testid={`group-verdict-${id}`}>
+                  {g.stalled ? (
+                    <span
+                      className="stall-label"
+                      title={
+                        stallExplanation(g.stall_reason) +
+                        (stallLimitMs ? ` thread_pool_stall_limit = ${fmtNum(stallLimitMs)} ms.` : '')
+                      }
+                    >
+                      {stallLabel(g.stall_reason)}
+                    </span>
+                  ) : (
+                    <span className="muted">ok</span>
+                  )}
+                  {g.is_stalled ? (
+                    <Badge tone="bad" title="The server's instantaneous IS_STALLED flag was set at this poll (rarely caught).">
+                      IS_STALLED
+                    </Badge>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+        {sorted.length > 1 ? (
+          <tfoot>
+            <tr>
+              <td>total</td>
+              <td className="num">{fmtNum(sum(sorted, (g) => g.connections))}</td>
+              <td className="num">{fmtNum(sum(sorted, (g) => g.threads))}</td>
+              <td className="num">{fmtNum(sum(sorted, (g) => g.active_threads))}</td>
+              <td className="num">{fmtNum(sum(sorted, (g) => g.standby_threads))}</td>
+              <td className="num" data-testid="group-queue-total">
+                {fmtNum(sum(sorted, (g) => g.queue_length))}
+              </td>
+              <td className="num">{fmtMs(oldest > 0 ? oldest : null)}</td>
+              <td className="num">{fmtRate(sum(sorted, (g) => g.stalls_per_s))}</td>
+              <td className="num">{fmtRate(sum(sorted, (g) => g.dequeues_per_s))}</td>
+              <td className="num">{fmtRate(sum(sorted, (g) => g.thread_creations_per_s))}</td>
+              <td />
+            </tr>
+          </tfoot>
+        ) : null}
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,150 @@
+// Tables for the current poll: queued connections, open transactions and wait reasons.
+import type { QueuedConnection, TransactionItem, WaitRow } from '../../api/types';
+import { DASH, fmtMs, fmtNum, fmtRate, fmtSeconds } from '../../lib/format';
+import { SqlText } from '../../ui/ui';
+
+const txt = (v: string | null | undefined) => (v === null || v === undefined || v === '' ? <span className="muted">{DASH}</span> : v);
+
+export function QueueTable({ queue, coarse, processMissing }: { queue: QueuedConnection[]; coarse: boolean; processMissing: boolean }) {
+  const rows = queue.toSorted((a, b) => a.group_id - b.group_id || a.position - b.position);
+  return (
+    <div className="table-wrap">
+      {processMissing ? (
+        <div className="table-note text-warn">
+          PROCESS privilege missing: user, host, db and SQL of other users' connections are not visible.
+        </div>
+      ) : null}
+      <table className="grid" data-testid="queue-table">
+        <thead>
+          <tr>
+            <th className="num">group</th>
+            <th className="num">pos</th>
+            <th>prio</th>
+            <th className="num">conn id</th>
+            <th className="num" title={coarse ? 'Coarse mode: enqueue time from the timer tick, overstated' : 'Exact queueing time'}>
+              waiting{coarse ? ' (coarse)' : ''}
+            </th>
+            <th>user</th>
+            <th>host</th>
+            <th>db</th>
+            <th>command</th>
+            <th className="num">time</th>
+            <th className="sql-col">SQL</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length === 0 ? (
+            <tr>
+              <td colSpan={11} className="empty-cell" data-testid="queue-empty">
+                No connections waiting in the pool queues.
+              </td>
+            </tr>
+          ) : (
+            rows.map((q) => (
+              <tr key={`${q.group_id}-${q.connection_id}-${q.position}`} data-testid={`queue-row-${q.connection_id}`}>
+                <td className="num">{q.group_id}</td>
+                <td className="num">{q.position}</td>
+                <td className={q.priority === 'HIGH' ? 'text-info' : ''}>{txt(q.priority)}</td>
+                <td className="num mono">{q.connection_id}</td>
+                <td className={`num ${(q.queueing_time_ms ?? 0) >= 1000 ? 'cell-bad' : (q.queueing_time_ms ?? 0) >= 100 ? 'cell-hot' : ''}`}>
+                  {fmtMs(q.queueing_time_ms)}
+                </td>
+                <td>{txt(q.user)}</td>
+                <td className="mono">{txt(q.host)}</td>
+                <td>{txt(q.db)}</td>
+                <td>{txt(q.command)}</td>
+                <td className="num">{q.time_s === null ? DASH : fmtSeconds(q.time_s)}</td>
+                <td className="sql-col">
+                  <SqlText sql={q.info} />
+                </td>
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function TransactionsTable({ items }: { items: TransactionItem[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="grid" data-testid="trx-table">
+        <thead>
+          <tr>
+            <th>trx id</th>
+            <th>state</th>
+            <th className="num">age</th>
+            <th className="num">lock wait</th>
+            <th className="num">thread</th>
+            <th>user</th>
+            <th>host</th>
+            <th>db</th>
+            <th className="num">rows locked</th>
+            <th className="num">rows modified</th>
+            <th className="sql-col">current SQL</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.length === 0 ? (
+            <tr>
+              <td colSpan={11} className="empty-cell" data-testid="trx-empty">
+                No open InnoDB transactions.
+              </td>
+            </tr>
+          ) : (
+            items.map((t) => (
+              <tr key={t.trx_id} className={t.state === 'LOCK WAIT' ? 'row-warn' : ''} data-testid={`trx-row-${t.trx_id}`}>
+                <td className="mono">{t.trx_id}</td>
+                <td className={t.state === 'LOCK WAIT' ? 'text-bad' : ''}>{txt(t.state)}</td>
+                <td className={`num ${(t.age_s ?? 0) >= 60 ? 'cell-bad' : (t.age_s ?? 0) >= 5 ? 'cell-hot' : ''}`}>{fmtSeconds(t.age_s)}</td>
+                <td className="num">{t.wait_s === null ? DASH : fmtSeconds(t.wait_s)}</td>
+                <td className="num mono">{t.thread_id ?? DASH}</td>
+                <td>{txt(t.user)}</td>
+                <td className="mono">{txt(t.host)}</td>
+                <td>{txt(t.db)}</td>
+                <td className="num">{fmtNum(t.rows_locked)}</td>
+                <td className="num">{fmtNum(t.rows_modified)}</td>
+                <td className="sql-col">
+                  <SqlText sql={t.query} />
+                </td>
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function WaitsTable({ waits }: { waits: WaitRow[] }) {
+  const rows = waits.toSorted((a, b) => (b.per_s ?? 0) - (a.per_s ?? 0) || (b.count ?? 0) - (a.count ?? 0));
+  return (
+    <table className="grid" data-testid="waits-table">
+      <thead>
+        <tr>
+          <th>reason</th>
+          <th className="num">rate</th>
+          <th className="num">total</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.length === 0 ? (
+          <tr>
+            <td colSpan={3} className="empty-cell">
+              No wait data.
+            </td>
+          </tr>
+        ) : (
+          rows.map((w) => (
+            <tr key={w.reason} className={(w.per_s ?? 0) === 0 ? 'row-dim' : ''}>
+              <td className="mono">{w.reason}</td>
+              <td className="num">{fmtRate(w.per_s)}</td>
+              <td className="num">{fmtNum(w.count)}</td>
+            </tr>
+          ))
+        )}
+      </tbody>
+    </table>
+  );
+}

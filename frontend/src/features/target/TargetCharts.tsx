@@ -1,0 +1,216 @@
+// The target page's charts: per-group heatmap plus line charts for queue, queue time, threads, throughput, trx, ratios.
+import { useMemo, useState } from 'react';
+import type { Ratios, Series, ServerInfo } from '../../api/types';
+import { Heatmap } from '../../charts/Heatmap';
+import { groupColor, TimeSeriesChart, type LineSpec } from '../../charts/TimeSeriesChart';
+import { fmtCompact, fmtMs, fmtPercent, fmtSeconds } from '../../lib/format';
+import { queueTimeMode } from '../../lib/domain';
+import { seriesKey, seriesOf } from '../../lib/series';
+import { Panel } from '../../ui/ui';
+import type { History } from './useTargetData';
+
+type Index = Map<string, Series>;
+
+function indexSeries(series: readonly Series[]): Index {
+  return new Map(series.map((s) => [seriesKey(s.metric, s.labels), s]));
+}
+
+function line(idx: Index, metric: string, label: string, color: string, extra: Partial<LineSpec> = {}): LineSpec {
+  return { key: metric, label, color, series: idx.get(metric), ...extra };
+}
+
+const fmtCount = (v: number | null) => fmtCompact(v);
+const fmtRatio = (v: number | null) => fmtPercent(v, 1);
+const fmtRateAxis = (v: number | null) => (v === null ? '—' : `${fmtCompact(v)}/s`);
+
+export function HeatmapPanel({ history, pollIntervalS, retired }: { history: History; pollIntervalS: number; retired: ReadonlySet<string> }) {
+  const [metric, setMetric] = useState<'queue' | 'active'>('queue');
+  const values = useMemo(
+    () => seriesOf(history.series, metric === 'queue' ? 'tp_group_queue_length' : 'tp_group_active_threads'),
+    [history.series, metric],
+  );
+  const stalled = useMemo(() => seriesOf(history.series, 'tp_group_stalled'), [history.series]);
+  return (
+    <Panel
+      title="Thread groups over time"
+      testId="heatmap-panel"
+      extra={
+        <div className="seg" role="group" aria-label="Heatmap metric">
+          <button
+            type="button"
+            className={`seg-btn ${metric === 'queue' ? 'seg-active' : ''}`}
+            aria-pressed={metric === 'queue'}
+            onClick={() => setMetric('queue')}
+            data-testid="heatmap-metric-queue"
+          >
+            queue length
+          </button>
+          <button
+            type="button"
+            className={`seg-btn ${metric === 'active' ? 'seg-active' : ''}`}
+            aria-pressed={metric === 'active'}
+            onClick={() => setMetric('active')}
+            data-testid="heatmap-metric-active"
+          >
+            active threads
+          </button>
+        </div>
+      }
+    >
+      <Heatmap
+        values={values}
+        stalled={stalled}
+        from={history.from}
+        to={history.to}
+        valueLabel={metric === 'queue' ? 'queued' : 'active threads'}
+        minBucketS={Math.max(pollIntervalS, history.step_s)}
+        retired={retired}
+      />
+    </Panel>
+  );
+}
+
+export function TargetCharts({
+  history,
+  server,
+  ratios,
+  poolOff,
+  loading,
+}: {
+  history: History;
+  server: ServerInfo | null;
+  ratios: Ratios | null;
+  poolOff: boolean;
+  loading: boolean;
+}) {
+  const { from, to } = history;
+  const idx = useMemo(() => indexSeries(history.series), [history.series]);
+  const qm = queueTimeMode(server);
+
+  const queueLines = useMemo<LineSpec[]>(
+    () => [
+      ...seriesOf(history.series, 'tp_group_queue_length').map((s, i) => ({
+        key: `g${s.labels.group}`,
+        label: `group ${s.labels.group}`,
+        color: groupColor(i),
+        series: s,
+      })),
+      line(idx, 'tp_queued_connections', 'queued connections (all)', '#d8d9da', { dashed: true }),
+    ],
+    [history.series, idx],
+  );
+  const waitLines = useMemo(
+    () => [line(idx, 'tp_queue_wait_max_ms', 'max', '#ff9830'), line(idx, 'tp_queue_wait_avg_ms', 'avg', '#5794f2')],
+    [idx],
+  );
+  const threadLines = useMemo(
+    () => [
+      line(idx, 'threads_connected', 'connected', '#5794f2'),
+      line(idx, 'threads_running', 'running', '#73bf69'),
+      line(idx, 'threads_cached', 'cached', '#b877d9'),
+      line(idx, 'pool_threads', 'pool threads', '#ff9830'),
+      line(idx, 'pool_idle_threads', 'pool idle', '#f2cc0c', { dashed: true }),
+    ],
+    [idx],
+  );
+  const tputLines = useMemo(() => [line(idx, 'qps', 'QPS', '#5794f2'), line(idx, 'tps', 'TPS', '#73bf69', { axis: 'right' })], [idx]);
+  const trxLines = useMemo(
+    () => [
+      line(idx, 'trx_active', 'active trx', '#5794f2'),
+      line(idx, 'trx_lock_waits', 'lock waits', '#f2495c'),
+      line(idx, 'trx_longest_age_s', 'longest trx age', '#ff9830', { axis: 'right' }),
+    ],
+    [idx],
+  );
+  const ratioLines = useMemo(
+    () => [line(idx, 'thread_cache_miss_ratio', 'thread cache miss', '#b877d9'), line(idx, 'buffer_pool_miss_ratio', 'buffer pool miss', '#5ac8c8')],
+    [idx],
+  );
+  const pollLines = useMemo(() => [line(idx, 'poll_duration_ms', 'poll duration', '#8ab8ff')], [idx]);
+
+  const tcm = ratios?.thread_cache_miss;
+  return (
+    <div className="chart-grid">
+      {!poolOff ? (
+        <>
+          <TimeSeriesChart
+            title="Queue length per group"
+            testId="chart-queue-length"
+            lines={queueLines}
+            from={from}
+            to={to}
+            format={fmtCount}
+            loading={loading}
+          />
+          <TimeSeriesChart
+            title={
+              <>
+                Queueing time <span className={`mode-tag mode-${qm.tone}`}>{server?.queue_time_mode ?? 'mode unknown'}</span>
+              </>
+            }
+            testId="chart-queue-time"
+            lines={waitLines}
+            from={from}
+            to={to}
+            format={fmtMs}
+            loading={loading}
+            note={
+              server?.queue_time_mode === 'coarse' ? (
+                <span className="text-warn">{qm.label}: values come from the timer tick and read far higher than the real wait.</span>
+              ) : undefined
+            }
+          />
+        </>
+      ) : null}
+      <TimeSeriesChart title="Threads" testId="chart-threads" lines={threadLines} from={from} to={to} format={fmtCount} loading={loading} />
+      <TimeSeriesChart
+        title="Throughput (QPS left, TPS right)"
+        testId="chart-throughput"
+        lines={tputLines}
+        from={from}
+        to={to}
+        format={fmtRateAxis}
+        loading={loading}
+      />
+      <TimeSeriesChart
+        title="Transactions (age right)"
+        testId="chart-transactions"
+        lines={trxLines}
+        from={from}
+        to={to}
+        format={fmtCount}
+        formatRight={fmtSeconds}
+        loading={loading}
+      />
+      <TimeSeriesChart
+        title="Cache miss ratios"
+        testId="chart-cache-miss"
+        lines={ratioLines}
+        from={from}
+        to={to}
+        format={fmtRatio}
+        loading={loading}
+        note={
+          tcm ? (
+            <span data-testid="thread-cache-regime">
+              Thread cache miss: {tcm.regime ? <strong>{tcm.regime}</strong> : 'regime unknown'}
+              {tcm.note ? ` — ${tcm.note}` : ''}
+            </span>
+          ) : (
+            'Thread cache miss = ΔThreads_created / ΔConnections; only meaningful for one-thread-per-connection traffic.'
+          )
+        }
+      />
+      <TimeSeriesChart
+        title="Poolscope poll duration"
+        testId="chart-poll-duration"
+        lines={pollLines}
+        from={from}
+        to={to}
+        format={fmtMs}
+        loading={loading}
+        note="Rises when monitoring queries wait in the pool queue (normal port) — a stall symptom in itself."
+      />
+    </div>
+  );
+}

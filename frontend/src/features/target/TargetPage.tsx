@@ -1,0 +1,223 @@
+// Target page: everything about one server's thread pool, current state plus history over the URL's time range.
+import { useEffect, useMemo, useState } from 'react';
+import { ApiError } from '../../api/client';
+import { RangePicker } from '../../app/RangePicker';
+import { useRange } from '../../app/useRange';
+import { fmtAgo, fmtClock, fmtNum, fmtSeconds } from '../../lib/format';
+import { isPoolOff } from '../../lib/domain';
+import { useNow } from '../../lib/hooks';
+import { rangeLabel, serializeRange } from '../../lib/range';
+import { isEmpty } from '../../lib/series';
+import { Link, Notice, Panel } from '../../ui/ui';
+import { GroupTable } from './GroupTable';
+import { QueueTable, TransactionsTable, WaitsTable } from './StateTables';
+import { HeatmapPanel, TargetCharts } from './TargetCharts';
+import {
+  CollectorHealth,
+  CollectorsTable,
+  DownNotice,
+  PoolOffNotice,
+  PrivilegeWarning,
+  StalledBanner,
+  TargetHeader,
+} from './TargetStatus';
+import { ThreadsPanel, VariablesTable } from './ThreadsPanel';
+import { useTargetData } from './useTargetData';
+
+const kindOf = (e: Error | null) => (e instanceof ApiError ? e.kind : e ? 'http' : null);
+
+export function TargetPage({ name }: { name: string }) {
+  const [range, setRange] = useRange();
+  const [refreshKey, setRefreshKey] = useState(0);
+  const d = useTargetData(name, range, refreshKey);
+  const now = useNow(1000);
+  const { target, state, history } = d;
+
+  const stalledCount = state?.groups.filter((g) => g.stalled).length ?? 0;
+  useEffect(() => {
+    document.title = `${stalledCount ? `(${stalledCount} stalled) ` : ''}${name} — Poolscope`;
+    return () => {
+      document.title = 'Poolscope';
+    };
+  }, [name, stalledCount]);
+
+  const retired = useMemo(
+    () => new Set((state?.groups ?? []).filter((g) => g.retired).map((g) => String(g.group_id))),
+    [state?.groups],
+  );
+
+  const crumbs = (
+    <nav className="crumbs">
+      <Link href="/">Overview</Link> <span className="muted">/</span> <span>{name}</span>
+    </nav>
+  );
+
+  if (!target) {
+    const k = kindOf(d.targetError);
+    return (
+      <div className="page" data-testid="target-page">
+        {crumbs}
+        {k === 'not_found' ? (
+          <Notice tone="bad" title={`Unknown target “${name}”`} testId="target-not-found">
+            {d.targetError?.message} — <Link href="/">back to the overview</Link>
+          </Notice>
+        ) : d.targetError ? (
+          <Notice tone="bad" title={k === 'unreachable' ? 'Backend unreachable' : 'Could not load the target'} testId="backend-error">
+            {d.targetError.message} — retrying.
+          </Notice>
+        ) : (
+          <div className="loading" data-testid="target-loading">
+            Loading {name}…
+          </div>
+        )}
+      </div>
+    );
+  }
+
+  const server = target.server;
+  const poolOff = isPoolOff(server);
+  const missing = [...new Set([...(target.missing_privileges ?? []), ...(state?.missing_privileges ?? [])])];
+  const processMissing = missing.some((p) => p.toUpperCase() === 'PROCESS');
+  const collectors = state?.collectors?.length ? state.collectors : target.collectors;
+  const coarse = server?.queue_time_mode === 'coarse';
+  const stallLimit = state?.variables?.thread_pool_stall_limit ? Number(state.variables.thread_pool_stall_limit) : null;
+  const backendDown = kindOf(d.targetError) === 'unreachable' || kindOf(d.stateError) === 'unreachable';
+  const trx = state?.transactions ?? null;
+
+  return (
+    <div className="page" data-testid="target-page">
+      {crumbs}
+      <div className="target-top">
+        <TargetHeader target={target} now={now} liveStatus={d.liveStatus} />
+        <RangePicker
+          key={serializeRange(range)}
+          range={range}
+          onChange={setRange}
+          onRefresh={() => setRefreshKey((n) => n + 1)}
+        />
+      </div>
+
+      {backendDown ? (
+        <Notice tone="bad" title="Backend unreachable" testId="backend-error">
+          {(d.targetError ?? d.stateError)?.message} — showing the last data received; retrying.
+        </Notice>
+      ) : null}
+      <DownNotice target={target} now={now} />
+      {poolOff ? <PoolOffNotice /> : null}
+      {state ? <StalledBanner groups={state.groups} /> : null}
+      <PrivilegeWarning missing={missing} />
+      <CollectorHealth collectors={collectors} />
+
+      {!state && d.stateError && !backendDown ? (
+        <Notice tone={kindOf(d.stateError) === 'not_ready' ? 'info' : 'bad'} title="No current state" testId="state-error">
+          {d.stateError.message}
+        </Notice>
+      ) : null}
+
+      <div className="row-2">
+        {!poolOff ? (
+          <Panel
+            title="Thread groups"
+            testId="groups-panel"
+            extra={
+              state ? (
+                <span className="muted small">
+                  poll at {fmtClock(state.ts)} ({fmtAgo(state.ts, now)})
+                  {state.variables?.thread_pool_size ? ` · thread_pool_size ${state.variables.thread_pool_size}` : ''}
+                  {stallLimit !== null ? ` · stall_limit ${fmtNum(stallLimit)} ms` : ''}
+                </span>
+              ) : null
+            }
+            className="grow"
+          >
+            {state ? (
+              <GroupTable groups={state.groups} stallLimitMs={stallLimit} coarse={coarse} />
+            ) : (
+              <div className="loading">Waiting for the first poll…</div>
+            )}
+          </Panel>
+        ) : null}
+        <Panel title="Threads & throughput" testId="threads-panel-wrap" className={poolOff ? 'grow' : ''}>
+          {state ? <ThreadsPanel state={state} /> : <div className="loading">Waiting for the first poll…</div>}
+        </Panel>
+      </div>
+
+      <div className="section-head">
+        <h2>History</h2>
+        <span className="muted small" data-testid="history-range">
+          {rangeLabel(range)}
+          {history ? ` · ${fmtClock(history.from)} – ${fmtClock(history.to)} · step ${fmtSeconds(history.step_s)} (${history.resolution})` : ''}
+        </span>
+      </div>
+      {d.historyError ? (
+        <Notice tone="warn" title="Metric history unavailable" testId="history-error">
+          {d.historyError.message}
+          {range.kind === 'live' ? ' — charts fill from live samples only.' : ''}
+        </Notice>
+      ) : null}
+      {history && !d.historyLoading && isEmpty(history.series) ? (
+        <Notice tone="info" title="No data in range" testId="no-data">
+          Poolscope stored no samples for {name} between {fmtClock(history.from)} and {fmtClock(history.to)}.
+          {range.kind === 'live' ? ' New polls will appear here as they arrive.' : ' Try a wider range or Live.'}
+        </Notice>
+      ) : null}
+      {history ? (
+        <>
+          {!poolOff ? (
+            <HeatmapPanel history={history} pollIntervalS={target.poll_interval_s ?? 1} retired={retired} />
+          ) : null}
+          <TargetCharts history={history} server={server} ratios={state?.ratios ?? null} poolOff={poolOff} loading={d.historyLoading} />
+        </>
+      ) : d.historyLoading ? (
+        <div className="loading" data-testid="history-loading">
+          Loading history…
+        </div>
+      ) : null}
+
+      <div className="section-head">
+        <h2>Now</h2>
+      </div>
+      {!poolOff ? (
+        <Panel
+          title="Queued connections"
+          testId="queue-panel"
+          extra={state ? <span className="muted small">{fmtNum(state.queue.length)} waiting</span> : null}
+        >
+          {state ? <QueueTable queue={state.queue} coarse={coarse} processMissing={processMissing} /> : <div className="loading">…</div>}
+        </Panel>
+      ) : null}
+      <Panel
+        title="Open transactions (oldest first)"
+        testId="trx-panel"
+        extra={
+          trx ? (
+            <span className="muted small" data-testid="trx-summary">
+              {fmtNum(trx.count)} open · {fmtNum(trx.lock_waits)} in lock wait · longest {fmtSeconds(trx.longest_age_s)}
+            </span>
+          ) : null
+        }
+      >
+        {processMissing && (!trx || trx.items.length === 0) ? (
+          <div className="empty text-warn">Transactions need the PROCESS privilege (INNODB_TRX).</div>
+        ) : state ? (
+          <TransactionsTable items={trx?.items ?? []} />
+        ) : (
+          <div className="loading">…</div>
+        )}
+      </Panel>
+      <div className="row-3">
+        {!poolOff ? (
+          <Panel title="Pool waits (THREAD_POOL_WAITS)" testId="waits-panel">
+            {state ? <WaitsTable waits={state.waits} /> : <div className="loading">…</div>}
+          </Panel>
+        ) : null}
+        <Panel title="Variables" testId="variables-panel">
+          <VariablesTable variables={state?.variables ?? null} />
+        </Panel>
+        <Panel title="Collectors" testId="collectors-panel">
+          <CollectorsTable collectors={collectors} />
+        </Panel>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,179 @@
+// Target page header and the explanatory notices (down, pool off, stalls, privileges, collector failures).
+import type { CollectorStatus, GroupState, Target } from '../../api/types';
+import type { LiveStatus } from '../../api/live';
+import { LiveIndicator } from '../../app/LiveIndicator';
+import { flavorLabel, fmtAgo, fmtDateTime, fmtMs, fmtNum } from '../../lib/format';
+import {
+  explainPrivilege,
+  failedCollectors,
+  POOL_OFF_DETAIL,
+  POOL_OFF_MESSAGE,
+  PORT_EXPLANATION,
+  portKindLabel,
+  queueTimeMode,
+  stallLabel,
+  statusTone,
+} from '../../lib/domain';
+import { Badge, Notice } from '../../ui/ui';
+
+export function TargetHeader({ target: t, now, liveStatus }: { target: Target; now: number; liveStatus: LiveStatus }) {
+  const qm = queueTimeMode(t.server);
+  return (
+    <div className="target-head" data-testid="target-header">
+      <div className="target-head-row">
+        <h1 data-testid="target-name">{t.name}</h1>
+        <Badge tone={statusTone(t)} testId="target-status">
+          {t.status}
+        </Badge>
+        {t.server ? (
+          <span data-testid="target-version">
+            {flavorLabel(t.server.flavor)} <span className="mono">{t.server.version}</span>
+          </span>
+        ) : (
+          <span className="muted">server not identified yet</span>
+        )}
+        {t.server ? (
+          <span className="mono" data-testid="target-thread-handling">
+            {t.server.thread_handling}
+          </span>
+        ) : null}
+        {t.server?.pool_enabled ? (
+          <Badge tone={qm.tone === 'ok' ? 'ok' : qm.tone === 'warn' ? 'warn' : 'muted'} title={qm.title} testId="queue-time-mode">
+            {qm.label}
+          </Badge>
+        ) : null}
+        <LiveIndicator status={liveStatus} />
+      </div>
+      <div className="target-head-row small">
+        {t.connection ? (
+          <span data-testid="target-port" title={PORT_EXPLANATION[t.connection.port_kind]}>
+            via <strong>{portKindLabel(t.connection.port_kind)}</strong>{' '}
+            <span className="mono">
+              {t.connection.host}:{t.connection.port}
+            </span>
+            {t.connection.port_kind === 'port' ? (
+              <span className="text-warn"> — monitoring queries share the pool queue{t.connection.note ? `: ${t.connection.note}` : ''}</span>
+            ) : t.connection.note ? (
+              <span className="muted"> — {t.connection.note}</span>
+            ) : null}
+          </span>
+        ) : null}
+        <span data-testid="target-poll-age">last poll {fmtAgo(t.last_poll_at, now)}</span>
+        <span data-testid="target-poll-duration">
+          poll took {fmtMs(t.poll_duration_ms)}
+          {t.poll_interval_s ? ` · every ${fmtNum(t.poll_interval_s)} s` : ''}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+export function DownNotice({ target: t, now }: { target: Target; now: number }) {
+  if (t.status === 'starting') {
+    return (
+      <Notice tone="info" title="Connecting to the target…" testId="target-starting">
+        {t.reason ?? 'Waiting for the first successful poll.'}
+      </Notice>
+    );
+  }
+  if (t.status !== 'down') return null;
+  return (
+    <Notice tone="bad" title="Target is down" testId="target-down">
+      <div data-testid="target-down-reason">{t.reason ?? 'No reason reported.'}</div>
+      <div className="muted">
+        {t.last_poll_at
+          ? `Last successful poll: ${fmtDateTime(t.last_poll_at)} (${fmtAgo(t.last_poll_at, now)}). Data below is from then.`
+          : 'No successful poll yet.'}
+      </div>
+    </Notice>
+  );
+}
+
+export function PoolOffNotice() {
+  return (
+    <Notice tone="info" title={POOL_OFF_MESSAGE} testId="pool-off-notice">
+      {POOL_OFF_DETAIL}
+      <pre className="snippet">
+        {`[mysqld]\nthread_handling         = pool-of-threads\nthread_pool_exact_stats = ON\nextra_port              = 3307   # admin/monitoring port outside the pool`}
+      </pre>
+    </Notice>
+  );
+}
+
+export function StalledBanner({ groups }: { groups: GroupState[] }) {
+  const stalled = groups.filter((g) => g.stalled);
+  if (!stalled.length) return null;
+  return (
+    <Notice
+      tone="bad"
+      title={`${stalled.length} thread group${stalled.length === 1 ? '' : 's'} stalled`}
+      testId="stalled-banner"
+    >
+      {stalled.map((g) => (
+        <div key={g.group_id}>
+          group {g.group_id}: {stallLabel(g.stall_reason)} — queue {fmtNum(g.queue_length)}
+          {g.oldest_queued_ms !== null ? `, oldest waiting ${fmtMs(g.oldest_queued_ms)}` : ''}
+        </div>
+      ))}
+    </Notice>
+  );
+}
+
+export function PrivilegeWarning({ missing }: { missing: string[] }) {
+  if (!missing.length) return null;
+  return (
+    <Notice tone="warn" title="Monitoring user lacks privileges" testId="privilege-warning">
+      {missing.map((p) => {
+        const e = explainPrivilege(p);
+        return (
+          <div key={p} className="priv" data-testid={`privilege-${e.privilege}`}>
+            <strong>{e.privilege} missing:</strong> {e.impact}.{' '}
+            <code className="snippet-inline">{e.grant}</code>
+            <span className="muted"> (use the monitoring user's actual name)</span>
+          </div>
+        );
+      })}
+    </Notice>
+  );
+}
+
+export function CollectorHealth({ collectors }: { collectors: CollectorStatus[] }) {
+  const failed = failedCollectors(collectors);
+  if (!failed.length) return null;
+  return (
+    <Notice tone="warn" title={`${failed.length} collector${failed.length === 1 ? '' : 's'} failing`} testId="collector-health">
+      {failed.map((c) => (
+        <div key={c.name}>
+          <span className="mono">{c.name}</span>: {c.error ?? 'failed without a message'}
+        </div>
+      ))}
+      <div className="muted">Fields fed by a failed collector show as “—”; the rest of the poll is unaffected.</div>
+    </Notice>
+  );
+}
+
+export function CollectorsTable({ collectors }: { collectors: CollectorStatus[] }) {
+  if (!collectors.length) return <div className="empty">No collector results yet.</div>;
+  return (
+    <table className="grid" data-testid="collectors-table">
+      <thead>
+        <tr>
+          <th>collector</th>
+          <th>status</th>
+          <th className="num">took</th>
+          <th>detail</th>
+        </tr>
+      </thead>
+      <tbody>
+        {collectors.map((c) => (
+          <tr key={c.name} className={!c.ok && !c.skipped ? 'row-warn' : c.skipped ? 'row-dim' : ''}>
+            <td className="mono">{c.name}</td>
+            <td>{c.skipped ? <Badge tone="muted">skipped</Badge> : c.ok ? <Badge tone="ok">ok</Badge> : <Badge tone="bad">failed</Badge>}</td>
+            <td className="num">{fmtMs(c.duration_ms)}</td>
+            <td className="small">{c.skipped ?? c.error ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

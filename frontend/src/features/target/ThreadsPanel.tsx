@@ -1,0 +1,95 @@
+// Current thread counts, throughput, cache-miss ratios and the pool variables that explain them.
+import type { Ratio, TargetState } from '../../api/types';
+import { DASH, fmtNum, fmtPercent, fmtRate, fmtSeconds } from '../../lib/format';
+
+const POOL_VARS = [
+  'thread_pool_size',
+  'thread_pool_stall_limit',
+  'thread_pool_oversubscribe',
+  'thread_pool_max_threads',
+  'thread_pool_idle_timeout',
+  'thread_pool_priority',
+  'thread_pool_prio_kickup_timer',
+  'thread_pool_dedicated_listener',
+  'thread_pool_exact_stats',
+  'thread_cache_size',
+  'max_connections',
+  'extra_max_connections',
+];
+
+function KV({ k, v, testId, tone }: { k: string; v: string; testId?: string; tone?: string }) {
+  return (
+    <tr data-testid={testId}>
+      <th>{k}</th>
+      <td className={`num ${tone ?? ''}`}>{v}</td>
+    </tr>
+  );
+}
+
+function RatioRow({ label, ratio, testId }: { label: string; ratio: Ratio | null | undefined; testId: string }) {
+  return (
+    <>
+      <KV k={label} v={ratio ? fmtPercent(ratio.value) : DASH} testId={testId} />
+      {ratio && (ratio.regime || ratio.note || ratio.window_s) ? (
+        <tr className="kv-note">
+          <td colSpan={2}>
+            {ratio.window_s ? `over ${fmtSeconds(ratio.window_s)}` : ''}
+            {ratio.regime ? ` · regime: ${ratio.regime}` : ''}
+            {ratio.note ? <div>{ratio.note}</div> : null}
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}
+
+export function ThreadsPanel({ state }: { state: TargetState }) {
+  const th = state.threads;
+  const tp = state.throughput;
+  return (
+    <div className="kv-cols" data-testid="threads-panel">
+      <table className="kv">
+        <tbody>
+          <KV k="Threads_connected" v={fmtNum(th?.connected)} testId="threads-connected" />
+          <KV k="Threads_running" v={fmtNum(th?.running)} testId="threads-running" />
+          <KV k="Threads_cached" v={fmtNum(th?.cached)} />
+          <KV k="Threads created" v={fmtRate(th?.created_per_s)} />
+          <KV k="Pool threads" v={fmtNum(th?.pool_threads)} testId="threads-pool" />
+          <KV k="Pool idle threads" v={fmtNum(th?.pool_idle_threads)} />
+        </tbody>
+      </table>
+      <table className="kv">
+        <tbody>
+          <KV k="QPS" v={fmtRate(tp?.qps)} testId="throughput-qps" />
+          <KV k="TPS" v={fmtRate(tp?.tps)} testId="throughput-tps" />
+          <KV k="New connections" v={fmtRate(tp?.connections_per_s)} />
+          <KV k="Aborted connects" v={fmtRate(tp?.aborted_connects_per_s)} tone={(tp?.aborted_connects_per_s ?? 0) > 0 ? 'text-warn' : ''} />
+          <KV k="Aborted clients" v={fmtRate(tp?.aborted_clients_per_s)} tone={(tp?.aborted_clients_per_s ?? 0) > 0 ? 'text-warn' : ''} />
+        </tbody>
+      </table>
+      <table className="kv">
+        <tbody>
+          <RatioRow label="Thread cache miss" ratio={state.ratios?.thread_cache_miss} testId="ratio-thread-cache" />
+          <RatioRow label="Buffer pool miss" ratio={state.ratios?.buffer_pool_miss} testId="ratio-buffer-pool" />
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function VariablesTable({ variables }: { variables: Record<string, string> | null }) {
+  if (!variables) return <div className="empty">Variables not available.</div>;
+  const known = POOL_VARS.filter((k) => k in variables);
+  const rest = Object.keys(variables)
+    .filter((k) => !POOL_VARS.includes(k))
+    .toSorted();
+  return (
+    <table className="kv" data-testid="variables-table">
+      <tbody>
+        {[...known, ...rest].map((k) => (
+          <KV key={k} k={k} v={variables[k]} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
