@@ -1,0 +1,121 @@
+# Poolscope: the way in. `make demo` to see it, `make test` to check it.
+# Every target works from a fresh clone: it installs what it needs first (quick when done).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(CURDIR)/$(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+PYTEST_ARGS ?= -q
+BENCH_ARGS ?=
+
+HAS_FRONTEND := $(wildcard frontend/package.json)
+HAS_E2E := $(wildcard e2e/package.json)
+
+# Stamp files make `install` a no-op until a lock file changes.
+PY_STAMP := $(VENV)/.poolscope-installed
+FE_STAMP := frontend/node_modules/.poolscope-installed
+E2E_STAMP := e2e/node_modules/.poolscope-installed
+INSTALL_STAMPS := $(PY_STAMP) \
+	$(if $(wildcard frontend/package-lock.json),$(FE_STAMP)) \
+	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
+
+.PHONY: help install install-system demo test test-backend test-frontend test-e2e lint lint-backend \
+	lint-frontend bench build size clean distclean
+
+help:
+	@echo "make install       Python venv + pinned deps, npm ci for frontend/ and e2e/ (idempotent)"
+	@echo "make install-system  Debian packages: mariadb-server, sysbench, chromium, ... (root)"
+	@echo "make demo          sandbox MariaDB + load + dashboard at http://127.0.0.1:8000 (Ctrl-C stops all)"
+	@echo "make test          backend pytest, frontend unit tests, e2e"
+	@echo "make lint          ruff, ruff format --check, mypy; frontend lint + typecheck"
+	@echo "make build         frontend production build (frontend/dist)"
+	@echo "make bench         poller overhead benchmark (python -m poolscope.bench)"
+	@echo "make clean         remove build output, caches and .demo/ (distclean: also .venv, node_modules)"
+
+install: $(INSTALL_STAMPS)
+
+install-system:
+	bash scripts/install-system.sh
+
+$(PY_STAMP): backend/requirements.lock backend/pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet -r backend/requirements.lock
+	$(PIP) install --quiet --no-deps -e 'backend[dev]'
+	@touch $@
+
+$(FE_STAMP): frontend/package-lock.json frontend/package.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+$(E2E_STAMP): e2e/package-lock.json e2e/package.json
+	cd e2e && npm ci --no-audit --no-fund
+	@touch $@
+
+demo:
+	bash scripts/demo.sh
+
+test: test-backend test-frontend test-e2e
+
+test-backend: $(PY_STAMP)
+	cd backend && $(PY) -m pytest $(PYTEST_ARGS)
+
+test-frontend: install
+ifneq ($(HAS_FRONTEND),)
+	cd frontend && npm test
+else
+	@echo "test-frontend: no frontend/package.json, skipped"
+endif
+
+test-e2e: install
+ifneq ($(HAS_E2E),)
+	$(if $(HAS_FRONTEND),$(MAKE) build)
+	cd e2e && npm test
+else
+	@echo "test-e2e: no e2e/package.json, skipped"
+endif
+
+lint: lint-backend lint-frontend
+
+lint-backend: $(PY_STAMP)
+	$(VENV)/bin/ruff check backend
+	$(VENV)/bin/ruff format --check backend
+	cd backend && $(CURDIR)/$(VENV)/bin/mypy poolscope
+
+lint-frontend: install
+ifneq ($(HAS_FRONTEND),)
+	cd frontend && npm run lint
+	cd frontend && npm run typecheck
+else
+	@echo "lint-frontend: no frontend/package.json, skipped"
+endif
+
+bench: $(PY_STAMP)
+	$(PY) -m poolscope.bench $(BENCH_ARGS)
+
+build: install
+ifneq ($(HAS_FRONTEND),)
+	cd frontend && npm run build
+else
+	@echo "build: no frontend/package.json, nothing to build"
+endif
+
+# Bundle size budget, when the frontend defines one (npm run size).
+size: build
+ifneq ($(HAS_FRONTEND),)
+	@if (cd frontend && node -e "process.exit(require('./package.json').scripts?.size ? 0 : 1)"); \
+	then cd frontend && npm run size; else echo "size: frontend has no 'size' script, skipped"; fi
+endif
+
+clean:
+	@if [ -x $(PY) ] && [ -d .demo/mariadb ]; then $(PY) -m poolscope.devtools.sandbox --dir .demo/mariadb --stop; fi
+	rm -rf .demo frontend/dist bench-results test-results playwright-report e2e/test-results \
+		e2e/playwright-report .pytest_cache backend/.pytest_cache .mypy_cache backend/.mypy_cache \
+		.ruff_cache backend/.ruff_cache
+	find backend -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) frontend/node_modules e2e/node_modules

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages Poolscope's tests, demo and CI need. Idempotent: with
+# everything present it only checks and exits. Never starts Debian's own MariaDB service.
+#
+#   scripts/install-system.sh            # as root (or with passwordless sudo)
+#   POOLSCOPE_SKIP_SYSTEM_INSTALL=1 ...  # skip entirely (you manage packages yourself)
+set -euo pipefail
+
+if [[ "${POOLSCOPE_SKIP_SYSTEM_INSTALL:-0}" == 1 ]]; then
+  echo "install-system: skipped (POOLSCOPE_SKIP_SYSTEM_INSTALL=1)"
+  exit 0
+fi
+
+# mariadb-server: the sandbox server (mariadbd, mariadb-install-db); mariadb-client: mariadb,
+# mariadb-admin; sysbench: demo and benchmark load; chromium: e2e tests (Playwright never
+# downloads a browser here); prometheus-mysqld-exporter: comparison in benchmarks.
+PACKAGES=(mariadb-server mariadb-client sysbench chromium prometheus-mysqld-exporter make)
+
+is_installed() {
+  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" == installed ]]
+}
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  is_installed "$pkg" || missing+=("$pkg")
+done
+# The venv module: pyenv / python.org builds carry it, Debian's python3 needs python3-venv.
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  missing+=(python3-venv)
+fi
+
+if ((${#missing[@]} == 0)); then
+  echo "install-system: all system packages present"
+else
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+      SUDO=(sudo -n)
+    else
+      echo "install-system: missing Debian packages: ${missing[*]}" >&2
+      echo "install-system: run as root: sudo apt-get install -y ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  APT=("${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3)
+
+  # Keep packages from starting their services (Debian's mariadb, the exporter): we run our
+  # own private servers. An existing policy-rc.d is left alone.
+  policy=/usr/sbin/policy-rc.d
+  created_policy=0
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\n# poolscope install-system: do not start services\nexit 101\n' |
+      "${SUDO[@]}" tee "$policy" >/dev/null
+    "${SUDO[@]}" chmod 755 "$policy"
+    created_policy=1
+  fi
+  cleanup_policy() {
+    if ((created_policy)); then "${SUDO[@]}" rm -f "$policy"; fi
+  }
+  trap cleanup_policy EXIT
+
+  echo "install-system: installing ${missing[*]}"
+  # apt-get update takes a lock of its own that DPkg::Lock::Timeout does not cover:
+  # retry a bounded number of times while another apt holds it.
+  for attempt in 1 2 3 4 5 6 7 8 9 10; do
+    if "${APT[@]}" update -qq; then break; fi
+    if ((attempt == 10)); then
+      echo "install-system: apt-get update kept failing" >&2
+      exit 1
+    fi
+    echo "install-system: apt-get update failed (attempt $attempt/10); retrying in 15s" >&2
+    sleep 15
+  done
+  "${APT[@]}" install -y -qq "${missing[@]}"
+
+  # If a service was started anyway (a systemd machine without policy-rc.d support), stop it.
+  if command -v systemctl >/dev/null && [[ -d /run/systemd/system ]]; then
+    for svc in mariadb prometheus-mysqld-exporter; do
+      if systemctl is-active --quiet "$svc" 2>/dev/null; then
+        echo "install-system: stopping and disabling Debian's $svc service"
+        "${SUDO[@]}" systemctl disable --now "$svc" >/dev/null 2>&1 || true
+      fi
+    done
+  fi
+  echo "install-system: done"
+fi
+
+for bin in mariadbd mariadb-install-db sysbench; do
+  if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$bin" >/dev/null; then
+    echo "install-system: $bin still not found after install" >&2
+    exit 1
+  fi
+done
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "install-system: warning: node/npm not found; the frontend needs Node.js >= 20 and npm" >&2
+fi
