@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 DEFAULT_MYSQL_PORT = 3306
@@ -66,6 +66,9 @@ def redact_dsn(dsn: str) -> str:
 class TargetConfig(BaseModel):
     """One monitored server."""
 
+    # A rejected DSN must not be echoed back in the error (it may carry the password).
+    model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
+
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     dsn: SecretStr = Field(description="mysql://user:password@host:port/ of the monitoring credential")
     password_env: str | None = Field(
@@ -103,7 +106,9 @@ class TargetConfig(BaseModel):
 class Settings(BaseSettings):
     """Everything Poolscope can be told; the file is TOML, the environment overrides it."""
 
-    model_config = SettingsConfigDict(env_prefix="POOLSCOPE_", env_nested_delimiter="__", extra="forbid")
+    model_config = SettingsConfigDict(
+        env_prefix="POOLSCOPE_", env_nested_delimiter="__", extra="forbid", hide_input_in_errors=True
+    )
 
     poll_interval_s: float = Field(default=1.0, ge=0.1, le=60, description="seconds between polls")
     poll_timeout_s: float = Field(default=5.0, gt=0, le=60, description="a poll slower than this fails")

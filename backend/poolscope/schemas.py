@@ -97,10 +97,23 @@ class GroupState(BaseModel):
     oldest_queued_ms: float | None = None
 
 
+class Session(BaseModel):
+    """An active row of PROCESSLIST."""
+
+    id: int
+    user: str | None = None
+    host: str | None = None
+    db: str | None = None
+    command: str
+    time_s: float | None = None
+    state: str | None = None
+    info: str | None = None
+
+
 class QueuedConnection(BaseModel):
     group_id: int
     position: int
-    priority: str
+    priority: str  # "high" | "low" (MariaDB's queue index 0 / 1)
     connection_id: int
     queueing_time_ms: float
     user: str | None = None
@@ -110,6 +123,10 @@ class QueuedConnection(BaseModel):
     time_s: float | None = None
     state: str | None = None
     info: str | None = None
+    # The queued request itself is unread until a worker dequeues it, so this is the last
+    # statement Poolscope saw the connection run, and how long ago.
+    last_sql: str | None = None
+    last_sql_seen_s_ago: float | None = None
 
 
 class Transaction(BaseModel):
@@ -181,6 +198,7 @@ class TargetState(BaseModel):
     queued_connections: int | None = None
     transactions: Transactions | None = None
     waits: list[WaitReason] = Field(default_factory=list)
+    sessions: list[Session] = Field(default_factory=list)
     threads: Threads = Field(default_factory=Threads)
     throughput: Throughput = Field(default_factory=Throughput)
     ratios: Ratios = Field(default_factory=Ratios)

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.stalls import StallDetector
 from poolscope.config import DsnError, Settings, TargetConfig
@@ -31,6 +32,7 @@ from poolscope.schemas import (
     CollectorStatus,
     GroupState,
     Sample,
+    Session,
     TargetInfo,
     TargetState,
     TargetSummary,
@@ -62,6 +64,7 @@ class TargetPoller:
         self.counters = CounterMemory()
         self.stalls = StallDetector()
         self.ratios = CacheRatios(settings.ratio_window_s)
+        self.last_statements = LastStatementMemory()
         self._privilege_retry_at: dict[str, float] = {}
         self._missing_privileges: dict[str, str] = {}  # collector name -> privilege
         self.info = TargetInfo(name=config.name, poll_interval_s=settings.poll_interval_s)
@@ -88,6 +91,7 @@ class TargetPoller:
         # The server may come back restarted: old counters and progress no longer compare.
         self.counters.forget()
         self.stalls.forget()
+        self.last_statements.forget()
         self.info = self.info.model_copy(
             update={
                 "status": "down",
@@ -232,6 +236,10 @@ class TargetPoller:
             outputs["thread_pool_queues"].section if "thread_pool_queues" in outputs else None
         )
         transactions: Transactions | None = outputs["innodb_trx"].section if "innodb_trx" in outputs else None
+        sessions: list[Session] = outputs["processlist"].section if "processlist" in outputs else []
+        self.last_statements.observe(sessions, now)
+        if queue:
+            self.last_statements.annotate(queue.listed, now)
         state = TargetState(
             target=self.name,
             ts=now,
@@ -240,6 +248,7 @@ class TargetPoller:
             queue=queue.listed if queue else [],
             transactions=transactions,
             waits=outputs["thread_pool_waits"].section if "thread_pool_waits" in outputs else [],
+            sessions=sessions,
             threads=Threads(
                 connected=_int_or_none(values.get("Threads_connected")),
                 running=_int_or_none(values.get("Threads_running")),

@@ -156,7 +156,12 @@ class SqlStore:
                 return MetricsOut(from_=start, to=end, step_s=step, resolution="raw", series=[])
             ids = [r.id for r in series_rows]
             hwm = await self._read_hwm(conn)
-            use_rollups = hwm is not None and start < time.time() - self.raw_retention_s + step
+            use_rollups = False
+            if hwm is not None and start < hwm:
+                # Rollups answer the part before the high-water mark when the chart is coarser
+                # than a rollup step anyway (faster, same average), or when raw data is gone.
+                oldest_raw = (await conn.execute(select(func.min(samples.c.ts)))).scalar()
+                use_rollups = step >= self.rollup_step_s or oldest_raw is None or start < oldest_raw
             buckets: dict[int, dict[int, list[tuple[float, int]]]] = {i: {} for i in ids}
             raw_from = start
             if use_rollups and hwm is not None and hwm > start:

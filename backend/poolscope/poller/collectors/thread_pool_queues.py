@@ -19,6 +19,8 @@ from poolscope.schemas import QueuedConnection, ServerInfo
 # (computed over every row by the window functions) stay exact.
 MAX_LISTED = 200
 MAX_SQL_CHARS = 2048
+# THREAD_POOL_QUEUES.PRIORITY is the index of the group's queue: 0 high, 1 low.
+PRIORITIES = {0: "high", 1: "low"}
 
 
 @dataclass
@@ -53,7 +55,7 @@ class ThreadPoolQueues(Collector):
             QueuedConnection(
                 group_id=int(row["group_id"]),
                 position=int(row["position"]),
-                priority=str(row["priority"]),
+                priority=PRIORITIES.get(int(row["priority"]), str(row["priority"])),
                 connection_id=int(row["connection_id"]),
                 queueing_time_ms=float(row["queueing_time_microseconds"]) / 1000.0,
                 user=row["user"],
