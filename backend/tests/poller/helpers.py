@@ -1,0 +1,108 @@
+"""Helpers for live tests: settings for a target, polling until a condition, load on loopback."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from poolscope.config import Settings, TargetConfig
+from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox
+from poolscope.poller.target_poller import PollResult, TargetPoller
+
+
+def poller_for(dsn: str, name: str = "t", **target: object) -> TargetPoller:
+    settings = Settings(poll_interval_s=0.5, targets=[TargetConfig(name=name, dsn=dsn, **target)])
+    return TargetPoller(settings.targets[0], settings)
+
+
+async def poll_until(
+    poller: TargetPoller,
+    condition: Callable[[PollResult], bool],
+    timeout_s: float = 20.0,
+    every_s: float = 0.5,
+) -> list[PollResult]:
+    """Poll until the condition holds on a result (bounded in time); return every result seen."""
+    import asyncio
+
+    seen: list[PollResult] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        result = await poller.poll_once()
+        seen.append(result)
+        if condition(result):
+            return seen
+        await asyncio.sleep(every_s)
+    return seen
+
+
+@contextmanager
+def global_variables(sandbox: MariaDBSandbox, **values: object) -> Iterator[None]:
+    """SET GLOBAL for the block, restoring the previous values afterwards."""
+    conn = sandbox.admin_connect()
+    try:
+        with conn.cursor() as cur:
+            old = {}
+            for name in values:
+                cur.execute(f"SELECT @@GLOBAL.{name}")
+                old[name] = cur.fetchone()[0]
+            for name, value in values.items():
+                cur.execute(f"SET GLOBAL {name} = %s", (value,))
+        yield
+    finally:
+        with conn.cursor() as cur:
+            for name, value in old.items():
+                cur.execute(f"SET GLOBAL {name} = %s", (value,))
+        conn.close()
+
+
+def calibrate_benchmark(sandbox: MariaDBSandbox, seconds: float) -> int:
+    """BENCHMARK() loop count that keeps one CPU busy for about `seconds` on this machine."""
+    conn = sandbox.connect(SBTEST_USER, extra=True)
+    try:
+        with conn.cursor() as cur:
+            started = time.perf_counter()
+            cur.execute("SELECT BENCHMARK(500000, MD5('poolscope'))")
+            elapsed = max(time.perf_counter() - started, 1e-3)
+    finally:
+        conn.close()
+    return max(int(500000 * seconds / elapsed), 100000)
+
+
+@contextmanager
+def cpu_burst(
+    sandbox: MariaDBSandbox, heavy: int, light: int, seconds: float, rounds: int = 2
+) -> Iterator[None]:
+    """`heavy` connections run CPU-bound statements of ~`seconds` each, `light` ones run SELECT 1s.
+
+    Connections are opened before the burst so the queued requests are queries, not logins.
+    """
+    loops = calibrate_benchmark(sandbox, seconds)
+    conns = [sandbox.connect(SBTEST_USER) for _ in range(heavy + light)]
+    for conn in conns:
+        conn.cursor().execute("SELECT 1")
+
+    def run(index: int) -> None:
+        sql = (
+            f"SELECT BENCHMARK({loops}, MD5('poolscope')) /* burst {index} */"
+            if index < heavy
+            else "SELECT 1"
+        )
+        try:
+            with conns[index].cursor() as cur:
+                for _ in range(rounds if index < heavy else rounds * 20):
+                    cur.execute(sql)
+        except Exception:
+            pass  # the server may be restarted by a later test; the burst is best effort
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(conns))]
+    for thread in threads:
+        thread.start()
+    try:
+        yield
+    finally:
+        for thread in threads:
+            thread.join(timeout=seconds * rounds + 30)
+        for conn in conns:
+            conn.close()

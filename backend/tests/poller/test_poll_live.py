@@ -1,0 +1,174 @@
+"""The poller against a real MariaDB: extra_port, every collector, failures isolated per collector."""
+
+from __future__ import annotations
+
+import pytest
+
+from poolscope.devtools.sandbox import MONITOR_PASSWORD, MONITOR_USER, free_port
+
+from .helpers import cpu_burst, global_variables, poll_until, poller_for
+
+POOL_COLLECTORS = {"thread_pool_groups", "thread_pool_stats", "thread_pool_queues", "thread_pool_waits"}
+
+
+async def test_polls_every_collector_on_extra_port(mariadb, monitor_dsn):
+    poller = poller_for(monitor_dsn)
+    await poller.poll_once()
+    result = await poller.poll_once()
+    await poller.close()
+    info, state = result.info, result.state
+    assert info.status == "up", info.reason
+    assert info.connection.port_kind == "extra_port"
+    assert info.connection.port == mariadb.extra_port
+    assert info.server.flavor == "mariadb" and info.server.pool_enabled
+    assert info.server.queue_time_mode == "exact"
+    failed = {c.name: c.error or c.skipped for c in state.collectors if not c.ok}
+    assert failed == {}
+    assert [g.group_id for g in state.groups] == [0, 1]
+    assert state.variables["thread_pool_size"] == "2"
+    assert len(state.waits) == 12
+    assert state.throughput.qps is not None and state.throughput.qps > 0
+    metrics = {(s.metric, s.labels.get("group")) for s in result.samples}
+    for group in ("0", "1"):
+        assert ("tp_group_queue_length", group) in metrics
+        assert ("tp_group_stalled", group) in metrics
+    assert ("poll_duration_ms", None) in metrics
+
+
+async def test_extra_port_zero_means_the_normal_port(mariadb, monitor_dsn):
+    poller = poller_for(monitor_dsn, extra_port=0)
+    result = await poller.poll_once()
+    await poller.close()
+    assert result.info.connection.port_kind == "port"
+    assert result.info.connection.port == mariadb.port
+
+
+async def test_unusable_extra_port_falls_back_and_says_why(mariadb, monitor_dsn):
+    closed = free_port()
+    poller = poller_for(monitor_dsn, extra_port=closed)
+    result = await poller.poll_once()
+    await poller.close()
+    assert result.info.status == "up"
+    assert result.info.connection.port_kind == "port"
+    assert f"extra_port {closed} unusable" in result.info.connection.note
+
+
+async def test_missing_process_privilege_fails_only_those_collectors(noproc_dsn):
+    poller = poller_for(noproc_dsn)
+    first = await poller.poll_once()
+    second = await poller.poll_once()
+    await poller.close()
+    assert first.info.status == second.info.status == "up"
+    by_name = {c.name: c for c in first.state.collectors}
+    assert "1227" in by_name["innodb_trx"].error
+    assert all(by_name[name].ok for name in POOL_COLLECTORS | {"global_status", "global_variables"})
+    assert first.state.missing_privileges == ["PROCESS"]
+    # Retried rarely, not every second, and still reported.
+    later = {c.name: c for c in second.state.collectors}
+    assert later["innodb_trx"].skipped.startswith("needs PROCESS")
+    assert second.info.missing_privileges == ["PROCESS"]
+    assert second.state.groups, "the pool's own tables need no privilege and must still be read"
+
+
+async def test_wrong_password_marks_the_target_down_without_leaking_it(mariadb):
+    dsn = f"mysql://{MONITOR_USER}:not-{MONITOR_PASSWORD}@127.0.0.1:{mariadb.port}/"
+    poller = poller_for(dsn)
+    result = await poller.poll_once()
+    assert result.info.status == "down"
+    assert "1045" in result.info.reason
+    assert MONITOR_PASSWORD not in result.info.model_dump_json()
+    assert [s.metric for s in result.samples] == ["target_up"]
+
+
+async def test_unreachable_server_is_down_with_reason():
+    poller = poller_for(f"mysql://u:pw@127.0.0.1:{free_port()}/")
+    result = await poller.poll_once()
+    assert result.info.status == "down"
+    assert "cannot connect" in result.info.reason and "2003" in result.info.reason
+
+
+async def test_pool_off_is_reported_as_off_not_as_zeros(pool_off_monitor_dsn):
+    poller = poller_for(pool_off_monitor_dsn)
+    await poller.poll_once()
+    result = await poller.poll_once()
+    await poller.close()
+    assert result.info.server.pool_enabled is False
+    assert result.info.server.thread_handling == "one-thread-per-connection"
+    assert result.info.connection.port_kind == "port"  # no extra_port on that server
+    skipped = {c.name: c.skipped for c in result.state.collectors if c.skipped}
+    assert set(skipped) == POOL_COLLECTORS
+    assert all("thread pool off" in reason for reason in skipped.values())
+    assert result.state.groups == []
+    assert result.info.summary.queue_length is None
+    assert result.state.ratios.thread_cache_miss.regime == "one-thread-per-connection"
+
+
+async def test_counter_reset_never_gives_negative_rates(mariadb, monitor_dsn):
+    poller = poller_for(monitor_dsn)
+    await poller.poll_once()
+    await poller.poll_once()
+    conn = mariadb.admin_connect()
+    with conn.cursor() as cur:
+        cur.execute("FLUSH THREAD_POOL_STATS")
+        cur.execute("FLUSH THREAD_POOL_WAITS")
+    conn.close()
+    result = await poller.poll_once()
+    await poller.close()
+    rates = [s.value for s in result.samples if s.metric.endswith("_per_s") and s.value is not None]
+    assert all(rate >= 0 for rate in rates)
+    assert all(g.stall_reason is None for g in result.state.groups)
+
+
+async def test_groups_beyond_pool_size_are_marked_retired(mariadb, monitor_dsn):
+    poller = poller_for(monitor_dsn)
+    with global_variables(mariadb, thread_pool_size=1):
+        result = await poller.poll_once()
+    await poller.close()
+    retired = {g.group_id: g.retired for g in result.state.groups}
+    assert retired == {0: False, 1: True}
+
+
+@pytest.mark.slow
+async def test_provoked_stall_is_detected_and_queued_connections_are_named(mariadb, monitor_dsn):
+    poller = poller_for(monitor_dsn)
+    await poller.poll_once()
+    with (
+        global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=100),
+        cpu_burst(mariadb, heavy=6, light=6, seconds=2.0),
+    ):
+        seen = await poll_until(
+            poller,
+            lambda r: r.state is not None and any(g.stalled for g in r.state.groups),
+            timeout_s=20,
+            every_s=0.25,
+        )
+    await poller.close()
+    assert all(r.info.status == "up" for r in seen), "the poller must keep working through a stall"
+    stalled = [g for r in seen for g in r.state.groups if g.stalled]
+    assert stalled, "a stall was provoked but never detected"
+    assert {g.stall_reason for g in stalled} & {"stalls_counter", "no_dequeue"}
+    queued = [q for r in seen for q in r.state.queue]
+    assert queued, "connections waited in the queue but none was listed"
+    assert {q.user for q in queued} == {"sbtest"}
+    assert all(q.priority in ("high", "low") for q in queued)
+    assert any(r.state.queued_connections for r in seen)
+
+
+@pytest.mark.slow
+async def test_large_stall_limit_stall_is_caught_by_the_poller_side_check(mariadb, monitor_dsn):
+    """A long stall_limit delays the server's own stall handling; the no-dequeue check must fire."""
+    poller = poller_for(monitor_dsn)
+    await poller.poll_once()
+    with (
+        global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=1500),
+        cpu_burst(mariadb, heavy=4, light=6, seconds=4.0, rounds=1),
+    ):
+        seen = await poll_until(
+            poller,
+            lambda r: r.state is not None and any(g.stall_reason == "no_dequeue" for g in r.state.groups),
+            timeout_s=20,
+            every_s=0.25,
+        )
+    await poller.close()
+    reasons = {g.stall_reason for r in seen if r.state for g in r.state.groups}
+    assert "no_dequeue" in reasons
