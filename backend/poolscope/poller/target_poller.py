@@ -66,7 +66,8 @@ class TargetPoller:
         self.ratios = CacheRatios(settings.ratio_window_s)
         self.last_statements = LastStatementMemory()
         self._privilege_retry_at: dict[str, float] = {}
-        self._missing_privileges: dict[str, str] = {}  # collector name -> privilege
+        # collector name -> (privilege it needs, the server's refusal)
+        self._missing_privileges: dict[str, tuple[str, str]] = {}
         self.info = TargetInfo(name=config.name, poll_interval_s=settings.poll_interval_s)
 
     @property
@@ -116,8 +117,8 @@ class TargetPoller:
             skipped = collector.applies(server)
             retry_at = self._privilege_retry_at.get(collector.name, 0.0)
             if skipped is None and retry_at > now:
-                privilege = self._missing_privileges.get(collector.name, "a privilege")
-                skipped = f"needs {privilege}; retrying in {retry_at - now:.0f} s"
+                privilege, error = self._missing_privileges[collector.name]
+                skipped = f"needs {privilege} ({error}); retrying in {retry_at - now:.0f} s"
             if skipped is not None:
                 statuses[collector.name] = CollectorStatus(name=collector.name, ok=False, skipped=skipped)
             else:
@@ -132,7 +133,10 @@ class TargetPoller:
             if result.error is not None:
                 status.error = describe_mysql_error(result.error)
                 if error_code(result.error) in PRIVILEGE_ERRORS:
-                    self._missing_privileges[collector.name] = collector.privilege or "a privilege"
+                    self._missing_privileges[collector.name] = (
+                        collector.privilege or "a privilege",
+                        status.error,
+                    )
                     self._privilege_retry_at[collector.name] = now + PRIVILEGE_RETRY_S
             else:
                 parse_started = time.perf_counter()
@@ -265,7 +269,7 @@ class TargetPoller:
                 aborted_clients_per_s=rates.get("aborted_clients_per_s"),
             ),
             variables=variables,
-            missing_privileges=sorted(set(self._missing_privileges.values())),
+            missing_privileges=sorted({privilege for privilege, _ in self._missing_privileges.values()}),
         )
         state.ratios.thread_cache_miss = thread_ratio
         state.ratios.buffer_pool_miss = buffer_ratio

@@ -80,6 +80,14 @@ async def test_wrong_password_marks_the_target_down_without_leaking_it(mariadb):
     assert [s.metric for s in result.samples] == ["target_up"]
 
 
+async def test_malformed_dsn_is_that_target_down_with_a_clear_reason():
+    poller = poller_for("http://mon:hunter2@127.0.0.1:3306/")
+    result = await poller.poll_once()
+    assert result.info.status == "down"
+    assert "must start with mysql://" in result.info.reason
+    assert "hunter2" not in result.info.model_dump_json()
+
+
 async def test_unreachable_server_is_down_with_reason():
     poller = poller_for(f"mysql://u:pw@127.0.0.1:{free_port()}/")
     result = await poller.poll_once()
