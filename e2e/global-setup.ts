@@ -1,0 +1,309 @@
+// Global setup: two sandbox MariaDB servers, `poolscope serve` on a free port with four targets, and a waves load.
+//
+// Everything binds 127.0.0.1, lives in a fresh temp dir and is stopped by global-teardown.ts; a run
+// killed half-way is cleaned up by the next run (see stopLeftovers). The UI comes from frontend/dist,
+// rebuilt here when it is missing or older than its sources (POOLSCOPE_E2E_SKIP_BUILD=1 skips that).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FullConfig } from '@playwright/test';
+import {
+  cmdline,
+  groupMembers,
+  runChecked,
+  startProcess,
+  stopAll,
+  tail,
+  waitFor,
+  type Spawned,
+} from './support/procs';
+import {
+  FRONTEND_DIR,
+  POOLSCOPE,
+  PYTHON,
+  REPO_DIR,
+  RUN_DIR,
+  STATE_FILE,
+  TARGETS,
+  type SandboxInfo,
+  type StackState,
+} from './support/stack';
+
+const SANDBOX_START_MS = 120_000;
+const BACKEND_READY_MS = 60_000;
+const BUILD_MS = 240_000;
+/** Upper bound on the background load; teardown stops it much earlier. */
+const WAVE_LOAD_S = 1500;
+const WAVE_CONNECTIONS = 24;
+
+export default async function globalSetup(_config: FullConfig): Promise<void> {
+  if (!existsSync(PYTHON) || !existsSync(POOLSCOPE)) {
+    throw new Error(`no Python venv with poolscope at ${path.dirname(PYTHON)}: run \`make install\` in ${REPO_DIR}`);
+  }
+  mkdirSync(RUN_DIR, { recursive: true });
+  await stopLeftovers();
+  const staticDir = ensureFrontendBuilt();
+
+  const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-e2e-'));
+  const logDir = path.join(RUN_DIR, 'logs');
+  rmSync(logDir, { recursive: true, force: true });
+  mkdirSync(logDir, { recursive: true });
+
+  const started: Spawned[] = [];
+  const serverPids: number[] = [];
+  // Written before anything starts, then after each step, so a crash mid-setup is still cleaned up.
+  const partial = () =>
+    writeFileSync(STATE_FILE, JSON.stringify({ tmpDir, processes: started, serverPids }, null, 2), { mode: 0o600 });
+  partial();
+
+  try {
+    const poolOnInfo = path.join(tmpDir, 'pool-on.json');
+    const poolOffInfo = path.join(tmpDir, 'pool-off.json');
+    const sandboxArgs = (dir: string, info: string, extra: string[]) => [
+      '-m',
+      'poolscope.devtools.sandbox',
+      '--dir',
+      path.join(tmpDir, dir),
+      '--info-file',
+      info,
+      '--max-hours',
+      '1',
+      ...extra,
+    ];
+    started.push(
+      startProcess(
+        'sandbox-pool-on',
+        PYTHON,
+        sandboxArgs('pool-on', poolOnInfo, ['--thread-pool-size', '2', '--stall-limit-ms', '500']),
+        path.join(logDir, 'sandbox-pool-on.log'),
+        REPO_DIR,
+      ),
+    );
+    started.push(
+      startProcess(
+        'sandbox-pool-off',
+        PYTHON,
+        sandboxArgs('pool-off', poolOffInfo, ['--thread-handling', 'one-thread-per-connection', '--extra-port', '0']),
+        path.join(logDir, 'sandbox-pool-off.log'),
+        REPO_DIR,
+      ),
+    );
+    partial();
+    const [poolOn, poolOff] = await Promise.all([
+      waitForSandbox(started[0], poolOnInfo),
+      waitForSandbox(started[1], poolOffInfo),
+    ]);
+    serverPids.push(poolOn.pid, poolOff.pid);
+    partial();
+
+    const unreachablePort = await freePort();
+    const listenPort = await freePort();
+    const baseURL = `http://127.0.0.1:${listenPort}`;
+    const configFile = path.join(tmpDir, 'poolscope.toml');
+    writeFileSync(
+      configFile,
+      renderConfig({ tmpDir, staticDir, listenPort, poolOn, poolOff, unreachablePort }),
+      { mode: 0o600 },
+    );
+
+    const serveLog = path.join(logDir, 'poolscope-serve.log');
+    const serve = startProcess('poolscope-serve', POOLSCOPE, ['serve', '--config', configFile], serveLog, tmpDir);
+    started.push(serve);
+    partial();
+    await waitForBackend(baseURL, serve);
+
+    const waveLoadUntil = Date.now() / 1000 + WAVE_LOAD_S;
+    started.push(
+      startProcess(
+        'loadgen-waves',
+        PYTHON,
+        [
+          '-m',
+          'poolscope.devtools.loadgen',
+          '--dsn',
+          poolOn.dsns.sbtest.replace(/\/$/, '/sbtest'),
+          '--mode',
+          'waves',
+          '--duration',
+          String(WAVE_LOAD_S),
+          '--connections',
+          String(WAVE_CONNECTIONS),
+          '--wave-period',
+          '20',
+        ],
+        path.join(logDir, 'loadgen-waves.log'),
+        REPO_DIR,
+      ),
+    );
+
+    const state: StackState = {
+      baseURL,
+      tmpDir,
+      configFile,
+      targets: { ...TARGETS },
+      unreachablePort,
+      poolOn,
+      poolOff,
+      processes: started,
+      serverPids,
+      waveLoadUntil,
+    };
+    writeFileSync(STATE_FILE, JSON.stringify(state, null, 2), { mode: 0o600 });
+    // Workers inherit the environment of the runner process.
+    process.env.POOLSCOPE_E2E_STATE = STATE_FILE;
+    process.env.POOLSCOPE_E2E_BASE_URL = baseURL;
+    console.log(`[e2e] poolscope at ${baseURL}; sandboxes ${poolOn.port} (pool on) / ${poolOff.port} (pool off); logs in ${logDir}`);
+  } catch (err) {
+    await stopAll(started, serverPids);
+    rmSync(tmpDir, { recursive: true, force: true });
+    rmSync(STATE_FILE, { force: true });
+    throw err;
+  }
+}
+
+function renderConfig(o: {
+  tmpDir: string;
+  staticDir: string;
+  listenPort: number;
+  poolOn: SandboxInfo;
+  poolOff: SandboxInfo;
+  unreachablePort: number;
+}): string {
+  const q = (s: string) => JSON.stringify(s); // a TOML basic string is a JSON string for these values
+  const target = (name: string, dsn: string, extra = '') => `\n[[targets]]\nname = ${q(name)}\ndsn = ${q(dsn)}\n${extra}`;
+  return [
+    '# Generated by e2e/global-setup.ts for one test run (sandbox-only credentials).',
+    'poll_interval_s = 1',
+    `store_url = ${q(`sqlite+aiosqlite:///${path.join(o.tmpDir, 'poolscope.db')}`)}`,
+    'listen_host = "127.0.0.1"',
+    `listen_port = ${o.listenPort}`,
+    `static_dir = ${q(o.staticDir)}`,
+    target(TARGETS.poolOn, o.poolOn.dsns.poolscope_monitor),
+    target(TARGETS.poolOff, o.poolOff.dsns.poolscope_monitor),
+    target(TARGETS.noProcess, o.poolOn.dsns.poolscope_noproc),
+    target(
+      TARGETS.unreachable,
+      `mysql://poolscope_monitor:unused@127.0.0.1:${o.unreachablePort}/`,
+      'connect_timeout_s = 2\n',
+    ),
+    '',
+  ].join('\n');
+}
+
+async function waitForSandbox(proc: Spawned, infoFile: string): Promise<SandboxInfo> {
+  return waitFor(
+    `${proc.name} to accept connections`,
+    () => {
+      if (!groupMembers(proc.pid).length) throw new Error(`${proc.name} exited\n${tail(proc.log)}`);
+      return existsSync(infoFile) ? (JSON.parse(readFileSync(infoFile, 'utf8')) as SandboxInfo) : undefined;
+    },
+    SANDBOX_START_MS,
+    () => tail(proc.log),
+  );
+}
+
+interface TargetLite {
+  name: string;
+  status: string;
+}
+
+async function waitForBackend(baseURL: string, serve: Spawned): Promise<void> {
+  // `sandbox` up is what the specs need first; the others must have had their first poll too,
+  // so no spec ever sees a target still "starting".
+  await waitFor(
+    `poolscope at ${baseURL} to report ${TARGETS.poolOn} up and every target polled`,
+    async () => {
+      if (!groupMembers(serve.pid).length) throw new Error(`poolscope serve exited\n${tail(serve.log)}`);
+      const res = await fetch(`${baseURL}/api/targets`, { signal: AbortSignal.timeout(5_000) });
+      if (!res.ok) return undefined;
+      const list = (await res.json()) as TargetLite[];
+      const by = new Map(list.map((t) => [t.name, t.status]));
+      const ready =
+        by.get(TARGETS.poolOn) === 'up' &&
+        by.get(TARGETS.poolOff) === 'up' &&
+        by.get(TARGETS.noProcess) === 'up' &&
+        by.get(TARGETS.unreachable) === 'down';
+      return ready ? true : undefined;
+    },
+    BACKEND_READY_MS,
+    () => tail(serve.log),
+  );
+  const index = await fetch(`${baseURL}/`, { signal: AbortSignal.timeout(5_000) });
+  const html = await index.text();
+  if (!index.ok || !html.includes('<div id="root">')) {
+    throw new Error(`poolscope does not serve the built UI at ${baseURL}/ (HTTP ${index.status})\n${tail(serve.log)}`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The newest mtime under `dir` (skipping node_modules / dist). */
+function newestMtime(p: string): number {
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(p)) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
+    newest = Math.max(newest, newestMtime(path.join(p, entry)));
+  }
+  return newest;
+}
+
+/**
+ * The UI the backend serves is the production build. Rebuild it when it is missing or older than
+ * any source, so a run never tests a stale UI (`make test-e2e` builds first, so this is then a no-op).
+ */
+function ensureFrontendBuilt(): string {
+  const override = process.env.POOLSCOPE_E2E_STATIC_DIR;
+  if (override) return path.resolve(override);
+  const dist = path.join(FRONTEND_DIR, 'dist');
+  const index = path.join(dist, 'index.html');
+  if (process.env.POOLSCOPE_E2E_SKIP_BUILD === '1') {
+    if (!existsSync(index)) throw new Error(`POOLSCOPE_E2E_SKIP_BUILD=1 but ${index} does not exist: run \`make build\``);
+    return dist;
+  }
+  const sources = ['src', 'index.html', 'package.json', 'package-lock.json', 'vite.config.ts', 'public']
+    .map((p) => path.join(FRONTEND_DIR, p))
+    .filter((p) => existsSync(p));
+  const newestSource = Math.max(...sources.map(newestMtime));
+  if (existsSync(index) && statSync(index).mtimeMs >= newestSource) return dist;
+  if (!existsSync(path.join(FRONTEND_DIR, 'node_modules'))) {
+    throw new Error(`frontend/node_modules is missing: run \`make install\` (or \`make build\`) in ${REPO_DIR}`);
+  }
+  console.log(`[e2e] frontend/dist is ${existsSync(index) ? 'older than its sources' : 'missing'}: npm run build`);
+  runChecked('npm', ['run', 'build'], { cwd: FRONTEND_DIR, timeoutMs: BUILD_MS });
+  return dist;
+}
+
+/** Stop what a previous, killed run left behind (recorded in .run/state.json). */
+async function stopLeftovers(): Promise<void> {
+  if (!existsSync(STATE_FILE)) return;
+  let old: Partial<StackState>;
+  try {
+    old = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as Partial<StackState>;
+  } catch {
+    rmSync(STATE_FILE, { force: true });
+    return;
+  }
+  // Only signal groups that still look like ours: pids are reused.
+  const ours = (old.processes ?? []).filter((p) => /poolscope/.test(cmdline(p.pid)));
+  const servers = (old.serverPids ?? []).filter((pid) => /mariadbd|mysqld/.test(cmdline(pid)));
+  if (ours.length || servers.length) console.log(`[e2e] stopping ${ours.length + servers.length} processes left by an earlier run`);
+  await stopAll(ours, servers);
+  if (old.tmpDir && old.tmpDir.startsWith(os.tmpdir()) && path.basename(old.tmpDir).startsWith('poolscope-e2e-')) {
+    rmSync(old.tmpDir, { recursive: true, force: true });
+  }
+  rmSync(STATE_FILE, { force: true });
+}

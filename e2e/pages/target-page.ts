@@ -1,0 +1,151 @@
+// Page object for one target ("/targets/<name>"): header, notices, group table, charts, live tables, range picker.
+import type { Locator, Page } from '@playwright/test';
+
+export type RangeChoice = 'Live' | '5m' | '1h' | '24h';
+
+export class TargetPage {
+  constructor(readonly page: Page) {}
+
+  async goto(name: string, query = ''): Promise<void> {
+    await this.page.goto(`/targets/${encodeURIComponent(name)}${query}`);
+  }
+
+  // ------------------------------------------------------------------ header
+
+  get heading(): Locator {
+    return this.page.getByRole('heading', { level: 1 });
+  }
+  get header(): Locator {
+    return this.page.getByTestId('target-header');
+  }
+  get status(): Locator {
+    return this.header.getByTestId('target-status');
+  }
+  get version(): Locator {
+    return this.header.getByTestId('target-version');
+  }
+  get liveStatus(): Locator {
+    return this.header.getByTestId('live-status');
+  }
+  get pollAge(): Locator {
+    return this.header.getByTestId('target-poll-age');
+  }
+  get breadcrumbOverview(): Locator {
+    return this.page.getByRole('navigation').getByRole('link', { name: 'Overview' }).last();
+  }
+
+  // ------------------------------------------------------------------ notices
+
+  get downNotice(): Locator {
+    return this.page.getByTestId('target-down');
+  }
+  get downReason(): Locator {
+    return this.page.getByTestId('target-down-reason');
+  }
+  get notFound(): Locator {
+    return this.page.getByTestId('target-not-found');
+  }
+  get poolOffNotice(): Locator {
+    return this.page.getByTestId('pool-off-notice');
+  }
+  get privilegeWarning(): Locator {
+    return this.page.getByTestId('privilege-warning');
+  }
+  get stalledBanner(): Locator {
+    return this.page.getByTestId('stalled-banner');
+  }
+
+  // ------------------------------------------------------------------ thread groups
+
+  get groupsPanel(): Locator {
+    return this.page.getByTestId('groups-panel');
+  }
+  /** "poll at HH:MM:SS (n s ago)": advances with every poll the page receives. */
+  get lastPollClock(): Locator {
+    return this.groupsPanel.getByText(/poll at/);
+  }
+  get groupTable(): Locator {
+    return this.page.getByTestId('group-table');
+  }
+  /** Data rows of the group table (header and total rows excluded). */
+  get groupRows(): Locator {
+    return this.groupTable.locator('tbody').getByRole('row');
+  }
+  groupRow(id: number): Locator {
+    return this.page.getByTestId(`group-row-${id}`);
+  }
+  groupQueue(id: number): Locator {
+    return this.page.getByTestId(`group-queue-${id}`);
+  }
+  groupVerdict(id: number): Locator {
+    return this.page.getByTestId(`group-verdict-${id}`);
+  }
+  /** Rows Poolscope marks as stalled (red row + "STALLED" verdict). */
+  get stalledGroupRows(): Locator {
+    return this.groupRows.filter({ hasText: 'STALLED' });
+  }
+
+  // ------------------------------------------------------------------ threads & throughput
+
+  get qps(): Locator {
+    return this.page.getByTestId('throughput-qps').getByRole('cell');
+  }
+  get threadsRunning(): Locator {
+    return this.page.getByTestId('threads-running').getByRole('cell');
+  }
+
+  // ------------------------------------------------------------------ history
+
+  get historyRange(): Locator {
+    return this.page.getByTestId('history-range');
+  }
+  chart(testId: 'chart-queue-length' | 'chart-queue-time' | 'chart-threads' | 'chart-throughput' | 'chart-transactions'): Locator {
+    return this.page.getByTestId(testId);
+  }
+  /** The drawn chart surface inside a chart panel. */
+  chartSurface(chart: Locator): Locator {
+    return chart.locator('svg').first();
+  }
+  get heatmap(): Locator {
+    return this.page.getByRole('img', { name: /per thread group over time/ });
+  }
+
+  // ------------------------------------------------------------------ now
+
+  get queuePanel(): Locator {
+    return this.page.getByTestId('queue-panel');
+  }
+  get queueTable(): Locator {
+    return this.page.getByTestId('queue-table');
+  }
+  get transactionsPanel(): Locator {
+    return this.page.getByTestId('trx-panel');
+  }
+  get transactionsSummary(): Locator {
+    return this.page.getByTestId('trx-summary');
+  }
+  get transactionsTable(): Locator {
+    return this.page.getByTestId('trx-table');
+  }
+
+  // ------------------------------------------------------------------ time range
+
+  get rangePicker(): Locator {
+    return this.page.getByRole('group', { name: 'Time range' });
+  }
+  rangeButton(choice: RangeChoice | 'Custom'): Locator {
+    return this.rangePicker.getByRole('button', { name: choice, exact: true });
+  }
+  async chooseRange(choice: RangeChoice): Promise<void> {
+    await this.rangeButton(choice).click();
+  }
+  get customFrom(): Locator {
+    return this.page.getByLabel('from');
+  }
+  get customTo(): Locator {
+    return this.page.getByLabel('to', { exact: true });
+  }
+  get applyCustomRange(): Locator {
+    return this.page.getByRole('button', { name: 'Apply' });
+  }
+}

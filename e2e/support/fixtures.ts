@@ -1,0 +1,167 @@
+// Test fixtures: the running stack, a typed API client, load generators and a provoked pool stall, all cleaned up after use.
+import path from 'node:path';
+import { test as base, expect, type APIRequestContext } from '@playwright/test';
+import { groupMembers, runChecked, startProcess, stopGroup, tail, type Spawned } from './procs';
+import { PYTHON, REPO_DIR, RUN_DIR, readState, type SandboxInfo, type StackState } from './stack';
+
+/** The subset of the API's Target / TargetState the fixtures look at (docs/API.md). */
+export interface ApiTarget {
+  name: string;
+  status: 'up' | 'down' | 'starting';
+  reason: string | null;
+  server: { flavor: string; version: string; pool_enabled: boolean; thread_handling: string } | null;
+  missing_privileges: string[];
+  last_poll_at: number | null;
+}
+export interface ApiGroup {
+  group_id: number;
+  queue_length: number | null;
+  stalled: boolean;
+  stall_reason: string | null;
+  retired: boolean;
+}
+export interface ApiState {
+  ts: number;
+  groups: ApiGroup[];
+  variables: Record<string, string> | null;
+}
+
+export class PoolscopeApi {
+  constructor(private readonly request: APIRequestContext) {}
+
+  async targets(): Promise<ApiTarget[]> {
+    const res = await this.request.get('/api/targets');
+    expect(res.ok(), `GET /api/targets answered ${res.status()}`).toBeTruthy();
+    return (await res.json()) as ApiTarget[];
+  }
+
+  async target(name: string): Promise<ApiTarget> {
+    const res = await this.request.get(`/api/targets/${encodeURIComponent(name)}`);
+    expect(res.ok(), `GET /api/targets/${name} answered ${res.status()}`).toBeTruthy();
+    return (await res.json()) as ApiTarget;
+  }
+
+  async state(name: string): Promise<ApiState> {
+    const res = await this.request.get(`/api/targets/${encodeURIComponent(name)}/state`);
+    expect(res.ok(), `GET /api/targets/${name}/state answered ${res.status()}`).toBeTruthy();
+    return (await res.json()) as ApiState;
+  }
+}
+
+export type LoadMode = 'waves' | 'stall' | 'trx';
+
+/** Starts bounded loadgen runs against the pool-on sandbox; every run is stopped when the test ends. */
+export class LoadDriver {
+  private readonly runs: Spawned[] = [];
+
+  constructor(
+    private readonly sandbox: SandboxInfo,
+    private readonly testSlug: string,
+  ) {}
+
+  start(mode: LoadMode, opts: { durationS: number; connections?: number; extra?: string[] }): Spawned {
+    const dsn = this.sandbox.dsns.sbtest.replace(/\/$/, '/sbtest');
+    const args = ['-m', 'poolscope.devtools.loadgen', '--dsn', dsn, '--mode', mode, '--duration', String(opts.durationS)];
+    if (opts.connections) args.push('--connections', String(opts.connections));
+    args.push(...(opts.extra ?? []));
+    const log = path.join(RUN_DIR, 'logs', `loadgen-${mode}-${this.testSlug}-${this.runs.length}.log`);
+    const run = startProcess(`loadgen-${mode}`, PYTHON, args, log, REPO_DIR);
+    this.runs.push(run);
+    return run;
+  }
+
+  running(run: Spawned): boolean {
+    return groupMembers(run.pid).length > 0;
+  }
+
+  async stopAll(): Promise<void> {
+    const problems: string[] = [];
+    for (const run of this.runs.splice(0).reverse()) {
+      const left = await stopGroup(run.pid, 15_000);
+      if (left.length) problems.push(`${run.name} left ${left.join(', ')}\n${tail(run.log)}`);
+    }
+    if (problems.length) throw new Error(`load generators did not stop:\n${problems.join('\n')}`);
+  }
+}
+
+/** Server variables through the sandbox's root socket client (`mariadb -S SOCKET -uroot`). */
+export class SandboxAdmin {
+  constructor(private readonly sandbox: SandboxInfo) {}
+
+  sql(statements: string): string {
+    return runChecked('mariadb', ['-S', this.sandbox.socket, '-uroot', '--batch', '--skip-column-names', '-e', statements], {
+      timeoutMs: 30_000,
+    });
+  }
+
+  globals(names: string[]): Record<string, string> {
+    const out = this.sql(`SELECT ${names.map((n) => `@@GLOBAL.${n}`).join(', ')}`).trim().split('\t');
+    return Object.fromEntries(names.map((n, i) => [n, out[i]]));
+  }
+
+  setGlobals(values: Record<string, string | number>): void {
+    this.sql(
+      Object.entries(values)
+        .map(([k, v]) => `SET GLOBAL ${k} = ${v};`)
+        .join(' '),
+    );
+  }
+}
+
+/** The REFERENCE stall recipe: one thread group, a 100 ms stall limit, long CPU-bound statements. */
+export interface PoolStall {
+  /** Settings in force before the stall (restored after the test). */
+  before: Record<string, string>;
+  load: Spawned;
+}
+
+const STALL_VARS = ['thread_pool_size', 'thread_pool_stall_limit'];
+
+interface Fixtures {
+  stack: StackState;
+  api: PoolscopeApi;
+  load: LoadDriver;
+  admin: SandboxAdmin;
+  stalledPool: PoolStall;
+}
+
+export const test = base.extend<Fixtures>({
+  // The port is chosen by global setup; fall back to the state file if the env did not reach us.
+  baseURL: async ({}, use) => {
+    await use(process.env.POOLSCOPE_E2E_BASE_URL ?? readState().baseURL);
+  },
+  stack: async ({}, use) => {
+    await use(readState());
+  },
+  api: async ({ request }, use) => {
+    await use(new PoolscopeApi(request));
+  },
+  load: async ({ stack }, use, testInfo) => {
+    const slug = testInfo.titlePath.join('-').replace(/[^A-Za-z0-9]+/g, '-').slice(-60);
+    const driver = new LoadDriver(stack.poolOn, slug);
+    try {
+      await use(driver);
+    } finally {
+      await driver.stopAll();
+    }
+  },
+  admin: async ({ stack }, use) => {
+    await use(new SandboxAdmin(stack.poolOn));
+  },
+  stalledPool: async ({ admin, load }, use) => {
+    const before = admin.globals(STALL_VARS);
+    admin.setGlobals({ thread_pool_size: 1, thread_pool_stall_limit: 100 });
+    try {
+      const run = load.start('stall', { durationS: 90, extra: ['--stall-seconds', '3'] });
+      await use({ before, load: run });
+    } finally {
+      // Stop the long statements first so the restore does not queue behind them.
+      await load.stopAll();
+      admin.setGlobals(before);
+      const after = admin.globals(STALL_VARS);
+      expect(after, 'pool variables restored after the stall').toEqual(before);
+    }
+  },
+});
+
+export { expect };
