@@ -23,7 +23,9 @@ for (const f of files.toSorted()) {
   const buf = readFileSync(join(dir.pathname, f));
   const gz = gzipSync(buf, { level: 9 }).length;
   total += gz;
-  console.log(`${f.padEnd(40)} ${(buf.length / 1024).toFixed(1).padStart(8)} kB raw ${(gz / 1024).toFixed(1).padStart(7)} kB gzip`);
+  console.log(
+    `${f.padEnd(40)} ${(buf.length / 1024).toFixed(1).padStart(8)} kB raw ${(gz / 1024).toFixed(1).padStart(7)} kB gzip`,
+  );
 }
 const kb = (total / 1024).toFixed(1);
 if (total > LIMIT) {

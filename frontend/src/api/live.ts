@@ -3,6 +3,9 @@ import { useEffect, useRef, useState } from 'react';
 import { liveUrl } from './client';
 import type { PollEvent } from './types';
 
+/** How long the stream may stay unopened before callers fall back to polling. */
+export const CONNECT_TIMEOUT_MS = 10000;
+
 export type LiveStatus = 'connecting' | 'open' | 'error' | 'unsupported';
 
 export function parsePollEvent(data: string): PollEvent | null {
@@ -25,13 +28,13 @@ export function useLiveChannel(target: string | undefined, onPoll: (ev: PollEven
   useEffect(() => {
     handler.current = onPoll;
   });
-  const [status, setStatus] = useState<LiveStatus>(() =>
-    typeof EventSource === 'undefined' ? 'unsupported' : 'connecting',
-  );
+  const [status, setStatus] = useState<LiveStatus>(() => (typeof EventSource === 'undefined' ? 'unsupported' : 'connecting'));
 
   useEffect(() => {
     if (typeof EventSource === 'undefined') return;
     const es = new EventSource(liveUrl(target));
+    // A proxy that swallows the stream leaves it "connecting" forever; treat that as failed so callers poll.
+    const timer = window.setTimeout(() => setStatus((s) => (s === 'connecting' ? 'error' : s)), CONNECT_TIMEOUT_MS);
     es.addEventListener('open', () => setStatus('open'));
     // EventSource reconnects by itself after an error (readyState CONNECTING); callers fall back to polling meanwhile.
     es.addEventListener('error', () => setStatus('error'));
@@ -41,7 +44,10 @@ export function useLiveChannel(target: string | undefined, onPoll: (ev: PollEven
       setStatus('open');
       handler.current(ev);
     });
-    return () => es.close();
+    return () => {
+      window.clearTimeout(timer);
+      es.close();
+    };
   }, [target]);
 
   return status;

@@ -4,7 +4,10 @@ import type { LiveStatus } from '../api/live';
 const TEXT: Record<LiveStatus, { label: string; title: string }> = {
   open: { label: 'live', title: 'Receiving every poll over /api/live (SSE).' },
   connecting: { label: 'connecting…', title: 'Opening the /api/live event stream.' },
-  error: { label: 'live stream lost — refetching every 5 s', title: 'The /api/live event stream failed; the browser keeps retrying it.' },
+  error: {
+    label: 'live stream lost — refetching every 5 s',
+    title: 'The /api/live event stream failed; the browser keeps retrying it.',
+  },
   unsupported: { label: 'no SSE — refetching every 5 s', title: 'This browser has no EventSource.' },
 };
 

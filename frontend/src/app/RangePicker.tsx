@@ -6,7 +6,15 @@ const RELATIVE: RelativeKey[] = ['5m', '1h', '24h'];
 
 const btn = (active: boolean) => `seg-btn ${active ? 'seg-active' : ''}`;
 
-export function RangePicker({ range, onChange, onRefresh }: { range: TimeRange; onChange: (r: TimeRange) => void; onRefresh?: () => void }) {
+export function RangePicker({
+  range,
+  onChange,
+  onRefresh,
+}: {
+  range: TimeRange;
+  onChange: (r: TimeRange) => void;
+  onRefresh?: () => void;
+}) {
   const [customOpen, setCustomOpen] = useState(range.kind === 'custom');
   const [initial] = useState(() => resolveRange(range, Date.now() / 1000));
   const [fromText, setFromText] = useState(() => toDatetimeLocal(initial.from));
@@ -81,7 +89,12 @@ export function RangePicker({ range, onChange, onRefresh }: { range: TimeRange; 
         >
           <label>
             from{' '}
-            <input type="datetime-local" value={fromText} onChange={(e) => setFromText(e.target.value)} data-testid="range-from" />
+            <input
+              type="datetime-local"
+              value={fromText}
+              onChange={(e) => setFromText(e.target.value)}
+              data-testid="range-from"
+            />
           </label>
           <label>
             to <input type="datetime-local" value={toText} onChange={(e) => setToText(e.target.value)} data-testid="range-to" />

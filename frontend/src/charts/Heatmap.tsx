@@ -18,7 +18,6 @@ export interface HeatmapProps {
 }
 
 const LABEL_W = 56;
-const ROW_H = 16;
 const AXIS_H = 18;
 const MAX_BUCKETS = 150;
 const MIN_CELL_PX = 6;
@@ -32,6 +31,8 @@ function HeatmapImpl({ values, stalled, from, to, valueLabel, minBucketS = 1, re
   );
   const data = useMemo(() => bucketHeatmap(values, stalled, from, to, buckets), [values, stalled, from, to, buckets]);
   const cellW = plotW / buckets;
+  // Few groups get taller rows so the heatmap stays readable; many groups stay compact.
+  const ROW_H = data.groups.length <= 8 ? 22 : data.groups.length <= 32 ? 14 : 8;
   const height = data.groups.length * ROW_H + AXIS_H;
   const span = to - from;
   const ticks = 5;
@@ -58,23 +59,27 @@ function HeatmapImpl({ values, stalled, from, to, valueLabel, minBucketS = 1, re
               const x = LABEL_W + c * cellW;
               const y = r * ROW_H;
               return (
-                <rect
-                  key={c}
-                  x={x + 0.5}
-                  y={y + 0.5}
-                  width={Math.max(1, cellW - 1)}
-                  height={ROW_H - 1}
-                  fill={cell.value === null ? '#1b1f26' : heatColor(cell.value, scaleMax)}
-                  stroke={cell.stalled ? '#f2495c' : undefined}
-                  strokeWidth={cell.stalled ? 1.5 : undefined}
-                  className={cell.stalled ? 'heat-cell heat-stalled' : 'heat-cell'}
-                  data-stalled={cell.stalled ? 'true' : undefined}
-                >
-                  <title>
-                    {`group ${g} · ${fmtClock(data.starts[c])}–${fmtClock(data.starts[c] + data.bucketS)}\n` +
-                      `max ${valueLabel}: ${fmtNum(cell.value)}${cell.stalled ? '\nSTALLED' : ''}`}
-                  </title>
-                </rect>
+                <g key={c}>
+                  <rect
+                    x={x + 0.5}
+                    y={y + 0.5}
+                    width={Math.max(1, cellW - 1)}
+                    height={ROW_H - 1}
+                    fill={cell.value === null ? '#1b1f26' : heatColor(cell.value, scaleMax)}
+                    stroke={cell.stalled ? '#f2495c' : undefined}
+                    strokeWidth={cell.stalled ? 2 : undefined}
+                    className={cell.stalled ? 'heat-cell heat-stalled' : 'heat-cell'}
+                    data-stalled={cell.stalled ? 'true' : undefined}
+                  >
+                    <title>
+                      {`group ${g} · ${fmtClock(data.starts[c])}–${fmtClock(data.starts[c] + data.bucketS)}\n` +
+                        `max ${valueLabel}: ${fmtNum(cell.value)}${cell.stalled ? '\nSTALLED' : ''}`}
+                    </title>
+                  </rect>
+                  {cell.stalled ? (
+                    <rect x={x + 0.5} y={y + 0.5} width={Math.max(1, cellW - 1)} height={3} fill="#f2495c" pointerEvents="none" />
+                  ) : null}
+                </g>
               );
             })}
           </g>

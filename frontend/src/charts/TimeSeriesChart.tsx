@@ -1,6 +1,6 @@
 // Generic time-series line chart (Recharts) with a fixed time domain, unit-aware axes/tooltips and an empty state.
-import { memo, useMemo, type ReactNode } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { memo, useMemo, useState, type ReactNode } from 'react';
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Series } from '../api/types';
 import { fmtAxisTime, fmtDateTime } from '../lib/format';
 import { useElementWidth } from '../lib/hooks';
@@ -31,7 +31,20 @@ export interface TimeSeriesChartProps {
   loading?: boolean;
 }
 
-export const PALETTE = ['#5794f2', '#73bf69', '#f2cc0c', '#ff9830', '#b877d9', '#8ab8ff', '#96d98d', '#fade2a', '#ffb357', '#ca95e5', '#5ac8c8', '#e0752d'];
+export const PALETTE = [
+  '#5794f2',
+  '#73bf69',
+  '#f2cc0c',
+  '#ff9830',
+  '#b877d9',
+  '#8ab8ff',
+  '#96d98d',
+  '#fade2a',
+  '#ffb357',
+  '#ca95e5',
+  '#5ac8c8',
+  '#e0752d',
+];
 
 export function groupColor(i: number): string {
   return PALETTE[i % PALETTE.length];
@@ -39,8 +52,21 @@ export function groupColor(i: number): string {
 
 const AXIS_STYLE = { fontSize: 11, fill: '#9aa4b2' };
 
-function TimeSeriesChartImpl({ title, testId, lines, from, to, format, formatRight, height = 200, note, extra, loading }: TimeSeriesChartProps) {
+function TimeSeriesChartImpl({
+  title,
+  testId,
+  lines,
+  from,
+  to,
+  format,
+  formatRight,
+  height = 200,
+  note,
+  extra,
+  loading,
+}: TimeSeriesChartProps) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
+  const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const present = useMemo(() => lines.filter((l) => l.series && l.series.points.length > 0), [lines]);
   const rows = useMemo(() => {
     const keyBy = new Map(present.map((l) => [l.series!, l.key]));
@@ -94,7 +120,6 @@ function TimeSeriesChartImpl({ title, testId, lines, from, to, format, formatRig
                 return [f(typeof v === 'number' ? v : null), n];
               }}
             />
-            <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} />
             {present.map((l) => (
               <Line
                 key={l.key}
@@ -107,12 +132,36 @@ function TimeSeriesChartImpl({ title, testId, lines, from, to, format, formatRig
                 strokeWidth={1.5}
                 isAnimationActive={false}
                 connectNulls={false}
+                hide={hidden.has(l.key)}
                 type="linear"
               />
             ))}
           </LineChart>
         ) : null}
       </div>
+      {hasValues ? (
+        <div className="legend" data-testid={`${testId}-legend`}>
+          {present.map((l) => (
+            <button
+              key={l.key}
+              type="button"
+              className={`legend-item ${hidden.has(l.key) ? 'legend-off' : ''}`}
+              aria-pressed={!hidden.has(l.key)}
+              title="Click to hide/show"
+              onClick={() => {
+                const next = new Set(hidden);
+                if (next.has(l.key)) next.delete(l.key);
+                else next.add(l.key);
+                setHidden(next);
+              }}
+            >
+              <span className={`legend-swatch ${l.dashed ? 'legend-dashed' : ''}`} style={{ borderColor: l.color }} />
+              {l.label}
+              {l.axis === 'right' ? <span className="muted"> (right)</span> : null}
+            </button>
+          ))}
+        </div>
+      ) : null}
       {note ? <div className="chart-note">{note}</div> : null}
     </Panel>
   );

@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { Series } from '../api/types';
 import { bucketHeatmap, bucketIndex, heatColor } from './heatmap';
 
-const q = (group: string, points: [number, number | null][]): Series => ({ metric: 'tp_group_queue_length', labels: { group }, points });
-const st = (group: string, points: [number, number | null][]): Series => ({ metric: 'tp_group_stalled', labels: { group }, points });
+const q = (group: string, points: [number, number | null][]): Series => ({
+  metric: 'tp_group_queue_length',
+  labels: { group },
+  points,
+});
+const st = (group: string, points: [number, number | null][]): Series => ({
+  metric: 'tp_group_stalled',
+  labels: { group },
+  points,
+});
 
 describe('bucketIndex', () => {
   it('maps times into equal buckets and puts `to` in the last one', () => {
@@ -21,7 +29,14 @@ describe('bucketIndex', () => {
 describe('bucketHeatmap', () => {
   it('builds one row per group in numeric order with the max per bucket', () => {
     const h = bucketHeatmap(
-      [q('10', [[5, 1]]), q('2', [[1, 3], [4, 7], [12, 2]])],
+      [
+        q('10', [[5, 1]]),
+        q('2', [
+          [1, 3],
+          [4, 7],
+          [12, 2],
+        ]),
+      ],
       [],
       0,
       20,
@@ -36,14 +51,43 @@ describe('bucketHeatmap', () => {
   });
 
   it('marks buckets where the stalled metric was 1, including groups only seen in stalled data', () => {
-    const h = bucketHeatmap([q('0', [[1, 0], [11, 5]])], [st('0', [[1, 0], [15, 1]]), st('1', [[3, 1]])], 0, 20, 2);
+    const h = bucketHeatmap(
+      [
+        q('0', [
+          [1, 0],
+          [11, 5],
+        ]),
+      ],
+      [
+        st('0', [
+          [1, 0],
+          [15, 1],
+        ]),
+        st('1', [[3, 1]]),
+      ],
+      0,
+      20,
+      2,
+    );
     expect(h.groups).toEqual(['0', '1']);
     expect(h.cells[0].map((c) => c.stalled)).toEqual([false, true]);
     expect(h.cells[1][0]).toEqual({ value: null, stalled: true });
   });
 
   it('ignores nulls and points outside the window', () => {
-    const h = bucketHeatmap([q('0', [[-5, 50], [5, null], [25, 60]])], [], 0, 20, 4);
+    const h = bucketHeatmap(
+      [
+        q('0', [
+          [-5, 50],
+          [5, null],
+          [25, 60],
+        ]),
+      ],
+      [],
+      0,
+      20,
+      4,
+    );
     expect(h.cells[0].every((c) => c.value === null)).toBe(true);
     expect(h.max).toBe(0);
   });

@@ -6,7 +6,7 @@ export const POOL_OFF_MESSAGE =
 
 export const POOL_OFF_DETAIL =
   'The server runs one thread per connection, so THREAD_POOL_GROUPS / QUEUES / STATS / WAITS return no rows. ' +
-  'thread_handling is read-only at runtime: add `thread_handling = pool-of-threads` under [mysqld] in the server ' +
+  'thread_handling is read-only at runtime: add thread_handling = pool-of-threads under [mysqld] in the server ' +
   'config (optionally thread_pool_size = <CPU count>, thread_pool_exact_stats = ON and an extra_port for admin ' +
   'access) and restart the server. Thread, throughput and transaction metrics below are still collected.';
 

@@ -23,7 +23,7 @@ export function fmtCompact(v: Num): string {
   const a = Math.abs(v);
   if (a >= 1e9) return `${trim(v / 1e9)}G`;
   if (a >= 1e6) return `${trim(v / 1e6)}M`;
-  if (a >= 1e4) return `${trim(v / 1e3)}k`;
+  if (a >= 1e3) return `${trim(v / 1e3)}k`;
   return fmtNum(v, a < 10 ? 2 : 1);
 }
 
@@ -35,6 +35,12 @@ function trim(v: number): string {
 export function fmtRate(v: Num): string {
   if (!isNum(v)) return DASH;
   return `${fmtNum(v, Math.abs(v) < 10 ? 2 : 1)} /s`;
+}
+
+/** Per-second rate, compacted for small tiles: 12.8k /s. */
+export function fmtRateCompact(v: Num): string {
+  if (!isNum(v)) return DASH;
+  return `${fmtCompact(v)} /s`;
 }
 
 /** Milliseconds, switching to seconds/minutes when large. */
@@ -53,7 +59,8 @@ export function fmtSeconds(v: Num): string {
   const s = Math.abs(v);
   let out: string;
   if (s < 60) out = `${Number.isInteger(s) || s >= 10 ? s.toFixed(0) : s.toFixed(s < 1 ? 2 : 1)} s`;
-  else if (s < 3600) out = `${Math.floor(s / 60)} m ${String(Math.floor(s % 60)).padStart(2, '0')} s`;
+  else if (s < 3600)
+    out = s % 60 === 0 ? `${s / 60} m` : `${Math.floor(s / 60)} m ${String(Math.floor(s % 60)).padStart(2, '0')} s`;
   else if (s < 86400) out = `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} m`;
   else out = `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
   return neg ? `-${out}` : out;

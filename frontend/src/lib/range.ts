@@ -2,10 +2,7 @@
 
 export type RelativeKey = '5m' | '1h' | '24h';
 
-export type TimeRange =
-  | { kind: 'live' }
-  | { kind: 'relative'; key: RelativeKey }
-  | { kind: 'custom'; from: number; to: number };
+export type TimeRange = { kind: 'live' } | { kind: 'relative'; key: RelativeKey } | { kind: 'custom'; from: number; to: number };
 
 /** Live mode shows this much history and trims anything older. */
 export const LIVE_WINDOW_S = 300;

@@ -14,8 +14,22 @@ describe('seriesKey', () => {
 
 describe('appendSamples', () => {
   const base: Series[] = [
-    { metric: 'qps', labels: {}, points: [[100, 1], [101, 2]] },
-    { metric: 'tp_group_queue_length', labels: { group: '0' }, points: [[100, 0], [101, 3]] },
+    {
+      metric: 'qps',
+      labels: {},
+      points: [
+        [100, 1],
+        [101, 2],
+      ],
+    },
+    {
+      metric: 'tp_group_queue_length',
+      labels: { group: '0' },
+      points: [
+        [100, 0],
+        [101, 3],
+      ],
+    },
   ];
 
   it('appends to the matching series by metric and labels', () => {
@@ -28,8 +42,16 @@ describe('appendSamples', () => {
       102,
       wanted,
     );
-    expect(out[0].points).toEqual([[100, 1], [101, 2], [102, 5]]);
-    expect(out[1].points).toEqual([[100, 0], [101, 3], [102, 7]]);
+    expect(out[0].points).toEqual([
+      [100, 1],
+      [101, 2],
+      [102, 5],
+    ]);
+    expect(out[1].points).toEqual([
+      [100, 0],
+      [101, 3],
+      [102, 7],
+    ]);
     // inputs are not mutated
     expect(base[0].points).toHaveLength(2);
   });
@@ -48,7 +70,10 @@ describe('appendSamples', () => {
 
   it('skips samples not newer than the last point (history already holds that poll)', () => {
     const out = appendSamples(base, [{ metric: 'qps', labels: {}, value: 99 }], 101, wanted);
-    expect(out[0].points).toEqual([[100, 1], [101, 2]]);
+    expect(out[0].points).toEqual([
+      [100, 1],
+      [101, 2],
+    ]);
   });
 
   it('keeps null values as gaps', () => {
@@ -59,7 +84,10 @@ describe('appendSamples', () => {
   it('trims points older than the window measured from the new sample', () => {
     const out = appendSamples(base, [{ metric: 'qps', labels: {}, value: 5 }], 400.5, wanted, 300);
     // cutoff = 100.5: the point at 100 goes, the one at 101 stays
-    expect(out[0].points).toEqual([[101, 2], [400.5, 5]]);
+    expect(out[0].points).toEqual([
+      [101, 2],
+      [400.5, 5],
+    ]);
     expect(out[1].points).toEqual([[101, 3]]);
   });
 
@@ -92,18 +120,35 @@ describe('seriesOf', () => {
 describe('toChartRows', () => {
   it('pivots series into time-sorted rows, leaving missing values absent', () => {
     const s: Series[] = [
-      { metric: 'qps', labels: {}, points: [[2, 20], [1, 10]] },
+      {
+        metric: 'qps',
+        labels: {},
+        points: [
+          [2, 20],
+          [1, 10],
+        ],
+      },
       { metric: 'tps', labels: {}, points: [[2, 5]] },
     ];
     const rows = toChartRows(s, (x) => x.metric);
-    expect(rows).toEqual([{ t: 1, qps: 10 }, { t: 2, qps: 20, tps: 5 }]);
+    expect(rows).toEqual([
+      { t: 1, qps: 10 },
+      { t: 2, qps: 20, tps: 5 },
+    ]);
   });
 });
 
 describe('latestTs / isEmpty', () => {
   it('finds the newest point and detects all-null data', () => {
     const s: Series[] = [
-      { metric: 'a', labels: {}, points: [[1, null], [5, null]] },
+      {
+        metric: 'a',
+        labels: {},
+        points: [
+          [1, null],
+          [5, null],
+        ],
+      },
       { metric: 'b', labels: {}, points: [[3, null]] },
     ];
     expect(latestTs(s)).toBe(5);

@@ -74,7 +74,17 @@ export function SqlText({ sql, max = 80 }: { sql: string | null | undefined; max
 }
 
 /** In-app link using history navigation; modified clicks keep browser behaviour (new tab etc.). */
-export function Link({ href, children, className, testId }: { href: string; children: ReactNode; className?: string; testId?: string }) {
+export function Link({
+  href,
+  children,
+  className,
+  testId,
+}: {
+  href: string;
+  children: ReactNode;
+  className?: string;
+  testId?: string;
+}) {
   return (
     <a
       href={href}
@@ -91,7 +101,19 @@ export function Link({ href, children, className, testId }: { href: string; chil
   );
 }
 
-export function Stat({ label, value, tone, testId, title }: { label: string; value: ReactNode; tone?: Tone; testId?: string; title?: string }) {
+export function Stat({
+  label,
+  value,
+  tone,
+  testId,
+  title,
+}: {
+  label: string;
+  value: ReactNode;
+  tone?: Tone;
+  testId?: string;
+  title?: string;
+}) {
   return (
     <div className={`stat ${tone ? `stat-${tone}` : ''}`} data-testid={testId} title={title}>
       <div className="stat-value">{value}</div>

@@ -3,7 +3,8 @@ import { useEffect } from 'react';
 import { fmtAgo } from '../../lib/format';
 import { useNow } from '../../lib/hooks';
 import { LiveIndicator } from '../../app/LiveIndicator';
-import { Notice } from '../../ui/ui';
+import { Link, Notice } from '../../ui/ui';
+import { targetPath } from '../../app/router';
 import { TargetCard } from './TargetCard';
 import { useTargets } from './useTargets';
 
@@ -35,13 +36,22 @@ export function OverviewPage() {
       {error ? (
         <Notice tone="bad" title="Backend unreachable" testId="backend-error">
           {error.message}
-          {targets && updatedAt ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.` : ' — retrying every 5 s.'}
+          {targets && updatedAt
+            ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.`
+            : ' — retrying every 5 s.'}
         </Notice>
       ) : null}
 
       {totalStalled.length ? (
         <Notice tone="bad" title="Thread pool stall" testId="stalled-banner">
-          Stalled groups on {totalStalled.map((t) => `${t.name} (${t.summary?.stalled_groups})`).join(', ')}.
+          Stalled groups on{' '}
+          {totalStalled.map((t, i) => (
+            <span key={t.name}>
+              {i > 0 ? ', ' : ''}
+              <Link href={targetPath(t.name)}>{t.name}</Link> ({t.summary?.stalled_groups})
+            </span>
+          ))}
+          .
         </Notice>
       ) : null}
 

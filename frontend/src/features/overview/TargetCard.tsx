@@ -1,7 +1,7 @@
 // One target on the overview: health, server facts, poll timing and the summary numbers that matter in an incident.
 import type { Target } from '../../api/types';
 import { targetPath } from '../../app/router';
-import { flavorLabel, fmtAgo, fmtMs, fmtNum, fmtRate } from '../../lib/format';
+import { flavorLabel, fmtAgo, fmtMs, fmtNum, fmtRateCompact } from '../../lib/format';
 import {
   explainPrivilege,
   failedCollectors,
@@ -40,7 +40,11 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
             {s?.stalled_groups} stalled group{s?.stalled_groups === 1 ? '' : 's'}
           </Badge>
         ) : null}
-        <span className={`card-age ${stale ? 'text-warn' : 'muted'}`} data-testid="target-poll-age" title="Time since the last poll">
+        <span
+          className={`card-age ${stale ? 'text-warn' : 'muted'}`}
+          data-testid="target-poll-age"
+          title="Time since the last poll"
+        >
           polled {fmtAgo(t.last_poll_at, now)}
         </span>
       </header>
@@ -102,13 +106,13 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
           {!poolOff ? (
             <>
               <Stat
-                label="queue length"
+                label="queued"
                 value={fmtNum(s.queue_length)}
                 tone={(s.queue_length ?? 0) > 0 ? 'warn' : undefined}
                 testId="summary-queue-length"
               />
               <Stat
-                label="stalled groups"
+                label="stalled / groups"
                 value={`${fmtNum(s.stalled_groups)} / ${fmtNum(s.groups)}`}
                 tone={stalled ? 'bad' : undefined}
                 testId="summary-stalled-groups"
@@ -116,12 +120,12 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
             </>
           ) : null}
           <Stat
-            label="running / connected"
+            label="running / conn."
             value={`${fmtNum(s.threads_running)} / ${fmtNum(s.threads_connected)}`}
             testId="summary-threads"
           />
-          <Stat label="QPS" value={fmtRate(s.qps)} testId="summary-qps" />
-          <Stat label="TPS" value={fmtRate(s.tps)} testId="summary-tps" />
+          <Stat label="QPS" value={fmtRateCompact(s.qps)} testId="summary-qps" />
+          <Stat label="TPS" value={fmtRateCompact(s.tps)} testId="summary-tps" />
           <Stat label="active trx" value={fmtNum(s.active_transactions)} testId="summary-active-trx" />
         </div>
       ) : null}

@@ -51,7 +51,9 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
             </th>
             <th className="num">stalls</th>
             <th className="num">dequeues</th>
-            <th className="num" title="Thread creations per second">thr. created</th>
+            <th className="num" title="Thread creations per second">
+              thr. created
+            </th>
             <th>verdict</th>
           </tr>
         </thead>
@@ -86,7 +88,9 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
                 <td className={`num ${(g.queue_length ?? 0) > 0 ? 'cell-hot' : ''}`} data-testid={`group-queue-${id}`}>
                   {fmtNum(g.queue_length)}
                 </td>
-                <td className={`num ${g.oldest_queued_ms !== null && g.oldest_queued_ms === oldest && oldest > 0 ? 'cell-hot' : ''}`}>
+                <td
+                  className={`num ${g.oldest_queued_ms !== null && g.oldest_queued_ms === oldest && oldest > 0 ? 'cell-hot' : ''}`}
+                >
                   {fmtMs(g.oldest_queued_ms)}
                 </td>
                 <td className={`num ${(g.stalls_per_s ?? 0) > 0 ? 'cell-bad' : ''}`}>{fmtRate(g.stalls_per_s)}</td>
@@ -136,6 +140,12 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
           </tfoot>
         ) : null}
       </table>
+      {coarse ? (
+        <div className="table-note text-warn" data-testid="group-coarse-note">
+          * coarse queue-time mode (thread_pool_exact_stats=OFF): enqueue times come from the timer tick and read far higher than
+          the real wait.
+        </div>
+      ) : null}
     </div>
   );
 }

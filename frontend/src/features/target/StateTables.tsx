@@ -1,12 +1,27 @@
 // Tables for the current poll: queued connections, open transactions and wait reasons.
+import { useState } from 'react';
 import type { QueuedConnection, TransactionItem, WaitRow } from '../../api/types';
 import { DASH, fmtMs, fmtNum, fmtRate, fmtSeconds } from '../../lib/format';
 import { SqlText } from '../../ui/ui';
 
-const txt = (v: string | null | undefined) => (v === null || v === undefined || v === '' ? <span className="muted">{DASH}</span> : v);
+export const QUEUE_ROW_LIMIT = 200;
 
-export function QueueTable({ queue, coarse, processMissing }: { queue: QueuedConnection[]; coarse: boolean; processMissing: boolean }) {
-  const rows = queue.toSorted((a, b) => a.group_id - b.group_id || a.position - b.position);
+const txt = (v: string | null | undefined) =>
+  v === null || v === undefined || v === '' ? <span className="muted">{DASH}</span> : v;
+
+export function QueueTable({
+  queue,
+  coarse,
+  processMissing,
+}: {
+  queue: QueuedConnection[];
+  coarse: boolean;
+  processMissing: boolean;
+}) {
+  const [showAll, setShowAll] = useState(false);
+  const sorted = queue.toSorted((a, b) => a.group_id - b.group_id || a.position - b.position);
+  // A real incident can queue thousands of connections; rendering them all would freeze the page.
+  const rows = showAll ? sorted : sorted.slice(0, QUEUE_ROW_LIMIT);
   return (
     <div className="table-wrap">
       {processMissing ? (
@@ -21,7 +36,10 @@ export function QueueTable({ queue, coarse, processMissing }: { queue: QueuedCon
             <th className="num">pos</th>
             <th>prio</th>
             <th className="num">conn id</th>
-            <th className="num" title={coarse ? 'Coarse mode: enqueue time from the timer tick, overstated' : 'Exact queueing time'}>
+            <th
+              className="num"
+              title={coarse ? 'Coarse mode: enqueue time from the timer tick, overstated' : 'Exact queueing time'}
+            >
               waiting{coarse ? ' (coarse)' : ''}
             </th>
             <th>user</th>
@@ -46,7 +64,9 @@ export function QueueTable({ queue, coarse, processMissing }: { queue: QueuedCon
                 <td className="num">{q.position}</td>
                 <td className={q.priority === 'HIGH' ? 'text-info' : ''}>{txt(q.priority)}</td>
                 <td className="num mono">{q.connection_id}</td>
-                <td className={`num ${(q.queueing_time_ms ?? 0) >= 1000 ? 'cell-bad' : (q.queueing_time_ms ?? 0) >= 100 ? 'cell-hot' : ''}`}>
+                <td
+                  className={`num ${(q.queueing_time_ms ?? 0) >= 1000 ? 'cell-bad' : (q.queueing_time_ms ?? 0) >= 100 ? 'cell-hot' : ''}`}
+                >
                   {fmtMs(q.queueing_time_ms)}
                 </td>
                 <td>{txt(q.user)}</td>
@@ -62,6 +82,14 @@ export function QueueTable({ queue, coarse, processMissing }: { queue: QueuedCon
           )}
         </tbody>
       </table>
+      {sorted.length > rows.length ? (
+        <div className="table-note" data-testid="queue-truncated">
+          Showing the first {rows.length} of {sorted.length} queued connections (by group, queue position).{' '}
+          <button type="button" className="link-btn" onClick={() => setShowAll(true)}>
+            show all
+          </button>
+        </div>
+      ) : null}
     </div>
   );
 }
@@ -97,7 +125,9 @@ export function TransactionsTable({ items }: { items: TransactionItem[] }) {
               <tr key={t.trx_id} className={t.state === 'LOCK WAIT' ? 'row-warn' : ''} data-testid={`trx-row-${t.trx_id}`}>
                 <td className="mono">{t.trx_id}</td>
                 <td className={t.state === 'LOCK WAIT' ? 'text-bad' : ''}>{txt(t.state)}</td>
-                <td className={`num ${(t.age_s ?? 0) >= 60 ? 'cell-bad' : (t.age_s ?? 0) >= 5 ? 'cell-hot' : ''}`}>{fmtSeconds(t.age_s)}</td>
+                <td className={`num ${(t.age_s ?? 0) >= 60 ? 'cell-bad' : (t.age_s ?? 0) >= 5 ? 'cell-hot' : ''}`}>
+                  {fmtSeconds(t.age_s)}
+                </td>
                 <td className="num">{t.wait_s === null ? DASH : fmtSeconds(t.wait_s)}</td>
                 <td className="num mono">{t.thread_id ?? DASH}</td>
                 <td>{txt(t.user)}</td>

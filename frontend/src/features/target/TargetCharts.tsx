@@ -23,7 +23,15 @@ const fmtCount = (v: number | null) => fmtCompact(v);
 const fmtRatio = (v: number | null) => fmtPercent(v, 1);
 const fmtRateAxis = (v: number | null) => (v === null ? '—' : `${fmtCompact(v)}/s`);
 
-export function HeatmapPanel({ history, pollIntervalS, retired }: { history: History; pollIntervalS: number; retired: ReadonlySet<string> }) {
+export function HeatmapPanel({
+  history,
+  pollIntervalS,
+  retired,
+}: {
+  history: History;
+  pollIntervalS: number;
+  retired: ReadonlySet<string>;
+}) {
   const [metric, setMetric] = useState<'queue' | 'active'>('queue');
   const values = useMemo(
     () => seriesOf(history.series, metric === 'queue' ? 'tp_group_queue_length' : 'tp_group_active_threads'),
@@ -113,7 +121,10 @@ export function TargetCharts({
     ],
     [idx],
   );
-  const tputLines = useMemo(() => [line(idx, 'qps', 'QPS', '#5794f2'), line(idx, 'tps', 'TPS', '#73bf69', { axis: 'right' })], [idx]);
+  const tputLines = useMemo(
+    () => [line(idx, 'qps', 'QPS', '#5794f2'), line(idx, 'tps', 'TPS', '#73bf69', { axis: 'right' })],
+    [idx],
+  );
   const trxLines = useMemo(
     () => [
       line(idx, 'trx_active', 'active trx', '#5794f2'),
@@ -123,7 +134,10 @@ export function TargetCharts({
     [idx],
   );
   const ratioLines = useMemo(
-    () => [line(idx, 'thread_cache_miss_ratio', 'thread cache miss', '#b877d9'), line(idx, 'buffer_pool_miss_ratio', 'buffer pool miss', '#5ac8c8')],
+    () => [
+      line(idx, 'thread_cache_miss_ratio', 'thread cache miss', '#b877d9'),
+      line(idx, 'buffer_pool_miss_ratio', 'buffer pool miss', '#5ac8c8'),
+    ],
     [idx],
   );
   const pollLines = useMemo(() => [line(idx, 'poll_duration_ms', 'poll duration', '#8ab8ff')], [idx]);
@@ -156,13 +170,23 @@ export function TargetCharts({
             loading={loading}
             note={
               server?.queue_time_mode === 'coarse' ? (
-                <span className="text-warn">{qm.label}: values come from the timer tick and read far higher than the real wait.</span>
+                <span className="text-warn">
+                  {qm.label}: values come from the timer tick and read far higher than the real wait.
+                </span>
               ) : undefined
             }
           />
         </>
       ) : null}
-      <TimeSeriesChart title="Threads" testId="chart-threads" lines={threadLines} from={from} to={to} format={fmtCount} loading={loading} />
+      <TimeSeriesChart
+        title="Threads"
+        testId="chart-threads"
+        lines={threadLines}
+        from={from}
+        to={to}
+        format={fmtCount}
+        loading={loading}
+      />
       <TimeSeriesChart
         title="Throughput (QPS left, TPS right)"
         testId="chart-throughput"

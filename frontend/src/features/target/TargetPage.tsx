@@ -62,7 +62,11 @@ export function TargetPage({ name }: { name: string }) {
             {d.targetError?.message} — <Link href="/">back to the overview</Link>
           </Notice>
         ) : d.targetError ? (
-          <Notice tone="bad" title={k === 'unreachable' ? 'Backend unreachable' : 'Could not load the target'} testId="backend-error">
+          <Notice
+            tone="bad"
+            title={k === 'unreachable' ? 'Backend unreachable' : 'Could not load the target'}
+            testId="backend-error"
+          >
             {d.targetError.message} — retrying.
           </Notice>
         ) : (
@@ -83,6 +87,7 @@ export function TargetPage({ name }: { name: string }) {
   const stallLimit = state?.variables?.thread_pool_stall_limit ? Number(state.variables.thread_pool_stall_limit) : null;
   const backendDown = kindOf(d.targetError) === 'unreachable' || kindOf(d.stateError) === 'unreachable';
   const trx = state?.transactions ?? null;
+  const historyEmpty = !!history && !d.historyLoading && isEmpty(history.series);
 
   return (
     <div className="page" data-testid="target-page">
@@ -102,7 +107,7 @@ export function TargetPage({ name }: { name: string }) {
           {(d.targetError ?? d.stateError)?.message} — showing the last data received; retrying.
         </Notice>
       ) : null}
-      <DownNotice target={target} now={now} />
+      <DownNotice target={target} now={now} hasState={!!state} />
       {poolOff ? <PoolOffNotice /> : null}
       {state ? <StalledBanner groups={state.groups} /> : null}
       <PrivilegeWarning missing={missing} />
@@ -146,7 +151,9 @@ export function TargetPage({ name }: { name: string }) {
         <h2>History</h2>
         <span className="muted small" data-testid="history-range">
           {rangeLabel(range)}
-          {history ? ` · ${fmtClock(history.from)} – ${fmtClock(history.to)} · step ${fmtSeconds(history.step_s)} (${history.resolution})` : ''}
+          {history
+            ? ` · ${fmtClock(history.from)} – ${fmtClock(history.to)} · step ${fmtSeconds(history.step_s)} (${history.resolution})`
+            : ''}
         </span>
       </div>
       {d.historyError ? (
@@ -155,18 +162,22 @@ export function TargetPage({ name }: { name: string }) {
           {range.kind === 'live' ? ' — charts fill from live samples only.' : ''}
         </Notice>
       ) : null}
-      {history && !d.historyLoading && isEmpty(history.series) ? (
+      {historyEmpty ? (
         <Notice tone="info" title="No data in range" testId="no-data">
           Poolscope stored no samples for {name} between {fmtClock(history.from)} and {fmtClock(history.to)}.
           {range.kind === 'live' ? ' New polls will appear here as they arrive.' : ' Try a wider range or Live.'}
         </Notice>
       ) : null}
-      {history ? (
+      {history && !historyEmpty ? (
         <>
-          {!poolOff ? (
-            <HeatmapPanel history={history} pollIntervalS={target.poll_interval_s ?? 1} retired={retired} />
-          ) : null}
-          <TargetCharts history={history} server={server} ratios={state?.ratios ?? null} poolOff={poolOff} loading={d.historyLoading} />
+          {!poolOff ? <HeatmapPanel history={history} pollIntervalS={target.poll_interval_s ?? 1} retired={retired} /> : null}
+          <TargetCharts
+            history={history}
+            server={server}
+            ratios={state?.ratios ?? null}
+            poolOff={poolOff}
+            loading={d.historyLoading}
+          />
         </>
       ) : d.historyLoading ? (
         <div className="loading" data-testid="history-loading">
@@ -183,7 +194,11 @@ export function TargetPage({ name }: { name: string }) {
           testId="queue-panel"
           extra={state ? <span className="muted small">{fmtNum(state.queue.length)} waiting</span> : null}
         >
-          {state ? <QueueTable queue={state.queue} coarse={coarse} processMissing={processMissing} /> : <div className="loading">…</div>}
+          {state ? (
+            <QueueTable queue={state.queue} coarse={coarse} processMissing={processMissing} />
+          ) : (
+            <div className="loading">…</div>
+          )}
         </Panel>
       ) : null}
       <Panel

@@ -52,7 +52,10 @@ export function TargetHeader({ target: t, now, liveStatus }: { target: Target; n
               {t.connection.host}:{t.connection.port}
             </span>
             {t.connection.port_kind === 'port' ? (
-              <span className="text-warn"> — monitoring queries share the pool queue{t.connection.note ? `: ${t.connection.note}` : ''}</span>
+              <span className="text-warn">
+                {' '}
+                — monitoring queries share the pool queue{t.connection.note ? `: ${t.connection.note}` : ''}
+              </span>
             ) : t.connection.note ? (
               <span className="muted"> — {t.connection.note}</span>
             ) : null}
@@ -68,7 +71,7 @@ export function TargetHeader({ target: t, now, liveStatus }: { target: Target; n
   );
 }
 
-export function DownNotice({ target: t, now }: { target: Target; now: number }) {
+export function DownNotice({ target: t, now, hasState }: { target: Target; now: number; hasState: boolean }) {
   if (t.status === 'starting') {
     return (
       <Notice tone="info" title="Connecting to the target…" testId="target-starting">
@@ -82,7 +85,7 @@ export function DownNotice({ target: t, now }: { target: Target; now: number }) 
       <div data-testid="target-down-reason">{t.reason ?? 'No reason reported.'}</div>
       <div className="muted">
         {t.last_poll_at
-          ? `Last successful poll: ${fmtDateTime(t.last_poll_at)} (${fmtAgo(t.last_poll_at, now)}). Data below is from then.`
+          ? `Last successful poll: ${fmtDateTime(t.last_poll_at)} (${fmtAgo(t.last_poll_at, now)}).${hasState ? ' Current-state panels below show that poll.' : ''}`
           : 'No successful poll yet.'}
       </div>
     </Notice>
@@ -104,11 +107,7 @@ export function StalledBanner({ groups }: { groups: GroupState[] }) {
   const stalled = groups.filter((g) => g.stalled);
   if (!stalled.length) return null;
   return (
-    <Notice
-      tone="bad"
-      title={`${stalled.length} thread group${stalled.length === 1 ? '' : 's'} stalled`}
-      testId="stalled-banner"
-    >
+    <Notice tone="bad" title={`${stalled.length} thread group${stalled.length === 1 ? '' : 's'} stalled`} testId="stalled-banner">
       {stalled.map((g) => (
         <div key={g.group_id}>
           group {g.group_id}: {stallLabel(g.stall_reason)} — queue {fmtNum(g.queue_length)}
@@ -127,8 +126,7 @@ export function PrivilegeWarning({ missing }: { missing: string[] }) {
         const e = explainPrivilege(p);
         return (
           <div key={p} className="priv" data-testid={`privilege-${e.privilege}`}>
-            <strong>{e.privilege} missing:</strong> {e.impact}.{' '}
-            <code className="snippet-inline">{e.grant}</code>
+            <strong>{e.privilege} missing:</strong> {e.impact}. <code className="snippet-inline">{e.grant}</code>
             <span className="muted"> (use the monitoring user's actual name)</span>
           </div>
         );
@@ -168,7 +166,15 @@ export function CollectorsTable({ collectors }: { collectors: CollectorStatus[] 
         {collectors.map((c) => (
           <tr key={c.name} className={!c.ok && !c.skipped ? 'row-warn' : c.skipped ? 'row-dim' : ''}>
             <td className="mono">{c.name}</td>
-            <td>{c.skipped ? <Badge tone="muted">skipped</Badge> : c.ok ? <Badge tone="ok">ok</Badge> : <Badge tone="bad">failed</Badge>}</td>
+            <td>
+              {c.skipped ? (
+                <Badge tone="muted">skipped</Badge>
+              ) : c.ok ? (
+                <Badge tone="ok">ok</Badge>
+              ) : (
+                <Badge tone="bad">failed</Badge>
+              )}
+            </td>
             <td className="num">{fmtMs(c.duration_ms)}</td>
             <td className="small">{c.skipped ?? c.error ?? ''}</td>
           </tr>

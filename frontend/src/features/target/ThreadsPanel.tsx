@@ -63,8 +63,16 @@ export function ThreadsPanel({ state }: { state: TargetState }) {
           <KV k="QPS" v={fmtRate(tp?.qps)} testId="throughput-qps" />
           <KV k="TPS" v={fmtRate(tp?.tps)} testId="throughput-tps" />
           <KV k="New connections" v={fmtRate(tp?.connections_per_s)} />
-          <KV k="Aborted connects" v={fmtRate(tp?.aborted_connects_per_s)} tone={(tp?.aborted_connects_per_s ?? 0) > 0 ? 'text-warn' : ''} />
-          <KV k="Aborted clients" v={fmtRate(tp?.aborted_clients_per_s)} tone={(tp?.aborted_clients_per_s ?? 0) > 0 ? 'text-warn' : ''} />
+          <KV
+            k="Aborted connects"
+            v={fmtRate(tp?.aborted_connects_per_s)}
+            tone={(tp?.aborted_connects_per_s ?? 0) > 0 ? 'text-warn' : ''}
+          />
+          <KV
+            k="Aborted clients"
+            v={fmtRate(tp?.aborted_clients_per_s)}
+            tone={(tp?.aborted_clients_per_s ?? 0) > 0 ? 'text-warn' : ''}
+          />
         </tbody>
       </table>
       <table className="kv">

@@ -1,14 +1,16 @@
 // The metric names the target page charts and heatmap read from /metrics (names per docs/API.md).
 
-export const GROUP_METRICS = [
-  'tp_group_queue_length',
-  'tp_group_active_threads',
-  'tp_group_stalled',
-] as const;
+export const GROUP_METRICS = ['tp_group_queue_length', 'tp_group_active_threads', 'tp_group_stalled'] as const;
 
 export const QUEUE_METRICS = ['tp_queue_wait_max_ms', 'tp_queue_wait_avg_ms', 'tp_queued_connections'] as const;
 
-export const THREAD_METRICS = ['threads_connected', 'threads_running', 'threads_cached', 'pool_threads', 'pool_idle_threads'] as const;
+export const THREAD_METRICS = [
+  'threads_connected',
+  'threads_running',
+  'threads_cached',
+  'pool_threads',
+  'pool_idle_threads',
+] as const;
 
 export const THROUGHPUT_METRICS = ['qps', 'tps'] as const;
 

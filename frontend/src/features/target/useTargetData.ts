@@ -13,6 +13,8 @@ export const FALLBACK_REFRESH_MS = 5000;
 const MAX_PENDING = 600;
 
 export interface History {
+  /** The serialized range this history answers; a history for another range is never shown. */
+  key: string;
   series: Series[];
   from: number;
   to: number;
@@ -100,7 +102,14 @@ export function useTargetData(name: string, range: TimeRange, refreshKey = 0): T
     setHistoryLoading(true);
     fetchMetrics(name, { metrics: ALL_METRICS, from, to, points }, ac.signal)
       .then((res) => {
-        let h: History = { series: res.series, from: res.from, to: res.to, step_s: res.step_s, resolution: res.resolution };
+        let h: History = {
+          key: rangeKey,
+          series: res.series,
+          from: res.from,
+          to: res.to,
+          step_s: res.step_s,
+          resolution: res.resolution,
+        };
         if (isLive) h = applyPolls(h, pending.current);
         setHistory(h);
         setHistoryError(null);
@@ -109,7 +118,8 @@ export function useTargetData(name: string, range: TimeRange, refreshKey = 0): T
         if (isAbort(e)) return;
         setHistoryError(asError(e));
         // Live charts can still fill from the stream even when the history query failed.
-        setHistory((prev) => (isLive ? applyPolls(prev ?? { series: [], from, to, step_s: 1, resolution: 'raw' }, pending.current) : prev));
+        const empty: History = { key: rangeKey, series: [], from, to, step_s: 1, resolution: 'raw' };
+        setHistory((prev) => (isLive ? applyPolls(prev?.key === rangeKey ? prev : empty, pending.current) : prev));
       })
       .finally(() => {
         if (ac.signal.aborted) return;
@@ -151,5 +161,7 @@ export function useTargetData(name: string, range: TimeRange, refreshKey = 0): T
     sseDown,
   );
 
-  return { target, targetError, state, stateError, history, historyLoading, historyError, liveStatus };
+  // While a new range loads, show "loading" rather than the previous range's charts under the new label.
+  const current = history?.key === rangeKey ? history : null;
+  return { target, targetError, state, stateError, history: current, historyLoading, historyError, liveStatus };
 }

@@ -1,0 +1,72 @@
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { makeState, makeTarget } from '../test/fixtures';
+import { installEventSource, stubFetch } from '../test/fakes';
+import { App } from './App';
+
+let fetchMock: ReturnType<typeof stubFetch>;
+
+beforeEach(() => {
+  installEventSource();
+  fetchMock = stubFetch({
+    '/api/targets': () => ({ body: [makeTarget()] }),
+    '/api/targets/sandbox': () => ({ body: makeTarget() }),
+    '/api/targets/sandbox/state': () => ({ body: makeState() }),
+    '/api/targets/sandbox/metrics': (u) => ({
+      body: {
+        from: Number(u.searchParams.get('from')),
+        to: Number(u.searchParams.get('to')),
+        step_s: 1,
+        resolution: 'raw',
+        series: [],
+      },
+    }),
+  });
+});
+afterEach(() => vi.unstubAllGlobals());
+
+function metricCalls(): URL[] {
+  return fetchMock.mock.calls
+    .map(([input]) => new URL(String(input), 'http://localhost'))
+    .filter((u) => u.pathname.endsWith('/metrics'));
+}
+
+describe('App routing and URL range', () => {
+  it('navigates from the overview to a target and back with the history API', async () => {
+    window.history.replaceState(null, '', '/');
+    render(<App />);
+    const link = await screen.findByTestId('target-link');
+    fireEvent.click(link);
+    expect(window.location.pathname).toBe('/targets/sandbox');
+    await screen.findByTestId('target-page');
+    act(() => {
+      window.history.back();
+    });
+    await screen.findByTestId('overview-page');
+    expect(window.location.pathname).toBe('/');
+  });
+
+  it('keeps the range in the query, refetches on change and restores it on back', async () => {
+    window.history.replaceState(null, '', '/targets/sandbox?range=5m');
+    render(<App />);
+    await waitFor(() => expect(metricCalls()).toHaveLength(1));
+    const first = metricCalls()[0];
+    expect(Number(first.searchParams.get('to')) - Number(first.searchParams.get('from'))).toBeGreaterThanOrEqual(299);
+    expect(first.searchParams.get('points')).toBe('600');
+    expect(first.searchParams.getAll('metric')).toContain('tp_group_queue_length');
+
+    fireEvent.click(screen.getByTestId('range-1h'));
+    expect(window.location.search).toBe('?range=1h');
+    await waitFor(() => expect(metricCalls()).toHaveLength(2));
+    const second = metricCalls()[1];
+    expect(Number(second.searchParams.get('to')) - Number(second.searchParams.get('from'))).toBeGreaterThanOrEqual(3599);
+    expect(screen.getByTestId('range-1h').getAttribute('aria-pressed')).toBe('true');
+
+    await act(async () => {
+      window.history.back();
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    await waitFor(() => expect(window.location.search).toBe('?range=5m'));
+    expect(screen.getByTestId('range-5m').getAttribute('aria-pressed')).toBe('true');
+  });
+});

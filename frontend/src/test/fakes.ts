@@ -1,0 +1,56 @@
+// Test doubles for the network: a URL-routed fetch stub and a controllable EventSource.
+import { vi } from 'vitest';
+
+export type Routes = Record<string, (url: URL) => { status?: number; body: unknown }>;
+
+/** Stub fetch; the first route whose key is a prefix of the path (+query) answers. Unmatched → 404. */
+export function stubFetch(routes: Routes) {
+  const fn = vi.fn<(input: RequestInfo | URL) => Promise<Response>>(async (input) => {
+    const url = new URL(String(input), 'http://localhost');
+    const path = url.pathname + url.search;
+    const key = Object.keys(routes)
+      .toSorted((a, b) => b.length - a.length)
+      .find((k) => path === k || path.startsWith(k.endsWith('?') ? k : `${k}?`) || path === k.replace(/\?$/, ''));
+    if (!key) return new Response(JSON.stringify({ detail: `no route for ${path}` }), { status: 404 });
+    const { status = 200, body } = routes[key](url);
+    return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+  });
+  vi.stubGlobal('fetch', fn);
+  return fn;
+}
+
+export class FakeEventSource {
+  static instances: FakeEventSource[] = [];
+  readonly url: string;
+  closed = false;
+  private listeners = new Map<string, ((ev: Event) => void)[]>();
+
+  constructor(url: string) {
+    this.url = url;
+    FakeEventSource.instances.push(this);
+  }
+
+  addEventListener(type: string, fn: (ev: Event) => void) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
+  }
+
+  close() {
+    this.closed = true;
+  }
+
+  emit(type: string, data?: unknown) {
+    const ev = type === 'poll' ? new MessageEvent('poll', { data: JSON.stringify(data) }) : new Event(type);
+    for (const fn of this.listeners.get(type) ?? []) fn(ev);
+  }
+
+  static latest(): FakeEventSource {
+    const es = FakeEventSource.instances.at(-1);
+    if (!es) throw new Error('no EventSource opened');
+    return es;
+  }
+}
+
+export function installEventSource() {
+  FakeEventSource.instances = [];
+  vi.stubGlobal('EventSource', FakeEventSource);
+}
