@@ -104,8 +104,9 @@ else
 endif
 
 # Bundle size budget, when the frontend defines one (npm run size).
-size: build
+size: install
 ifneq ($(HAS_FRONTEND),)
+	@test -d frontend/dist || $(MAKE) --no-print-directory build
 	@if (cd frontend && node -e "process.exit(require('./package.json').scripts?.size ? 0 : 1)"); \
 	then cd frontend && npm run size; else echo "size: frontend has no 'size' script, skipped"; fi
 endif
