@@ -1,0 +1,15 @@
+"""Poolscope's own benchmark: what monitoring costs the server, and how fast the store answers.
+
+``python -m poolscope.bench`` (``make bench``) starts a private MariaDB sandbox (thread pool on,
+thread_pool_size = CPU count, extra_port, exact stats) in a temp dir and prints one report whose
+comparisons are all measured side by side in the same run (this machine is small and noisy):
+
+1. sysbench TPS with Poolscope polling every 1 s and writing to a SQLite store, ÷ TPS without,
+   in ABBA-ordered pairs; the median of the pair ratios against the 0.99 target;
+2. the same ratio for Debian's prometheus-mysqld-exporter scraped every 1 s;
+3. poll wall time under a 100-thread sysbench load on extra_port vs the normal port;
+4. store ingest rate through SqlStore.write_poll with realistic polls;
+5. time to serve a 24 h chart (and a 5 min one) through SqlStore.query.
+
+See ``python -m poolscope.bench --help`` for the knobs; ``--quick`` is a smoke-test size.
+"""

@@ -1,0 +1,105 @@
+"""What every bench part shares: the sizes it runs with, the sandbox it runs against, progress output."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from poolscope.config import Settings, TargetConfig
+from poolscope.devtools.sandbox import MONITOR_USER, MariaDBSandbox
+from poolscope.devtools.sysbench import SysbenchTarget
+
+OVERHEAD_TARGET = 0.99  # TPS with monitoring ÷ without
+EXTRA_PORT_P95_TARGET_MS = 15.0
+MIN_POLLS_FOR_VERDICT = 60
+
+
+@dataclass
+class BenchConfig:
+    """Sizes of every part; the defaults finish in well under 10 minutes on 2 cores."""
+
+    quick: bool = False
+    # 1 and 2: sysbench TPS ratio, in ABBA-ordered pairs.
+    test: str = "oltp_read_write"
+    threads: int = 16
+    run_s: int = 20
+    pairs: int = 4
+    warmup_s: int = 10
+    tables: int = 4
+    table_size: int = 10_000
+    poll_interval_s: float = 1.0
+    # 3: poll wall time under load.
+    load_threads: int = 100
+    polls: int = 80
+    idle_polls: int = 20
+    poll_gap_s: float = 0.2
+    # 4: store ingest.
+    ingest_polls: int = 1800
+    store_groups: int = 8
+    # 5: chart serving.
+    chart_hours: float = 24.0
+    raw_hours: float = 6.0
+    live_minutes: float = 5.0
+    chart_queries: int = 20
+    chart_points: int = 600
+    # Which parts run.
+    sysbench: bool = True
+    exporter: bool = True
+    strict: bool = False
+
+    @classmethod
+    def quick_sizes(cls) -> BenchConfig:
+        return cls(
+            quick=True,
+            run_s=5,
+            pairs=2,
+            warmup_s=2,
+            tables=2,
+            table_size=2_000,
+            polls=20,
+            idle_polls=5,
+            ingest_polls=200,
+            raw_hours=0.25,
+            live_minutes=2.0,
+            chart_queries=5,
+        )
+
+
+@dataclass
+class BenchContext:
+    cfg: BenchConfig
+    sandbox: MariaDBSandbox
+    workdir: Path
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def sysbench_target(self) -> SysbenchTarget:
+        return SysbenchTarget.from_sandbox(self.sandbox)
+
+    def monitor_dsn(self) -> str:
+        return self.sandbox.dsn(MONITOR_USER)
+
+    def settings(self, *targets: TargetConfig) -> Settings:
+        return Settings(
+            poll_interval_s=self.cfg.poll_interval_s,
+            store_url=f"sqlite+aiosqlite:///{self.workdir}/poolscope.db",
+            targets=list(targets),
+        )
+
+    def target(self, name: str, extra_port: int | None = None) -> TargetConfig:
+        return TargetConfig(name=name, dsn=self.monitor_dsn(), extra_port=extra_port)
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+_T0 = time.monotonic()
+
+
+def progress(message: str) -> None:
+    """A progress line on stderr (the report itself goes to stdout)."""
+    print(f"[bench {time.monotonic() - _T0:6.1f}s] {message}", file=sys.stderr, flush=True)

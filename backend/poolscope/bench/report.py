@@ -1,0 +1,183 @@
+"""The printed report: one block per part, every comparison from the same run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _f(value: Any, digits: int = 1, unit: str = "") -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float | int):
+        return f"{value:,.{digits}f}{unit}"
+    return str(value)
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def _ratio_block(title: str, part: dict[str, Any], monitor_line: str) -> list[str]:
+    lines = [title]
+    if "skipped" in part:
+        return [*lines, f"   skipped: {part['skipped']}"]
+    lines.append(
+        f"   sysbench {part['test']}, {part['threads']} threads, {part['run_s']} s per run; "
+        "A = no monitor, B = monitor every 1 s"
+    )
+    for i, pair in enumerate(part["pairs"], start=1):
+        lines.append(
+            f"   pair {i} ({' then '.join(pair['order'])}): A {_f(pair['a_tps'])} tps, "
+            f"B {_f(pair['b_tps'])} tps  ->  B/A {pair['ratio']:.4f}"
+        )
+    lines.append(
+        f"   median of ratios {_f(part['median_ratio'], 4)}  (min {_f(part['min_ratio'], 4)}, "
+        f"max {_f(part['max_ratio'], 4)})"
+    )
+    lines.append(monitor_line)
+    lines.append(
+        f"   TPS ratio >= {part['target']}: {_verdict(part['pass'])}  (informational; run-to-run noise here is"
+        " several %: trust the median, not a single pair)"
+    )
+    return lines
+
+
+def render(results: dict[str, Any]) -> str:
+    meta = results["meta"]
+    server = meta.get("server") or {}
+    sandbox = meta.get("sandbox") or {}
+    cfg = meta["config"]
+    out = [
+        "=" * 78,
+        f"Poolscope bench  {meta['started_at']}{'  (QUICK: smoke-test sizes, not a measurement)' if meta['quick'] else ''}",
+        f"server: MariaDB {server.get('version', '?')} sandbox on 127.0.0.1:{sandbox.get('port')}, "
+        f"extra_port {sandbox.get('extra_port')}, thread_pool_size={sandbox.get('thread_pool_size')}, "
+        f"exact_stats={'ON' if sandbox.get('exact_stats') else 'OFF'}; host CPUs {meta['host_cpus']}",
+        f"total time {_f(meta.get('elapsed_s'))} s",
+        "=" * 78,
+    ]
+
+    part = results.get("overhead_poolscope", {})
+    mon = part.get("monitor", {})
+    out += _ratio_block(
+        "1. Sysbench TPS with Poolscope polling every 1 s ÷ without (B = Scheduler + TargetPoller + SQLite store)",
+        part,
+        f"   Poolscope in B: {mon.get('polls', 0)} polls on {mon.get('port_kind')}, {mon.get('failed_polls', 0)} failed;"
+        f" poll wall p50 per run {mon.get('poll_ms_p50_per_run')} ms, max {_f(mon.get('poll_ms_max'))} ms;"
+        f" bench process CPU {_f(mon.get('client_cpu_ms_per_poll'), 2)} ms per poll (poll + parse + store write)",
+    )
+    out.append("")
+    part = results.get("overhead_exporter", {})
+    mon = part.get("monitor", {})
+    out += _ratio_block(
+        f"2. Same ratio for prometheus-mysqld-exporter scraped every 1 s ({part.get('exporter_version', 'n/a')}, normal port)",
+        part,
+        f"   exporter in B: {mon.get('scrapes', 0)} scrapes, {mon.get('failed_scrapes', 0)} failed; scrape p50 per run"
+        f" {mon.get('scrape_ms_p50_per_run')} ms, max {_f(mon.get('scrape_ms_max'))} ms; {_f(mon.get('bytes_per_scrape'), 0)} bytes;"
+        f" exporter CPU {_f(mon.get('exporter_cpu_ms_per_scrape'), 2)} ms + scraper CPU"
+        f" {_f(mon.get('client_cpu_ms_per_scrape'), 2)} ms per scrape",
+    )
+    a = results.get("overhead_poolscope", {}).get("median_ratio")
+    b = results.get("overhead_exporter", {}).get("median_ratio")
+    if a is not None and b is not None:
+        out.append(
+            f"   side by side: Poolscope {a:.4f} vs mysqld_exporter {b:.4f} (median TPS ratio; 1.0 = free)"
+        )
+    out.append("")
+
+    part = results.get("poll_time", {})
+    out.append("3. Poll wall time (TargetPoller.poll_once), extra_port vs normal port, interleaved")
+    if "skipped" in part:
+        out.append(f"   skipped: {part['skipped']}")
+    else:
+        out.append(f"   {'':<30}{'n':>4}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'cpu p50':>9}   connection")
+        for phase, label in (("idle", "idle"), ("loaded", f"{part['load_threads']} thr")):
+            for key, name in (("extra", "extra_port"), ("port", "normal port")):
+                s = part[phase][key]
+                extra = ""
+                if phase == "loaded" and "queue_length_mean" in s:
+                    extra = f"; mean queue {s['queue_length_mean']}, Threads_running {s.get('threads_running_mean')}"
+                out.append(
+                    f"   {'poll, ' + label + ', ' + name:<30}{s.get('n', 0):>4}{_f(s.get('p50'), 2):>9}"
+                    f"{_f(s.get('p95'), 2):>9}{_f(s.get('max'), 2):>9}{_f(s['client_cpu_ms'].get('p50'), 2):>9}"
+                    f"   {s.get('port_kind')}:{s.get('port')}, failed {s.get('failed_polls')}{extra}"
+                )
+            pings = part.get(f"select1_{phase}", {})
+            for key, name in (("extra", "extra_port"), ("port", "normal port")):
+                s = pings.get(key, {})
+                out.append(
+                    f"   {'SELECT 1, ' + label + ', ' + name:<30}{s.get('n', 0):>4}{_f(s.get('p50'), 2):>9}"
+                    f"{_f(s.get('p95'), 2):>9}{_f(s.get('max'), 2):>9}{'':>9}   round-trip floor"
+                )
+        out.append(
+            "   (cpu = the poller's own CPU per poll in the bench process; wall - cpu ≈ server + scheduling)"
+        )
+        for key, name in (("extra", "extra_port"), ("port", "normal port")):
+            slow = part["loaded"][key].get("collector_p50_ms", {})
+            top = ", ".join(f"{n} {ms:.1f}" for n, ms in list(slow.items())[:4])
+            out.append(f"   slowest statements under load, {name} (p50 ms): {top}")
+        loaded = part["loaded"]
+        e, n = loaded["extra"].get("p95"), loaded["port"].get("p95")
+        if e and n:
+            out.append(
+                f"   normal-port p95 is {n / e:.1f}x the extra_port p95 under load (load window {part['load_window_s']} s)"
+            )
+        note = (
+            ""
+            if part["enough_polls"]
+            else f"  (only {loaded['extra'].get('n', 0)} polls: below 60, indicative)"
+        )
+        out.append(
+            f"   p95 <= {part['target_p95_ms']:g} ms on extra_port under load: {_verdict(part['pass'])}{note}"
+        )
+    out.append("")
+
+    part = results.get("store_ingest", {})
+    out.append("4. Store ingest through SqlStore.write_poll (SQLite file, WAL)")
+    if "skipped" in part:
+        out.append(f"   skipped: {part['skipped']}")
+    else:
+        w = part["write_ms"]
+        out.append(
+            f"   {part['polls']} polls x {part['samples_per_poll']} samples ({part['groups']} groups; captured"
+            f" {'under load' if part.get('captured_under_load') else 'idle'}, state JSON {part['state_json_bytes']:,} B)"
+        )
+        out.append(
+            f"   {_f(part['samples_per_s'], 0)} samples/s = {_f(part['polls_per_s'], 0)} polls/s;"
+            f" write_poll p50 {_f(w.get('p50'), 2)} ms, p95 {_f(w.get('p95'), 2)} ms, max {_f(w.get('max'), 1)} ms"
+            f" (first {_f(part['first_write_ms'], 1)} ms: new series); CPU {_f(part['cpu_ms_per_write'], 2)} ms per write"
+        )
+        out.append(
+            f"   maintain() after it: {_f(part['maintain_ms'])} ms ({part['rolled_up_rows']:,} rollup rows);"
+            f" db {part['db_bytes'] / 1e6:.1f} MB"
+        )
+    out.append("")
+
+    part = results.get("chart", {})
+    out.append(f"5. Serving charts through SqlStore.query (points={cfg['chart_points']})")
+    if "skipped" in part:
+        out.append(f"   skipped: {part['skipped']}")
+    else:
+        out.append(
+            f"   store: {part['series_in_store']} series, {part['rollup_rows']:,} rollup rows ({part['hours']:g} h),"
+            f" {part['raw_rows']:,} raw rows ({part['raw_hours']:g} h), {part['db_bytes'] / 1e6:.0f} MB;"
+            f" filled in {part['fill_s']} s"
+        )
+        lw = part["live_write_ms"]
+        out.append(
+            f"   newest {part['live_writes']} polls via write_poll into that store: p50 {_f(lw.get('p50'), 2)} ms,"
+            f" p95 {_f(lw.get('p95'), 2)} ms; maintain() {_f(part['maintain_ms'])} ms"
+        )
+        for key, label in (
+            ("chart_24h", f"{part['hours']:g} h chart"),
+            ("chart_5min", "5 min chart"),
+            ("page_24h", f"{part['hours']:g} h, whole page"),
+        ):
+            q = part[key]
+            out.append(
+                f"   {label:<18} {q['metrics']:>2} metrics -> {q['series']:>3} series x <= {q['points_per_series_max']:>3} pts"
+                f" ({q['resolution']}, step {q['step_s']:g} s): p50 {_f(q.get('p50_ms'), 1)} ms,"
+                f" max {_f(q.get('max_ms'), 1)} ms over {q['queries']} queries (first {_f(q['first_ms'], 1)} ms)"
+            )
+    out.append("=" * 78)
+    return "\n".join(out)

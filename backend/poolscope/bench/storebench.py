@@ -1,0 +1,344 @@
+"""Parts 4 and 5: store ingest through SqlStore.write_poll, and serving charts through SqlStore.query.
+
+The polls are real: one poll result captured from the sandbox, its per-group series widened to
+`store_groups` groups (a server with that many CPUs has that many thread groups), giving the
+≈ 80-150 samples a real poll of a production server writes.
+
+The 24 h store holds what the product would hold after a day at 1 poll/s with default retention:
+rollups (60 s) for the whole day and raw samples for the last `raw_hours`. The older part is
+synthesized straight into the tables (a day of real polls would take a day); the newest minutes
+go through write_poll and maintain() like the product, so the rollup high-water mark and the
+raw/rollup seam are the real ones. Every chart is read through SqlStore.query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from poolscope.bench.common import BenchContext, progress
+from poolscope.bench.stats import summarize
+from poolscope.poller.target_poller import PollResult
+from poolscope.schemas import Sample, TargetInfo, TargetState
+from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import ROLLUP_HWM_KEY, SqlStore, canonical_labels
+
+TARGET = "bench"
+ROLLUP_STEP_S = 60
+FILL_CHUNK_ROWS = 50_000
+# The target page's charts (frontend/src/features/target/metrics.ts).
+CHART_METRICS = (
+    "tp_group_queue_length",
+    "qps",
+    "threads_connected",
+    "threads_running",
+    "pool_threads",
+    "pool_idle_threads",
+)
+PAGE_METRICS = (
+    "tp_group_queue_length",
+    "tp_group_active_threads",
+    "tp_group_stalled",
+    "tp_queue_wait_max_ms",
+    "tp_queue_wait_avg_ms",
+    "tp_queued_connections",
+    "threads_connected",
+    "threads_running",
+    "threads_cached",
+    "pool_threads",
+    "pool_idle_threads",
+    "qps",
+    "tps",
+    "trx_active",
+    "trx_lock_waits",
+    "trx_longest_age_s",
+    "thread_cache_miss_ratio",
+    "buffer_pool_miss_ratio",
+    "poll_duration_ms",
+)
+
+
+class RealisticPoll:
+    """One captured poll, widened to `groups` thread groups, ready to be written again and again."""
+
+    def __init__(self, result: PollResult, groups: int) -> None:
+        if result.state is None:
+            raise ValueError("the captured poll has no state (target down?)")
+        self.captured_samples = len(result.samples)
+        self.captured_groups = len(result.state.groups)
+        self.groups = max(groups, self.captured_groups)
+        self.samples = _widen_samples(result.samples, self.captured_groups, self.groups)
+        state = result.state.model_copy(deep=True)
+        if state.groups:
+            state.groups = [
+                state.groups[i % len(state.groups)].model_copy(update={"group_id": i})
+                for i in range(self.groups)
+            ]
+        self.state: TargetState = state.model_copy(update={"target": TARGET})
+        self.info: TargetInfo = result.info.model_copy(update={"name": TARGET})
+        self.state_json_bytes = len(self.state.model_dump_json())
+
+    def series_keys(self) -> list[tuple[str, dict[str, str], float | None]]:
+        return [(s.metric, s.labels, s.value) for s in self.samples]
+
+    def at(self, ts: float, values: list[float | None]) -> tuple[TargetInfo, TargetState, list[Sample]]:
+        samples = [
+            Sample(metric=s.metric, labels=s.labels, value=v)
+            for s, v in zip(self.samples, values, strict=True)
+        ]
+        info = self.info.model_copy(update={"last_poll_at": ts, "last_success_at": ts})
+        state = self.state.model_copy(update={"ts": ts})
+        return info, state, samples
+
+
+def _widen_samples(samples: list[Sample], have: int, want: int) -> list[Sample]:
+    out = list(samples)
+    if have <= 0 or want <= have:
+        return out
+    for s in samples:
+        group = s.labels.get("group")
+        if group is None or not group.isdigit() or int(group) != 0:
+            continue
+        # Copy each group-0 series family to the new groups, taking values round-robin.
+        for g in range(have, want):
+            source = next(
+                (x for x in samples if x.metric == s.metric and x.labels.get("group") == str(g % have)), s
+            )
+            out.append(Sample(metric=s.metric, labels={**s.labels, "group": str(g)}, value=source.value))
+    return out
+
+
+class ValueModel:
+    """Plausible values for each series over a day: a daily wave around the captured value plus noise."""
+
+    def __init__(self, poll: RealisticPoll, seed: int = 7) -> None:
+        rng = random.Random(seed)
+        self.bases: list[float] = []
+        self.phases: list[float] = []
+        self.integer: list[bool] = []
+        for metric, _labels, value in poll.series_keys():
+            base = abs(value) if value else 0.0
+            if base == 0.0:
+                base = {"tp_group_queue_length": 2.0, "qps": 1500.0, "tps": 75.0}.get(metric, 1.0)
+            self.bases.append(base)
+            self.phases.append(rng.uniform(0, 2 * math.pi))
+            self.integer.append(metric.startswith(("tp_group_", "threads_", "pool_", "trx_")))
+        self.rng = rng
+
+    def values(self, ts: float) -> list[float | None]:
+        day = 2 * math.pi * (ts % 86400) / 86400
+        out: list[float | None] = []
+        for base, phase, integer in zip(self.bases, self.phases, self.integer, strict=True):
+            v = base * (1.0 + 0.5 * math.sin(day + phase)) + base * 0.2 * (self.rng.random() - 0.5)
+            out.append(float(round(v)) if integer else round(v, 3))
+        return out
+
+
+async def _new_store(path: Path, raw_retention_s: float) -> SqlStore:
+    url = f"sqlite+aiosqlite:///{path}"
+    await asyncio.to_thread(upgrade_to_head, url)
+    return SqlStore(
+        url, raw_retention_s=raw_retention_s, rollup_retention_s=8 * 86400, rollup_step_s=ROLLUP_STEP_S
+    )
+
+
+def _db_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+
+
+# ------------------------------------------------------------------ part 4: ingest
+
+
+async def ingest(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
+    cfg = ctx.cfg
+    path = ctx.workdir / "ingest.db"
+    store = await _new_store(path, raw_retention_s=6 * 3600)
+    model = ValueModel(poll)
+    start_ts = math.floor(time.time()) - cfg.ingest_polls
+    # Build every poll's objects first: the poller pays for those, not the store.
+    polls = [poll.at(start_ts + i + 0.25, model.values(start_ts + i)) for i in range(cfg.ingest_polls)]
+    progress(f"store ingest: {cfg.ingest_polls} polls x {len(poll.samples)} samples via write_poll")
+    walls: list[float] = []
+    try:
+        cpu0 = time.process_time()
+        started = time.perf_counter()
+        for info, state, samples in polls:
+            t0 = time.perf_counter()
+            await store.write_poll(info, state, samples, ts=state.ts)
+            walls.append((time.perf_counter() - t0) * 1000)
+        total_s = time.perf_counter() - started
+        # Process-wide, so it includes aiosqlite's worker thread: all the CPU a write costs.
+        cpu_ms = (time.process_time() - cpu0) * 1000
+        t0 = time.perf_counter()
+        counts = await store.maintain(now=start_ts + cfg.ingest_polls + 1)
+        maintain_ms = (time.perf_counter() - t0) * 1000
+    finally:
+        await store.close()
+    samples_total = cfg.ingest_polls * len(poll.samples)
+    return {
+        "polls": cfg.ingest_polls,
+        "samples_per_poll": len(poll.samples),
+        "groups": poll.groups,
+        "state_json_bytes": poll.state_json_bytes,
+        "total_s": round(total_s, 3),
+        "samples_per_s": round(samples_total / total_s, 1),
+        "polls_per_s": round(cfg.ingest_polls / total_s, 1),
+        "write_ms": summarize(walls),
+        "first_write_ms": round(walls[0], 3) if walls else None,
+        "cpu_ms_per_write": round(cpu_ms / cfg.ingest_polls, 3),
+        "maintain_ms": round(maintain_ms, 1),
+        "rolled_up_rows": counts["rolled_up"],
+        "db_bytes": _db_bytes(path),
+    }
+
+
+# ------------------------------------------------------------------ part 5: charts
+
+
+def _fill(
+    path: Path, poll: RealisticPoll, model: ValueModel, rollup_from: int, synth_end: int, raw_from: int
+) -> dict[str, int]:
+    """Synthesize series, rollups [rollup_from, synth_end) and raw samples [raw_from, synth_end)."""
+    con = sqlite3.connect(path)
+    try:
+        con.execute("PRAGMA journal_mode=WAL")
+        ids: list[int] = []
+        for metric, labels, _v in poll.series_keys():
+            cur = con.execute(
+                "INSERT INTO series (target, metric, labels) VALUES (?, ?, ?)",
+                (TARGET, metric, canonical_labels(labels)),
+            )
+            assert cur.lastrowid is not None
+            ids.append(cur.lastrowid)
+
+        def rollup_rows() -> Iterator[tuple[int, float, int, float | None, float | None, float | None]]:
+            for minute in range(rollup_from, synth_end, ROLLUP_STEP_S):
+                for sid, v in zip(ids, model.values(minute + ROLLUP_STEP_S / 2), strict=True):
+                    if v is None:
+                        yield sid, float(minute), ROLLUP_STEP_S, None, None, None
+                    else:
+                        yield sid, float(minute), ROLLUP_STEP_S, v * ROLLUP_STEP_S, v * 0.8, v * 1.2
+
+        def raw_rows() -> Iterator[tuple[int, float, float | None]]:
+            for second in range(raw_from, synth_end):
+                ts = second + 0.25
+                for sid, v in zip(ids, model.values(ts), strict=True):
+                    yield sid, ts, v
+
+        counts = {"series": len(ids), "rollups": 0, "raw": 0}
+        counts["rollups"] = _insert_chunks(
+            con,
+            "INSERT INTO rollups (series_id, ts, count, sum, min, max) VALUES (?, ?, ?, ?, ?, ?)",
+            rollup_rows(),
+        )
+        counts["raw"] = _insert_chunks(
+            con, "INSERT INTO samples (series_id, ts, value) VALUES (?, ?, ?)", raw_rows()
+        )
+        con.execute(
+            "INSERT INTO store_meta (key, value) VALUES (?, ?)", (ROLLUP_HWM_KEY, repr(float(synth_end)))
+        )
+        con.commit()
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()
+    return counts
+
+
+def _insert_chunks(con: sqlite3.Connection, sql: str, rows: Iterator[tuple[Any, ...]]) -> int:
+    total = 0
+    for _ in range(10_000_000):  # bounded: far more chunks than any configured fill
+        chunk = [row for _, row in zip(range(FILL_CHUNK_ROWS), rows, strict=False)]
+        if not chunk:
+            break
+        con.executemany(sql, chunk)
+        con.commit()
+        total += len(chunk)
+    return total
+
+
+async def _time_queries(
+    store: SqlStore, metrics: tuple[str, ...], start: float, end: float, points: int, repeats: int
+) -> dict[str, Any]:
+    walls: list[float] = []
+    out = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = await store.query(TARGET, metrics, start, end, points=points)
+        walls.append((time.perf_counter() - t0) * 1000)
+    assert out is not None
+    return {
+        "metrics": len(metrics),
+        "series": len(out.series),
+        "points_per_series_max": max((len(s.points) for s in out.series), default=0),
+        "resolution": out.resolution,
+        "step_s": round(out.step_s, 3),
+        "first_ms": round(walls[0], 3),
+        **{f"{k}_ms" if k != "n" else "queries": v for k, v in summarize(walls).items()},
+    }
+
+
+async def charts(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
+    cfg = ctx.cfg
+    path = ctx.workdir / "chart.db"
+    raw_retention_s = cfg.raw_hours * 3600
+    store = await _new_store(path, raw_retention_s=max(raw_retention_s, 600))
+    model = ValueModel(poll, seed=11)
+    end = float(math.floor(time.time()))
+    live_s = int(cfg.live_minutes * 60)
+    synth_end = int(math.floor((end - live_s) / ROLLUP_STEP_S) * ROLLUP_STEP_S)
+    rollup_from = int(math.floor((end - cfg.chart_hours * 3600) / ROLLUP_STEP_S) * ROLLUP_STEP_S)
+    raw_from = int(max(rollup_from, synth_end - raw_retention_s))
+    progress(
+        f"chart store: {cfg.chart_hours:g} h of rollups + {cfg.raw_hours:g} h raw x {len(poll.samples)} series"
+    )
+    try:
+        t0 = time.perf_counter()
+        counts = await asyncio.to_thread(_fill, path, poll, model, rollup_from, synth_end, raw_from)
+        fill_s = time.perf_counter() - t0
+        # The newest minutes as the product writes them: one write_poll per second, then maintain().
+        walls: list[float] = []
+        for i in range(int(end) - synth_end):
+            ts = synth_end + i + 0.25
+            info, state, samples = poll.at(ts, model.values(ts))
+            t1 = time.perf_counter()
+            await store.write_poll(info, state, samples, ts=ts)
+            walls.append((time.perf_counter() - t1) * 1000)
+        t1 = time.perf_counter()
+        maintained = await store.maintain(now=end)
+        maintain_ms = (time.perf_counter() - t1) * 1000
+        progress(f"chart queries: {cfg.chart_queries} x 24 h and 5 min, points={cfg.chart_points}")
+        day = await _time_queries(
+            store, CHART_METRICS, end - cfg.chart_hours * 3600, end, cfg.chart_points, cfg.chart_queries
+        )
+        five = await _time_queries(store, CHART_METRICS, end - 300, end, cfg.chart_points, cfg.chart_queries)
+        page = await _time_queries(
+            store,
+            PAGE_METRICS,
+            end - cfg.chart_hours * 3600,
+            end,
+            cfg.chart_points,
+            max(cfg.chart_queries // 4, 2),
+        )
+    finally:
+        await store.close()
+    return {
+        "hours": cfg.chart_hours,
+        "raw_hours": cfg.raw_hours,
+        "series_in_store": counts["series"],
+        "rollup_rows": counts["rollups"] + maintained["rolled_up"],
+        "raw_rows": counts["raw"] + len(walls) * len(poll.samples),
+        "db_bytes": _db_bytes(path),
+        "fill_s": round(fill_s, 1),
+        "live_writes": len(walls),
+        "live_write_ms": summarize(walls),
+        "maintain_ms": round(maintain_ms, 1),
+        "chart_24h": day,
+        "chart_5min": five,
+        "page_24h": page,
+    }
