@@ -38,8 +38,9 @@ help:
 
 install: $(INSTALL_STAMPS)
 
+# Quick no-op when everything is present; set POOLSCOPE_SKIP_SYSTEM_INSTALL=1 to skip.
 install-system:
-	bash scripts/install-system.sh
+	@bash scripts/install-system.sh
 
 $(PY_STAMP): backend/requirements.lock backend/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -60,7 +61,7 @@ demo:
 
 test: test-backend test-frontend test-e2e
 
-test-backend: $(PY_STAMP)
+test-backend: install-system $(PY_STAMP)
 	cd backend && $(PY) -m pytest $(PYTEST_ARGS)
 
 test-frontend: install
@@ -70,7 +71,7 @@ else
 	@echo "test-frontend: no frontend/package.json, skipped"
 endif
 
-test-e2e: install
+test-e2e: install-system install
 ifneq ($(HAS_E2E),)
 	$(if $(HAS_FRONTEND),$(MAKE) build)
 	cd e2e && npm test

@@ -149,6 +149,10 @@ class MariaDBSandbox:
     `port` / `extra_port` default to free ports; ``extra_port=0`` runs without an extra
     port (``@@extra_port`` = 0). An existing datadir is reused. Accounts and the `sbtest`
     database are (re)created on every start, so reuse is idempotent.
+
+    With `die_with_parent` (default) the kernel sends the server SIGTERM when the *thread*
+    that called start() exits, so a killed test run never leaves a server behind; call
+    start() from a long-lived thread (the main thread, not a short-lived worker).
     """
 
     host = HOST
@@ -592,8 +596,9 @@ def main(argv: list[str] | None = None) -> int:
         die_with_parent=True,
     )
     if args.stop:
+        was_running = sb.pid_file.exists()
         sb.stop()
-        print(f"no MariaDB sandbox running in {sb.datadir}")
+        print(f"{'stopped the' if was_running else 'no'} MariaDB sandbox running in {sb.datadir}")
         return 0
 
     stop_requested = False
