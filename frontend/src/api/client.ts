@@ -89,8 +89,12 @@ export function fetchTargetState(name: string, signal?: AbortSignal): Promise<Ta
   return getJson<TargetState>(`/api/targets/${enc(name)}/state`, signal);
 }
 
+export type MetricsAgg = 'avg' | 'max' | 'min';
+
 export interface MetricsQuery {
   metrics: readonly string[];
+  /** How samples inside one bucket combine; the backend default is avg. */
+  agg?: MetricsAgg;
   from?: number;
   to?: number;
   points?: number;
@@ -102,6 +106,7 @@ export function metricsUrl(name: string, q: MetricsQuery): string {
   if (q.from !== undefined) params.set('from', String(Math.floor(q.from)));
   if (q.to !== undefined) params.set('to', String(Math.ceil(q.to)));
   if (q.points !== undefined) params.set('points', String(Math.max(10, Math.min(5000, Math.round(q.points)))));
+  if (q.agg) params.set('agg', q.agg);
   return `/api/targets/${enc(name)}/metrics?${params.toString()}`;
 }
 

@@ -16,6 +16,7 @@ export interface ServerInfo {
   exact_stats: boolean | null;
   queue_time_mode: QueueTimeMode | null;
   extra_port: number;
+  version_tuple?: [number, number, number];
 }
 
 export interface ConnectionInfo {
@@ -51,7 +52,10 @@ export interface Target {
   reason: string | null;
   server: ServerInfo | null;
   connection: ConnectionInfo | null;
+  /** Last poll attempt (successful or not). */
   last_poll_at: Epoch | null;
+  /** Last poll that reached the server; older backends may omit it. */
+  last_success_at?: Epoch | null;
   poll_duration_ms: number | null;
   poll_interval_s: number | null;
   collectors: CollectorStatus[];
@@ -59,7 +63,7 @@ export interface Target {
   summary: TargetSummary | null;
 }
 
-export type StallReason = 'stalls_counter' | 'no_dequeue';
+export type StallReason = 'stalls_counter' | 'no_dequeue' | 'server_flag';
 
 export interface GroupState {
   group_id: number;
@@ -92,6 +96,21 @@ export interface QueuedConnection {
   host: string | null;
   db: string | null;
   command: string | null;
+  time_s: number | null;
+  state: string | null;
+  /** Usually null: a queued request is unread, so PROCESSLIST shows the connection as Sleep. */
+  info: string | null;
+  /** The last statement Poolscope saw this connection run, and how long ago. */
+  last_sql?: string | null;
+  last_sql_seen_s_ago?: number | null;
+}
+
+export interface Session {
+  id: number;
+  user: string | null;
+  host: string | null;
+  db: string | null;
+  command: string;
   time_s: number | null;
   state: string | null;
   info: string | null;
@@ -159,7 +178,12 @@ export interface TargetState {
   ts: Epoch;
   status: TargetStatus;
   groups: GroupState[];
+  /** At most the 200 longest waiters. */
   queue: QueuedConnection[];
+  /** All queued connections (queue may be truncated). */
+  queued_connections?: number | null;
+  /** Active PROCESSLIST rows (not Sleep), longest first, at most 500. */
+  sessions?: Session[];
   transactions: Transactions | null;
   waits: WaitRow[];
   threads: Threads | null;
@@ -183,7 +207,7 @@ export interface MetricsResponse {
   from: Epoch;
   to: Epoch;
   step_s: number;
-  resolution: string; // "raw" | "1m" | ...
+  resolution: string; // "raw" | "rollup"
   series: Series[];
 }
 

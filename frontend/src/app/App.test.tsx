@@ -25,10 +25,17 @@ beforeEach(() => {
 });
 afterEach(() => vi.unstubAllGlobals());
 
+/** The avg-aggregated /metrics requests (one per history load; a second one asks agg=max for group metrics). */
 function metricCalls(): URL[] {
   return fetchMock.mock.calls
     .map(([input]) => new URL(String(input), 'http://localhost'))
-    .filter((u) => u.pathname.endsWith('/metrics'));
+    .filter((u) => u.pathname.endsWith('/metrics') && !u.searchParams.has('agg'));
+}
+
+function maxCalls(): URL[] {
+  return fetchMock.mock.calls
+    .map(([input]) => new URL(String(input), 'http://localhost'))
+    .filter((u) => u.pathname.endsWith('/metrics') && u.searchParams.get('agg') === 'max');
 }
 
 describe('App routing and URL range', () => {
@@ -53,9 +60,16 @@ describe('App routing and URL range', () => {
     const first = metricCalls()[0];
     expect(Number(first.searchParams.get('to')) - Number(first.searchParams.get('from'))).toBeGreaterThanOrEqual(299);
     expect(first.searchParams.get('points')).toBe('600');
-    expect(first.searchParams.getAll('metric')).toContain('tp_group_queue_length');
+    expect(first.searchParams.getAll('metric')).toContain('qps');
+    // group metrics come max-aggregated so a spike or one stalled poll survives downsampling
+    expect(maxCalls()).toHaveLength(1);
+    expect(maxCalls()[0].searchParams.getAll('metric')).toEqual([
+      'tp_group_queue_length',
+      'tp_group_active_threads',
+      'tp_group_stalled',
+    ]);
 
-    fireEvent.click(screen.getByTestId('range-1h'));
+    fireEvent.click(await screen.findByTestId('range-1h'));
     expect(window.location.search).toBe('?range=1h');
     await waitFor(() => expect(metricCalls()).toHaveLength(2));
     const second = metricCalls()[1];

@@ -29,6 +29,8 @@ export interface TimeSeriesChartProps {
   note?: ReactNode;
   extra?: ReactNode;
   loading?: boolean;
+  /** Consecutive points further apart than this (seconds) are drawn as a break, not bridged. */
+  maxGap?: number;
 }
 
 export const PALETTE = [
@@ -53,6 +55,7 @@ export function groupColor(i: number): string {
 const AXIS_STYLE = { fontSize: 11, fill: '#9aa4b2' };
 
 function TimeSeriesChartImpl({
+  maxGap,
   title,
   testId,
   lines,
@@ -73,8 +76,9 @@ function TimeSeriesChartImpl({
     return toChartRows(
       present.map((l) => l.series!),
       (s) => keyBy.get(s)!,
+      maxGap,
     );
-  }, [present]);
+  }, [present, maxGap]);
   const hasValues = present.some((l) => l.series!.points.some((p) => p[1] !== null));
   const hasRight = present.some((l) => l.axis === 'right');
   const span = to - from;

@@ -21,6 +21,8 @@ export function stallLabel(reason: StallReason | null): string {
       return 'STALLED (stall counter rose)';
     case 'no_dequeue':
       return 'STALLED (no dequeue for > stall limit)';
+    case 'server_flag':
+      return 'STALLED (server IS_STALLED flag)';
     default:
       return 'STALLED';
   }
@@ -30,6 +32,8 @@ export function stallExplanation(reason: StallReason | null): string {
   switch (reason) {
     case 'stalls_counter':
       return "THREAD_POOL_STATS.STALLS increased since the last poll: the pool's timer found the group's running statement exceeding thread_pool_stall_limit and woke or created another thread.";
+    case 'server_flag':
+      return "The server's own THREAD_POOL_GROUPS.IS_STALLED flag was set at this poll (it is set only for an instant, so it is rarely caught).";
     case 'no_dequeue':
       return 'Connections are queued but the group has not dequeued any for longer than thread_pool_stall_limit (detected by Poolscope; the STALLS counter may not move with a large stall limit).';
     default:

@@ -138,6 +138,28 @@ describe('toChartRows', () => {
   });
 });
 
+describe('toChartRows gaps', () => {
+  it('inserts a blank row where the data has a hole wider than maxGap', () => {
+    const s: Series[] = [
+      {
+        metric: 'qps',
+        labels: {},
+        points: [
+          [1, 1],
+          [2, 2],
+          [10, 3],
+          [11, 4],
+        ],
+      },
+    ];
+    const rows = toChartRows(s, (x) => x.metric, 3);
+    expect(rows.map((r) => r.t)).toEqual([1, 2, 6, 10, 11]);
+    expect(rows[2].qps).toBeUndefined();
+    // without maxGap the line would bridge the hole
+    expect(toChartRows(s, (x) => x.metric)).toHaveLength(4);
+  });
+});
+
 describe('latestTs / isEmpty', () => {
   it('finds the newest point and detects all-null data', () => {
     const s: Series[] = [

@@ -75,9 +75,12 @@ export type ChartRow = { t: number } & Record<string, number | null>;
 
 /**
  * Pivot series into Recharts rows keyed by time. `keyOf` names each series' column.
- * A series lacking a value at some row's time leaves that key absent, which Recharts draws as a gap.
+ * A series lacking a value at some row's time leaves that key absent, which Recharts draws as a gap
+ * (all series of one poll share its timestamp, so this only happens where data is really missing).
+ * The backend leaves empty buckets out, so with `maxGap` a blank row is inserted wherever consecutive
+ * rows are further apart than that: otherwise the line would bridge an outage as if nothing happened.
  */
-export function toChartRows(series: readonly Series[], keyOf: (s: Series) => string): ChartRow[] {
+export function toChartRows(series: readonly Series[], keyOf: (s: Series) => string, maxGap?: number): ChartRow[] {
   const rows = new Map<number, ChartRow>();
   for (const s of series) {
     const key = keyOf(s);
@@ -90,7 +93,14 @@ export function toChartRows(series: readonly Series[], keyOf: (s: Series) => str
       row[key] = v;
     }
   }
-  return [...rows.values()].toSorted((a, b) => a.t - b.t);
+  const sorted = [...rows.values()].toSorted((a, b) => a.t - b.t);
+  if (!maxGap || maxGap <= 0) return sorted;
+  const out: ChartRow[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    if (i > 0 && sorted[i].t - sorted[i - 1].t > maxGap) out.push({ t: (sorted[i].t + sorted[i - 1].t) / 2 } as ChartRow);
+    out.push(sorted[i]);
+  }
+  return out;
 }
 
 /** Latest timestamp across all series, or null when there are no points. */

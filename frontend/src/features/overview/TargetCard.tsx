@@ -22,6 +22,8 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
   const stale = t.last_poll_at !== null && t.poll_interval_s ? now - t.last_poll_at > Math.max(5, t.poll_interval_s * 5) : false;
   const qmode = queueTimeMode(t.server);
   const tone = statusTone(t);
+  // A down target reports a summary of nulls: show nothing rather than a row of dashes.
+  const hasSummary = !!s && Object.values(s).some((v) => v !== null);
 
   return (
     <article
@@ -43,9 +45,11 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
         <span
           className={`card-age ${stale ? 'text-warn' : 'muted'}`}
           data-testid="target-poll-age"
-          title="Time since the last poll"
+          title={t.status === 'down' ? 'Time since the last successful poll' : 'Time since the last poll'}
         >
-          polled {fmtAgo(t.last_poll_at, now)}
+          {t.status === 'down' && t.last_success_at !== undefined
+            ? `last success ${fmtAgo(t.last_success_at, now)}`
+            : `polled ${fmtAgo(t.last_poll_at, now)}`}
         </span>
       </header>
 
@@ -101,7 +105,7 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
         </div>
       ) : null}
 
-      {s ? (
+      {hasSummary ? (
         <div className="stats" data-testid="target-summary">
           {!poolOff ? (
             <>

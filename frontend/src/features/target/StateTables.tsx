@@ -1,10 +1,33 @@
 // Tables for the current poll: queued connections, open transactions and wait reasons.
 import { useState } from 'react';
-import type { QueuedConnection, TransactionItem, WaitRow } from '../../api/types';
+import type { QueuedConnection, Session, TransactionItem, WaitRow } from '../../api/types';
 import { DASH, fmtMs, fmtNum, fmtRate, fmtSeconds } from '../../lib/format';
 import { SqlText } from '../../ui/ui';
 
 export const QUEUE_ROW_LIMIT = 200;
+
+/**
+ * A queued request has not been read yet, so PROCESSLIST usually shows the connection as Sleep with
+ * no SQL; the backend then supplies the last statement it saw that connection run.
+ */
+function QueuedSql({ q }: { q: QueuedConnection }) {
+  if (q.info) return <SqlText sql={q.info} />;
+  if (q.last_sql) {
+    return (
+      <span title="Not the queued request (unread until dequeued): the last statement Poolscope saw this connection run.">
+        <span className="muted small">
+          last seen
+          {q.last_sql_seen_s_ago !== null && q.last_sql_seen_s_ago !== undefined
+            ? ` ${fmtSeconds(q.last_sql_seen_s_ago)} ago`
+            : ''}
+          :{' '}
+        </span>
+        <SqlText sql={q.last_sql} />
+      </span>
+    );
+  }
+  return <span className="muted">{DASH}</span>;
+}
 
 const txt = (v: string | null | undefined) =>
   v === null || v === undefined || v === '' ? <span className="muted">{DASH}</span> : v;
@@ -13,13 +36,19 @@ export function QueueTable({
   queue,
   coarse,
   processMissing,
+  total,
 }: {
   queue: QueuedConnection[];
   coarse: boolean;
   processMissing: boolean;
+  /** All queued connections, when the backend sent only the longest waiters. */
+  total?: number | null;
 }) {
   const [showAll, setShowAll] = useState(false);
-  const sorted = queue.toSorted((a, b) => a.group_id - b.group_id || a.position - b.position);
+  // Longest waiters first (what the backend keeps when it truncates), then queue order.
+  const sorted = queue.toSorted(
+    (a, b) => (b.queueing_time_ms ?? 0) - (a.queueing_time_ms ?? 0) || a.group_id - b.group_id || a.position - b.position,
+  );
   // A real incident can queue thousands of connections; rendering them all would freeze the page.
   const rows = showAll ? sorted : sorted.slice(0, QUEUE_ROW_LIMIT);
   return (
@@ -62,7 +91,7 @@ export function QueueTable({
               <tr key={`${q.group_id}-${q.connection_id}-${q.position}`} data-testid={`queue-row-${q.connection_id}`}>
                 <td className="num">{q.group_id}</td>
                 <td className="num">{q.position}</td>
-                <td className={q.priority === 'HIGH' ? 'text-info' : ''}>{txt(q.priority)}</td>
+                <td className={q.priority?.toLowerCase() === 'high' ? 'text-info' : ''}>{txt(q.priority?.toUpperCase())}</td>
                 <td className="num mono">{q.connection_id}</td>
                 <td
                   className={`num ${(q.queueing_time_ms ?? 0) >= 1000 ? 'cell-bad' : (q.queueing_time_ms ?? 0) >= 100 ? 'cell-hot' : ''}`}
@@ -75,16 +104,21 @@ export function QueueTable({
                 <td>{txt(q.command)}</td>
                 <td className="num">{q.time_s === null ? DASH : fmtSeconds(q.time_s)}</td>
                 <td className="sql-col">
-                  <SqlText sql={q.info} />
+                  <QueuedSql q={q} />
                 </td>
               </tr>
             ))
           )}
         </tbody>
       </table>
+      {total && total > queue.length ? (
+        <div className="table-note" data-testid="queue-backend-truncated">
+          {fmtNum(total)} connections are queued; the backend lists the {fmtNum(queue.length)} longest waiters.
+        </div>
+      ) : null}
       {sorted.length > rows.length ? (
         <div className="table-note" data-testid="queue-truncated">
-          Showing the first {rows.length} of {sorted.length} queued connections (by group, queue position).{' '}
+          Showing the {rows.length} longest waiters of {sorted.length}.{' '}
           <button type="button" className="link-btn" onClick={() => setShowAll(true)}>
             show all
           </button>
@@ -176,5 +210,52 @@ export function WaitsTable({ waits }: { waits: WaitRow[] }) {
         )}
       </tbody>
     </table>
+  );
+}
+
+export function SessionsTable({ sessions }: { sessions: Session[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="grid" data-testid="sessions-table">
+        <thead>
+          <tr>
+            <th className="num">id</th>
+            <th>user</th>
+            <th>host</th>
+            <th>db</th>
+            <th>command</th>
+            <th className="num">time</th>
+            <th>state</th>
+            <th className="sql-col">SQL</th>
+          </tr>
+        </thead>
+        <tbody>
+          {sessions.length === 0 ? (
+            <tr>
+              <td colSpan={8} className="empty-cell" data-testid="sessions-empty">
+                No active sessions (every connection is idle).
+              </td>
+            </tr>
+          ) : (
+            sessions.map((s) => (
+              <tr key={s.id} data-testid={`session-row-${s.id}`}>
+                <td className="num mono">{s.id}</td>
+                <td>{txt(s.user)}</td>
+                <td className="mono">{txt(s.host)}</td>
+                <td>{txt(s.db)}</td>
+                <td>{txt(s.command)}</td>
+                <td className={`num ${(s.time_s ?? 0) >= 10 ? 'cell-bad' : (s.time_s ?? 0) >= 1 ? 'cell-hot' : ''}`}>
+                  {s.time_s === null ? DASH : fmtSeconds(s.time_s)}
+                </td>
+                <td>{txt(s.state)}</td>
+                <td className="sql-col">
+                  <SqlText sql={s.info} />
+                </td>
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </div>
   );
 }

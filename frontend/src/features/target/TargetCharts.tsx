@@ -84,14 +84,18 @@ export function TargetCharts({
   ratios,
   poolOff,
   loading,
+  pollIntervalS,
 }: {
   history: History;
   server: ServerInfo | null;
   ratios: Ratios | null;
   poolOff: boolean;
   loading: boolean;
+  pollIntervalS: number;
 }) {
   const { from, to } = history;
+  // Break lines across missing polls/buckets (target down, Poolscope stopped) instead of bridging them.
+  const maxGap = Math.max(history.step_s, pollIntervalS) * 2.5;
   const idx = useMemo(() => indexSeries(history.series), [history.series]);
   const qm = queueTimeMode(server);
 
@@ -118,6 +122,7 @@ export function TargetCharts({
       line(idx, 'threads_cached', 'cached', '#b877d9'),
       line(idx, 'pool_threads', 'pool threads', '#ff9830'),
       line(idx, 'pool_idle_threads', 'pool idle', '#f2cc0c', { dashed: true }),
+      line(idx, 'sessions_active', 'active sessions', '#5ac8c8', { dashed: true }),
     ],
     [idx],
   );
@@ -153,6 +158,7 @@ export function TargetCharts({
             lines={queueLines}
             from={from}
             to={to}
+            maxGap={maxGap}
             format={fmtCount}
             loading={loading}
           />
@@ -166,6 +172,7 @@ export function TargetCharts({
             lines={waitLines}
             from={from}
             to={to}
+            maxGap={maxGap}
             format={fmtMs}
             loading={loading}
             note={
@@ -184,6 +191,7 @@ export function TargetCharts({
         lines={threadLines}
         from={from}
         to={to}
+        maxGap={maxGap}
         format={fmtCount}
         loading={loading}
       />
@@ -193,6 +201,7 @@ export function TargetCharts({
         lines={tputLines}
         from={from}
         to={to}
+        maxGap={maxGap}
         format={fmtRateAxis}
         loading={loading}
       />
@@ -202,6 +211,7 @@ export function TargetCharts({
         lines={trxLines}
         from={from}
         to={to}
+        maxGap={maxGap}
         format={fmtCount}
         formatRight={fmtSeconds}
         loading={loading}
@@ -212,6 +222,7 @@ export function TargetCharts({
         lines={ratioLines}
         from={from}
         to={to}
+        maxGap={maxGap}
         format={fmtRatio}
         loading={loading}
         note={
@@ -231,6 +242,7 @@ export function TargetCharts({
         lines={pollLines}
         from={from}
         to={to}
+        maxGap={maxGap}
         format={fmtMs}
         loading={loading}
         note="Rises when monitoring queries wait in the pool queue (normal port) — a stall symptom in itself."

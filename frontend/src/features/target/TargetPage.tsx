@@ -10,7 +10,7 @@ import { rangeLabel, serializeRange } from '../../lib/range';
 import { isEmpty } from '../../lib/series';
 import { Link, Notice, Panel } from '../../ui/ui';
 import { GroupTable } from './GroupTable';
-import { QueueTable, TransactionsTable, WaitsTable } from './StateTables';
+import { QueueTable, SessionsTable, TransactionsTable, WaitsTable } from './StateTables';
 import { HeatmapPanel, TargetCharts } from './TargetCharts';
 import {
   CollectorHealth,
@@ -177,6 +177,7 @@ export function TargetPage({ name }: { name: string }) {
             ratios={state?.ratios ?? null}
             poolOff={poolOff}
             loading={d.historyLoading}
+            pollIntervalS={target.poll_interval_s ?? 1}
           />
         </>
       ) : d.historyLoading ? (
@@ -192,10 +193,16 @@ export function TargetPage({ name }: { name: string }) {
         <Panel
           title="Queued connections"
           testId="queue-panel"
-          extra={state ? <span className="muted small">{fmtNum(state.queue.length)} waiting</span> : null}
+          extra={
+            state ? (
+              <span className="muted small" data-testid="queue-count">
+                {fmtNum(state.queued_connections ?? state.queue.length)} waiting
+              </span>
+            ) : null
+          }
         >
           {state ? (
-            <QueueTable queue={state.queue} coarse={coarse} processMissing={processMissing} />
+            <QueueTable queue={state.queue} coarse={coarse} processMissing={processMissing} total={state.queued_connections} />
           ) : (
             <div className="loading">…</div>
           )}
@@ -220,6 +227,18 @@ export function TargetPage({ name }: { name: string }) {
           <div className="loading">…</div>
         )}
       </Panel>
+      {state?.sessions ? (
+        <Panel
+          title="Active sessions (PROCESSLIST, longest first)"
+          testId="sessions-panel"
+          extra={<span className="muted small">{fmtNum(state.sessions.length)} active</span>}
+        >
+          {processMissing ? (
+            <div className="table-note text-warn">Without PROCESS only the monitoring user's own sessions are listed.</div>
+          ) : null}
+          <SessionsTable sessions={state.sessions} />
+        </Panel>
+      ) : null}
       <div className="row-3">
         {!poolOff ? (
           <Panel title="Pool waits (THREAD_POOL_WAITS)" testId="waits-panel">

@@ -80,12 +80,14 @@ export function DownNotice({ target: t, now, hasState }: { target: Target; now: 
     );
   }
   if (t.status !== 'down') return null;
+  // last_poll_at is the last attempt; older backends without last_success_at only have that.
+  const lastOk = t.last_success_at !== undefined ? t.last_success_at : t.last_poll_at;
   return (
     <Notice tone="bad" title="Target is down" testId="target-down">
       <div data-testid="target-down-reason">{t.reason ?? 'No reason reported.'}</div>
       <div className="muted">
-        {t.last_poll_at
-          ? `Last successful poll: ${fmtDateTime(t.last_poll_at)} (${fmtAgo(t.last_poll_at, now)}).${hasState ? ' Current-state panels below show that poll.' : ''}`
+        {lastOk
+          ? `Last successful poll: ${fmtDateTime(lastOk)} (${fmtAgo(lastOk, now)}).${hasState ? ' Current-state panels below show that poll.' : ''}`
           : 'No successful poll yet.'}
       </div>
     </Notice>

@@ -10,6 +10,7 @@ export const THREAD_METRICS = [
   'threads_cached',
   'pool_threads',
   'pool_idle_threads',
+  'sessions_active',
 ] as const;
 
 export const THROUGHPUT_METRICS = ['qps', 'tps'] as const;
@@ -20,8 +21,11 @@ export const RATIO_METRICS = ['thread_cache_miss_ratio', 'buffer_pool_miss_ratio
 
 export const OWN_METRICS = ['poll_duration_ms'] as const;
 
-export const ALL_METRICS: readonly string[] = [
-  ...GROUP_METRICS,
+/** Fetched with agg=max: a queue spike or a single stalled poll must survive downsampling. */
+export const MAX_AGG_METRICS: readonly string[] = [...GROUP_METRICS];
+
+/** Fetched with the default agg=avg. */
+export const AVG_AGG_METRICS: readonly string[] = [
   ...QUEUE_METRICS,
   ...THREAD_METRICS,
   ...THROUGHPUT_METRICS,
@@ -29,6 +33,8 @@ export const ALL_METRICS: readonly string[] = [
   ...RATIO_METRICS,
   ...OWN_METRICS,
 ];
+
+export const ALL_METRICS: readonly string[] = [...MAX_AGG_METRICS, ...AVG_AGG_METRICS];
 
 export const ALL_METRICS_SET: ReadonlySet<string> = new Set(ALL_METRICS);
 

@@ -6,7 +6,7 @@ import type { PollEvent, Series, Target, TargetState } from '../../api/types';
 import { useInterval } from '../../lib/hooks';
 import { LIVE_WINDOW_S, resolveRange, serializeRange, type TimeRange } from '../../lib/range';
 import { appendSamples } from '../../lib/series';
-import { ALL_METRICS, ALL_METRICS_SET, HISTORY_POINTS, livePoints } from './metrics';
+import { ALL_METRICS_SET, AVG_AGG_METRICS, HISTORY_POINTS, livePoints, MAX_AGG_METRICS } from './metrics';
 
 export const FALLBACK_REFRESH_MS = 5000;
 /** Cap on poll events buffered while the first history fetch is in flight. */
@@ -100,11 +100,14 @@ export function useTargetData(name: string, range: TimeRange, refreshKey = 0): T
     const { from, to } = resolveRange(range, now);
     const points = isLive ? livePoints(window.innerWidth) : HISTORY_POINTS;
     setHistoryLoading(true);
-    fetchMetrics(name, { metrics: ALL_METRICS, from, to, points }, ac.signal)
-      .then((res) => {
+    Promise.all([
+      fetchMetrics(name, { metrics: MAX_AGG_METRICS, from, to, points, agg: 'max' }, ac.signal),
+      fetchMetrics(name, { metrics: AVG_AGG_METRICS, from, to, points }, ac.signal),
+    ])
+      .then(([maxRes, res]) => {
         let h: History = {
           key: rangeKey,
-          series: res.series,
+          series: [...maxRes.series, ...res.series],
           from: res.from,
           to: res.to,
           step_s: res.step_s,
