@@ -23,7 +23,7 @@ INSTALL_STAMPS := $(PY_STAMP) \
 	$(if $(wildcard frontend/package-lock.json),$(FE_STAMP)) \
 	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
 
-.PHONY: help install install-system demo test test-backend test-frontend test-e2e lint lint-backend \
+.PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
 	lint-frontend bench build size clean distclean
 
 help:
@@ -37,6 +37,10 @@ help:
 	@echo "make clean         remove build output, caches and .demo/ (distclean: also .venv, node_modules)"
 
 install: $(INSTALL_STAMPS)
+
+install-backend: $(PY_STAMP)
+
+install-frontend: $(PY_STAMP) $(if $(wildcard frontend/package-lock.json),$(FE_STAMP))
 
 # Quick no-op when everything is present; set POOLSCOPE_SKIP_SYSTEM_INSTALL=1 to skip.
 install-system:
@@ -97,7 +101,7 @@ endif
 bench: $(PY_STAMP)
 	$(PY) -m poolscope.bench $(BENCH_ARGS)
 
-build: install
+build: install-frontend
 ifneq ($(HAS_FRONTEND),)
 	cd frontend && npm run build
 else
@@ -105,7 +109,7 @@ else
 endif
 
 # Bundle size budget, when the frontend defines one (npm run size).
-size: install
+size: install-frontend
 ifneq ($(HAS_FRONTEND),)
 	@test -d frontend/dist || $(MAKE) --no-print-directory build
 	@if (cd frontend && node -e "process.exit(require('./package.json').scripts?.size ? 0 : 1)"); \

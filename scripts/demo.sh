@@ -36,7 +36,7 @@ if [[ $SKIP_INSTALL != 1 ]]; then
   say "checking system packages"
   bash scripts/install-system.sh
   say "installing Python and npm dependencies (quick when already done)"
-  make --no-print-directory install
+  make --no-print-directory install-backend install-frontend
   if [[ -f frontend/package.json && $NO_SERVE != 1 ]]; then
     say "building the frontend"
     make --no-print-directory build >"$DEMO_DIR/build.log" 2>&1 || {
@@ -179,7 +179,7 @@ if [[ $NO_SERVE != 1 ]]; then
   start_bg "$DEMO_DIR/poolscope.log" "$ROOT/.venv/bin/poolscope" serve --config "$CONFIG"
   SERVE_PID=$BG_PID
   up=0
-  for ((i = 0; i < 120; i++)); do # 60 s
+  for ((i = 0; i < 240; i++)); do # 120 s (a busy 2-core machine starts slowly)
     kill -0 "$SERVE_PID" 2>/dev/null || break
     if "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
       "$URL/api/targets" >/dev/null 2>&1; then
