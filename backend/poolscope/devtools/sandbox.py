@@ -315,8 +315,8 @@ class MariaDBSandbox:
             if self._auto_port:
                 self.port = free_port()
             if self._auto_extra_port:
-                self.extra_port = free_port() if self.thread_handling == "pool-of-threads" else 0
-                while self.extra_port and self.extra_port == self.port:
+                self.extra_port = free_port()
+                while self.extra_port == self.port:
                     self.extra_port = free_port()
             try:
                 self._launch(deadline)
