@@ -3,7 +3,7 @@
 // Everything binds 127.0.0.1, lives in a fresh temp dir and is stopped by global-teardown.ts; a run
 // killed half-way is cleaned up by the next run (see stopLeftovers). The UI comes from frontend/dist,
 // rebuilt here when it is missing or older than its sources (POOLSCOPE_E2E_SKIP_BUILD=1 skips that).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,7 @@ const BACKEND_READY_MS = 60_000;
 const BUILD_MS = 240_000;
 /** Upper bound on the background load; teardown stops it much earlier. */
 const WAVE_LOAD_S = 1500;
-const WAVE_CONNECTIONS = 24;
+const WAVE_CONNECTIONS = 16;
 
 export default async function globalSetup(_config: FullConfig): Promise<void> {
   if (!existsSync(PYTHON) || !existsSync(POOLSCOPE)) {
@@ -156,6 +156,10 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     console.log(`[e2e] poolscope at ${baseURL}; sandboxes ${poolOn.port} (pool on) / ${poolOff.port} (pool off); logs in ${logDir}`);
   } catch (err) {
     await stopAll(started, serverPids);
+    for (const dir of ['pool-on', 'pool-off']) {
+      const errLog = path.join(tmpDir, dir, 'mariadb.err');
+      if (existsSync(errLog)) copyFileSync(errLog, path.join(logDir, `mariadb-${dir}.err`));
+    }
     rmSync(tmpDir, { recursive: true, force: true });
     rmSync(STATE_FILE, { force: true });
     throw err;

@@ -1,5 +1,5 @@
 // Global teardown: stop the load, the backend and both sandboxes (by process group), then prove nothing is left.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cmdline, pidAlive, stopAll, stopPid } from './support/procs';
@@ -28,6 +28,11 @@ export default async function globalTeardown(): Promise<void> {
       if (!(await stopPid(pid, 10_000))) problems.push(`pid ${pid} (${cmd.slice(0, 120)}) still running`);
       else problems.push(`stray pid ${pid} (${cmd.slice(0, 120)}) had to be stopped by teardown`);
     }
+  }
+
+  // The servers' own error logs live in the temp dir: keep them with the other logs (crash reports).
+  for (const [label, info] of [['pool-on', state.poolOn], ['pool-off', state.poolOff]] as const) {
+    if (info?.log_file && existsSync(info.log_file)) copyFileSync(info.log_file, path.join(RUN_DIR, 'logs', `mariadb-${label}.err`));
   }
 
   if (state.tmpDir && state.tmpDir.startsWith(os.tmpdir()) && path.basename(state.tmpDir).startsWith('poolscope-e2e-')) {

@@ -1,7 +1,7 @@
 // Test fixtures: the running stack, a typed API client, load generators and a provoked pool stall, all cleaned up after use.
 import path from 'node:path';
 import { test as base, expect, type APIRequestContext } from '@playwright/test';
-import { groupMembers, runChecked, startProcess, stopGroup, tail, type Spawned } from './procs';
+import { groupMembers, pidAlive, runChecked, startProcess, stopGroup, tail, type Spawned } from './procs';
 import { PYTHON, REPO_DIR, RUN_DIR, readState, type SandboxInfo, type StackState } from './stack';
 
 /** The subset of the API's Target / TargetState the fixtures look at (docs/API.md). */
@@ -118,6 +118,8 @@ export interface PoolStall {
 const STALL_VARS = ['thread_pool_size', 'thread_pool_stall_limit'];
 
 interface Fixtures {
+  /** Fails a test (with the server's crash log) when a sandbox MariaDB died while it ran. */
+  serversAlive: void;
   stack: StackState;
   api: PoolscopeApi;
   load: LoadDriver;
@@ -133,6 +135,19 @@ export const test = base.extend<Fixtures>({
   stack: async ({}, use) => {
     await use(readState());
   },
+  serversAlive: [
+    async ({ stack }, use) => {
+      await use();
+      const dead = [stack.poolOn, stack.poolOff].filter((s) => !pidAlive(s.pid));
+      if (dead.length) {
+        throw new Error(
+          `sandbox MariaDB died during this test (a server crash, not a UI failure):\n` +
+            dead.map((s) => tail(s.log_file, 60)).join('\n'),
+        );
+      }
+    },
+    { auto: true },
+  ],
   api: async ({ request }, use) => {
     await use(new PoolscopeApi(request));
   },
