@@ -114,7 +114,7 @@ class QueuedConnection(BaseModel):
     group_id: int
     position: int
     priority: str  # "high" | "low" (MariaDB's queue index 0 / 1)
-    connection_id: int
+    connection_id: int | None  # None while a new connection's login waits in the queue
     queueing_time_ms: float
     user: str | None = None
     host: str | None = None

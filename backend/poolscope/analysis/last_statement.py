@@ -28,6 +28,8 @@ class LastStatementMemory:
 
     def annotate(self, queue: list[QueuedConnection], now: float) -> None:
         for entry in queue:
+            if entry.connection_id is None:
+                continue
             seen = self._seen.get(entry.connection_id)
             if seen is not None:
                 entry.last_sql, seen_at = seen

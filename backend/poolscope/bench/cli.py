@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from poolscope.bench import overhead, polltime, storebench
+from poolscope.bench import idlecost, overhead, polltime, storebench
 from poolscope.bench.common import BenchConfig, BenchContext, cpu_count, progress
 from poolscope.bench.exporter import Exporter, ExporterError, exporter_version, find_exporter
 from poolscope.bench.report import render
@@ -46,15 +46,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--strict", action="store_true", help="exit 1 when a PASS/FAIL line says FAIL")
     g = p.add_argument_group("sizes (defaults: the full run; --quick shrinks them)")
     g.add_argument("--threads", type=int, help="sysbench threads for the TPS ratios (16)")
-    g.add_argument("--run-seconds", type=int, help="seconds per sysbench run in the ratios (20)")
+    g.add_argument("--run-seconds", type=int, help="seconds per sysbench run in the ratios (15)")
     g.add_argument("--pairs", type=int, help="A/B pairs per ratio, run in ABBA order (4)")
     g.add_argument("--warmup-seconds", type=int, help="unmeasured sysbench warm-up (10)")
     g.add_argument("--test", choices=sysbench.TESTS, help="sysbench test (oltp_read_write)")
     g.add_argument("--tables", type=int, help="sysbench tables (4)")
     g.add_argument("--table-size", type=int, help="rows per sysbench table (10000)")
     g.add_argument("--load-threads", type=int, help="sysbench threads while timing polls (100)")
-    g.add_argument("--polls", type=int, help="polls per port under load (80; the verdict wants >= 60)")
-    g.add_argument("--ingest-polls", type=int, help="polls written in the ingest part (1800)")
+    g.add_argument("--polls", type=int, help="polls per port under load (70; the verdict wants >= 60)")
+    g.add_argument("--ingest-polls", type=int, help="polls written in the ingest part (1000)")
     g.add_argument("--store-groups", type=int, help="thread groups a realistic poll is widened to (8)")
     g.add_argument("--raw-hours", type=float, help="hours of raw samples in the 24 h chart store (6)")
     g.add_argument("--chart-queries", type=int, help="repetitions of each chart query (20)")
@@ -128,7 +128,7 @@ async def run_all(ctx: BenchContext, results: dict[str, Any], exporter_box: list
     have_sysbench = sysbench.available()
     if not cfg.sysbench or not have_sysbench:
         reason = "--skip-sysbench" if not cfg.sysbench else "sysbench not installed"
-        for key in ("overhead_poolscope", "overhead_exporter", "poll_time"):
+        for key in ("overhead_poolscope", "overhead_exporter", "poll_time", "idle_cost"):
             results[key] = _skipped(reason)
     else:
         target = ctx.sysbench_target
@@ -146,6 +146,7 @@ async def run_all(ctx: BenchContext, results: dict[str, Any], exporter_box: list
             rollup_step_s=defaults.rollup_step_s,
         )
         try:
+            results["idle_cost"] = {"poolscope": await idlecost.poolscope_idle_cost(ctx, store)}
             progress(f"part 1: Poolscope overhead, {cfg.pairs} pairs x 2 runs x {cfg.run_s} s")
             results["overhead_poolscope"] = await overhead.ratio_pairs(
                 ctx, lambda: overhead.PoolscopeMonitor(ctx, store), "poolscope"
@@ -170,6 +171,7 @@ async def run_all(ctx: BenchContext, results: dict[str, Any], exporter_box: list
             exporter_box.append(exporter)
             try:
                 await asyncio.to_thread(exporter.start)
+                results["idle_cost"]["exporter"] = await idlecost.exporter_idle_cost(ctx, exporter)
                 progress(f"part 2: exporter overhead, {cfg.pairs} pairs x 2 runs x {cfg.run_s} s")
                 part = await overhead.ratio_pairs(
                     ctx, lambda: overhead.ExporterMonitor(ctx, exporter), "exporter"

@@ -25,19 +25,22 @@ class BenchConfig:
     # 1 and 2: sysbench TPS ratio, in ABBA-ordered pairs.
     test: str = "oltp_read_write"
     threads: int = 16
-    run_s: int = 20
+    run_s: int = 15
     pairs: int = 4
     warmup_s: int = 10
     tables: int = 4
     table_size: int = 10_000
     poll_interval_s: float = 1.0
+    # CPU per poll / scrape on the idle server.
+    idle_ops: int = 50
+    idle_baseline_s: float = 5.0
     # 3: poll wall time under load.
     load_threads: int = 100
-    polls: int = 80
+    polls: int = 70
     idle_polls: int = 20
     poll_gap_s: float = 0.2
     # 4: store ingest.
-    ingest_polls: int = 1800
+    ingest_polls: int = 1000
     store_groups: int = 8
     # 5: chart serving.
     chart_hours: float = 24.0
@@ -61,6 +64,8 @@ class BenchConfig:
             table_size=2_000,
             polls=20,
             idle_polls=5,
+            idle_ops=10,
+            idle_baseline_s=1.0,
             ingest_polls=200,
             raw_hours=0.25,
             live_minutes=2.0,

@@ -85,6 +85,33 @@ def render(results: dict[str, Any]) -> str:
         )
     out.append("")
 
+    idle = results.get("idle_cost", {})
+    out.append(
+        "2b. CPU per operation on the idle server (CPU seconds: far less blurred by the machine's noise than TPS)"
+    )
+    if "skipped" in idle:
+        out.append(f"   skipped: {idle['skipped']}")
+    else:
+        rows = (
+            ("Poolscope poll + store write", idle.get("poolscope"), "client_cpu_ms_per_op", None),
+            ("mysqld_exporter scrape", idle.get("exporter"), "helper_cpu_ms_per_op", "client_cpu_ms_per_op"),
+        )
+        for label, part, own, scraper in rows:
+            if not part:
+                out.append(f"   {label:<30} not measured")
+                continue
+            text = (
+                f"   {label:<30} server {_f(part['server_cpu_ms_per_op'], 2)} ms"
+                f" + monitor {_f(part[own], 2)} ms"
+            )
+            if scraper:
+                text += f" + scraper {_f(part[scraper], 2)} ms (HTTP GET only, no parsing)"
+            text += (
+                f"; wall p50 {_f(part['wall_ms'].get('p50'), 1)} ms over {part['ops']} ({part['port_kind']})"
+            )
+            out.append(text)
+    out.append("")
+
     part = results.get("poll_time", {})
     out.append("3. Poll wall time (TargetPoller.poll_once), extra_port vs normal port, interleaved")
     if "skipped" in part:

@@ -31,7 +31,7 @@ from poolscope.store.sql import ROLLUP_HWM_KEY, SqlStore, canonical_labels
 
 TARGET = "bench"
 ROLLUP_STEP_S = 60
-FILL_CHUNK_ROWS = 50_000
+FILL_CHUNK_ROWS = 100_000
 # The target page's charts (frontend/src/features/target/metrics.ts).
 CHART_METRICS = (
     "tp_group_queue_length",
@@ -207,7 +207,11 @@ def _fill(
     """Synthesize series, rollups [rollup_from, synth_end) and raw samples [raw_from, synth_end)."""
     con = sqlite3.connect(path)
     try:
-        con.execute("PRAGMA journal_mode=WAL")
+        # A bulk load: no rollback journal and no fsync while filling; WAL again at the end,
+        # as the store runs it.
+        con.execute("PRAGMA journal_mode=OFF")
+        con.execute("PRAGMA synchronous=OFF")
+        con.execute("PRAGMA cache_size=-262144")
         ids: list[int] = []
         for metric, labels, _v in poll.series_keys():
             cur = con.execute(
@@ -225,11 +229,25 @@ def _fill(
                     else:
                         yield sid, float(minute), ROLLUP_STEP_S, v * ROLLUP_STEP_S, v * 0.8, v * 1.2
 
+        integer = model.integer
+        jitter = [1.0 + 0.1 * (model.rng.random() - 0.5) for _ in range(4099)]
+
         def raw_rows() -> Iterator[tuple[int, float, float | None]]:
-            for second in range(raw_from, synth_end):
-                ts = second + 0.25
-                for sid, v in zip(ids, model.values(ts), strict=True):
-                    yield sid, ts, v
+            # The daily wave per minute, a cheap per-second jitter on top (millions of rows).
+            k = 0
+            for minute in range(raw_from - raw_from % ROLLUP_STEP_S, synth_end, ROLLUP_STEP_S):
+                base = model.values(minute + ROLLUP_STEP_S / 2)
+                for second in range(max(minute, raw_from), min(minute + ROLLUP_STEP_S, synth_end)):
+                    ts = second + 0.25
+                    for i, sid in enumerate(ids):
+                        v = base[i]
+                        k += 1
+                        if v is None:
+                            yield sid, ts, None
+                        elif integer[i]:
+                            yield sid, ts, float(round(v * jitter[k % 4099]))
+                        else:
+                            yield sid, ts, round(v * jitter[k % 4099], 3)
 
         counts = {"series": len(ids), "rollups": 0, "raw": 0}
         counts["rollups"] = _insert_chunks(
@@ -244,7 +262,7 @@ def _fill(
             "INSERT INTO store_meta (key, value) VALUES (?, ?)", (ROLLUP_HWM_KEY, repr(float(synth_end)))
         )
         con.commit()
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        con.execute("PRAGMA journal_mode=WAL")
     finally:
         con.close()
     return counts
@@ -257,8 +275,8 @@ def _insert_chunks(con: sqlite3.Connection, sql: str, rows: Iterator[tuple[Any, 
         if not chunk:
             break
         con.executemany(sql, chunk)
-        con.commit()
         total += len(chunk)
+    con.commit()
     return total
 
 

@@ -19,6 +19,7 @@ from poolscope.config import DsnError, Settings, TargetConfig
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext
 from poolscope.poller.collectors.global_status import StatusSection
+from poolscope.poller.collectors.processlist import ProcesslistSection
 from poolscope.poller.collectors.thread_pool_queues import QueueSection
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
 from poolscope.poller.connection import (
@@ -32,7 +33,6 @@ from poolscope.schemas import (
     CollectorStatus,
     GroupState,
     Sample,
-    Session,
     TargetInfo,
     TargetState,
     TargetSummary,
@@ -240,10 +240,15 @@ class TargetPoller:
             outputs["thread_pool_queues"].section if "thread_pool_queues" in outputs else None
         )
         transactions: Transactions | None = outputs["innodb_trx"].section if "innodb_trx" in outputs else None
-        sessions: list[Session] = outputs["processlist"].section if "processlist" in outputs else []
-        self.last_statements.observe(sessions, now)
+        processlist: ProcesslistSection = (
+            outputs["processlist"].section if "processlist" in outputs else ProcesslistSection()
+        )
+        _join_sessions(queue, transactions, processlist)
+        self.last_statements.observe(processlist.active, now)
         if queue:
             self.last_statements.annotate(queue.listed, now)
+            for group in groups:
+                group.oldest_queued_ms = queue.oldest_ms_by_group.get(group.group_id)
         state = TargetState(
             target=self.name,
             ts=now,
@@ -252,7 +257,7 @@ class TargetPoller:
             queue=queue.listed if queue else [],
             transactions=transactions,
             waits=outputs["thread_pool_waits"].section if "thread_pool_waits" in outputs else [],
-            sessions=sessions,
+            sessions=processlist.active,
             threads=Threads(
                 connected=_int_or_none(values.get("Threads_connected")),
                 running=_int_or_none(values.get("Threads_running")),
@@ -278,6 +283,26 @@ class TargetPoller:
 
     async def close(self) -> None:
         await self.connection.close()
+
+
+def _join_sessions(
+    queue: QueueSection | None, transactions: Transactions | None, processlist: ProcesslistSection
+) -> None:
+    """Name who is queued and whose transaction it is, from PROCESSLIST (joined here, not in SQL)."""
+    for entry in queue.listed if queue else []:
+        session = processlist.by_id.get(entry.connection_id) if entry.connection_id is not None else None
+        if session is not None:
+            entry.user, entry.host, entry.db = session.user, session.host, session.db
+            entry.command, entry.time_s, entry.state, entry.info = (
+                session.command,
+                session.time_s,
+                session.state,
+                session.info,
+            )
+    for trx in transactions.items if transactions else []:
+        session = processlist.by_id.get(trx.thread_id) if trx.thread_id is not None else None
+        if session is not None:
+            trx.user, trx.host, trx.db = session.user, session.host, session.db
 
 
 def _summary(state: TargetState) -> TargetSummary:

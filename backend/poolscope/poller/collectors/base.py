@@ -1,6 +1,12 @@
 """The collector protocol: one source, its SQL, and a pure parse step from rows to a section + samples.
 
 The runner owns timing, batching and failure; a collector never does I/O.
+
+Query shape rule: one information_schema table per statement, no window functions, no joins or
+derived tables between information_schema tables; join and aggregate in Python instead. A
+window-function query joining THREAD_POOL_QUEUES to PROCESSLIST crashed MariaDB 10.11.19
+under load (SIGSEGV freeing its temporary table). A monitor must never be what takes a server
+down, so only the plainest shapes are sent. tests/poller/test_query_safety.py enforces this.
 """
 
 from __future__ import annotations

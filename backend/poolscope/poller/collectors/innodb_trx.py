@@ -13,8 +13,8 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.schemas import ServerInfo, Transaction, Transactions
 
+MAX_ROWS = 10_000
 MAX_LISTED = 50
-MAX_SQL_CHARS = 2048
 
 
 class InnodbTrx(Collector):
@@ -25,16 +25,11 @@ class InnodbTrx(Collector):
     def sql(self, server: ServerInfo) -> str:
         # Ages come from the server's own clock so a skewed monitoring host cannot distort them.
         return (
-            "SELECT t.trx_id, t.trx_state, UNIX_TIMESTAMP(t.trx_started) AS started_at,"
-            " TIMESTAMPDIFF(MICROSECOND, t.trx_started, NOW(6)) / 1e6 AS age_s,"
-            " TIMESTAMPDIFF(MICROSECOND, t.trx_wait_started, NOW(6)) / 1e6 AS wait_s,"
-            " t.trx_mysql_thread_id, t.trx_rows_locked, t.trx_rows_modified,"
-            f" LEFT(t.trx_query, {MAX_SQL_CHARS}) AS trx_query, p.USER, p.HOST, p.DB,"
-            " COUNT(*) OVER () AS total, SUM(t.trx_state = 'LOCK WAIT') OVER () AS lock_waits,"
-            " MAX(TIMESTAMPDIFF(MICROSECOND, t.trx_started, NOW(6))) OVER () / 1e6 AS longest_s"
-            " FROM information_schema.INNODB_TRX t"
-            " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
-            f" ORDER BY t.trx_started LIMIT {MAX_LISTED}"
+            "SELECT trx_id, trx_state, UNIX_TIMESTAMP(trx_started) AS started_at,"
+            " TIMESTAMPDIFF(MICROSECOND, trx_started, NOW(6)) / 1e6 AS age_s,"
+            " TIMESTAMPDIFF(MICROSECOND, trx_wait_started, NOW(6)) / 1e6 AS wait_s,"
+            " trx_mysql_thread_id, trx_rows_locked, trx_rows_modified, trx_query"
+            f" FROM information_schema.INNODB_TRX LIMIT {MAX_ROWS}"
         )
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
@@ -46,21 +41,19 @@ class InnodbTrx(Collector):
                 age_s=as_float(row["age_s"]),
                 wait_s=as_float(row["wait_s"]),
                 thread_id=as_int(row["trx_mysql_thread_id"]),
-                user=row["user"],
-                host=row["host"],
-                db=row["db"],
                 query=row["trx_query"],
                 rows_locked=as_int(row["trx_rows_locked"]),
                 rows_modified=as_int(row["trx_rows_modified"]),
             )
             for row in rows
         ]
-        first = rows[0] if rows else None
+        items.sort(key=lambda t: -(t.age_s or 0.0))
+        ages = [t.age_s for t in items if t.age_s is not None]
         section = Transactions(
-            count=int(first["total"]) if first else 0,
-            lock_waits=int(first["lock_waits"] or 0) if first else 0,
-            longest_age_s=as_float(first["longest_s"]) if first else None,
-            items=items,
+            count=len(items),
+            lock_waits=sum(1 for t in items if t.state == "LOCK WAIT"),
+            longest_age_s=max(ages) if ages else None,
+            items=items[:MAX_LISTED],
         )
         samples = [
             sample("trx_active", float(section.count)),

@@ -1,32 +1,41 @@
-"""information_schema.PROCESSLIST, active sessions only: what is running now (others' rows need PROCESS).
+"""information_schema.PROCESSLIST: every session (others' rows need PROCESS), SQL only for active ones.
 
-Also the only place the SQL of a queued connection can come from: a queued request has not been
-read from its socket yet (PROCESSLIST shows it as Sleep with no INFO), so the poller remembers
-the last statement it saw each connection run.
+The poller joins it to the queue (who is waiting) and to INNODB_TRX (whose transaction), in
+Python. It is also the only source of a queued connection's SQL: a queued request has not been
+read from its socket yet (the connection shows as Sleep), so the poller remembers the last
+statement it saw each connection run.
 """
 
 from __future__ import annotations
 
-from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
+from dataclasses import dataclass, field
+
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, sample
 from poolscope.schemas import ServerInfo, Session
 
-MAX_LISTED = 500
+MAX_ROWS = 20_000
+MAX_ACTIVE_LISTED = 500
 MAX_SQL_CHARS = 2048
+IDLE_COMMANDS = {"Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID"}
+
+
+@dataclass
+class ProcesslistSection:
+    by_id: dict[int, Session] = field(default_factory=dict)
+    active: list[Session] = field(default_factory=list)
 
 
 class Processlist(Collector):
     name = "processlist"
-    help = "Active (non-Sleep) sessions with their command, time and SQL."
+    help = "Sessions: who is connected, and the command, time and SQL of the active ones."
     privilege = "PROCESS"
 
     def sql(self, server: ServerInfo) -> str:
         time_ms = "TIME_MS" if server.flavor == "mariadb" else "TIME * 1000"
         return (
-            f"SELECT ID, USER, HOST, DB, COMMAND, {time_ms} AS TIME_MS, STATE, LEFT(INFO, {MAX_SQL_CHARS}) AS INFO"
-            " FROM information_schema.PROCESSLIST"
-            " WHERE COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID')"
-            " AND ID <> CONNECTION_ID()"
-            f" ORDER BY TIME_MS DESC LIMIT {MAX_LISTED}"
+            f"SELECT ID, USER, HOST, DB, COMMAND, {time_ms} AS TIME_MS, STATE,"
+            f" IF(COMMAND = 'Sleep', NULL, LEFT(INFO, {MAX_SQL_CHARS})) AS INFO"
+            f" FROM information_schema.PROCESSLIST LIMIT {MAX_ROWS}"
         )
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
@@ -43,11 +52,19 @@ class Processlist(Collector):
             )
             for row in rows
         ]
-        running = sum(1 for s in sessions if s.command in ("Query", "Execute"))
+        # Our own polling session is not activity worth showing.
+        active = [s for s in sessions if s.command not in IDLE_COMMANDS and not _is_own_poll(s)]
+        active.sort(key=lambda s: -(s.time_s or 0.0))
+        running = sum(1 for s in active if s.command in ("Query", "Execute"))
+        section = ProcesslistSection(by_id={s.id: s for s in sessions}, active=active[:MAX_ACTIVE_LISTED])
         return CollectorOutput(
-            section=sessions,
+            section=section,
             samples=[
                 sample("sessions_active", float(running)),
-                sample("sessions_listed", as_float(len(rows))),
+                sample("sessions_total", float(len(sessions))),
             ],
         )
+
+
+def _is_own_poll(session: Session) -> bool:
+    return bool(session.info) and "information_schema.PROCESSLIST" in (session.info or "")

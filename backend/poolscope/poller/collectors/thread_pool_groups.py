@@ -7,7 +7,6 @@ from poolscope.poller.collectors.base import (
     CollectorOutput,
     ParseContext,
     Row,
-    as_float,
     needs_pool_table,
     sample,
 )
@@ -30,22 +29,15 @@ class ThreadPoolGroups(Collector):
         return needs_pool_table(server, "THREAD_POOL_GROUPS")
 
     def sql(self, server: ServerInfo) -> str:
-        # The per-group oldest wait is folded in here so it covers every group, not only the
-        # rows the (limited) queue listing returns.
         return (
-            "SELECT g.GROUP_ID, g.CONNECTIONS, g.THREADS, g.ACTIVE_THREADS, g.STANDBY_THREADS,"
-            " g.QUEUE_LENGTH, g.HAS_LISTENER, g.IS_STALLED, q.OLDEST_US"
-            " FROM information_schema.THREAD_POOL_GROUPS g"
-            " LEFT JOIN (SELECT GROUP_ID, MAX(QUEUEING_TIME_MICROSECONDS) AS OLDEST_US"
-            "  FROM information_schema.THREAD_POOL_QUEUES GROUP BY GROUP_ID) q"
-            " ON q.GROUP_ID = g.GROUP_ID ORDER BY g.GROUP_ID"
+            "SELECT GROUP_ID, CONNECTIONS, THREADS, ACTIVE_THREADS, STANDBY_THREADS, QUEUE_LENGTH,"
+            " HAS_LISTENER, IS_STALLED FROM information_schema.THREAD_POOL_GROUPS"
         )
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         groups: list[GroupState] = []
         samples = []
-        for row in rows:
-            oldest_us = as_float(row["oldest_us"])
+        for row in sorted(rows, key=lambda r: int(r["group_id"])):
             group = GroupState(
                 group_id=int(row["group_id"]),
                 connections=int(row["connections"]),
@@ -55,7 +47,6 @@ class ThreadPoolGroups(Collector):
                 queue_length=int(row["queue_length"]),
                 has_listener=bool(row["has_listener"]),
                 is_stalled=bool(row["is_stalled"]),
-                oldest_queued_ms=None if oldest_us is None else oldest_us / 1000.0,
             )
             groups.append(group)
             label = str(group.group_id)
