@@ -98,7 +98,7 @@ def render(results: dict[str, Any]) -> str:
         )
         for label, part, own, scraper in rows:
             if not part:
-                out.append(f"   {label:<30} not measured")
+                out.append(f"   {label:<30} not run")
                 continue
             text = (
                 f"   {label:<30} server {_f(part['server_cpu_ms_per_op'], 2)} ms"
