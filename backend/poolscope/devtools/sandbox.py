@@ -178,6 +178,9 @@ class MariaDBSandbox:
         self.base_dir = Path(base_dir).absolute()
         self.datadir = self.base_dir / "data"
         self.log_file = self.base_dir / "mariadb.err"
+        # Private tmpdir: a shared /tmp saw another process's cleanup remove a sandbox's
+        # temporary tables mid-bootstrap ("Could not remove temporary table", install failed).
+        self.tmpdir = self.base_dir / "tmp"
         self.pid_file = self.datadir / "mysqld.pid"
         self.socket = self._socket_path()
         self._auto_port = port is None
@@ -306,6 +309,7 @@ class MariaDBSandbox:
         if self.running:
             return
         self.base_dir.mkdir(parents=True, exist_ok=True)
+        self.tmpdir.mkdir(mode=0o700, exist_ok=True)
         self._stop_stale_server()
         if not (self.datadir / "mysql").is_dir():
             self._install_datadir(timeout_s)
@@ -363,6 +367,7 @@ class MariaDBSandbox:
         self.stop()
         shutil.rmtree(self.datadir, ignore_errors=True)
         shutil.rmtree(self.base_dir / "data.installing", ignore_errors=True)
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
         if self.socket.parent != self.datadir:
             shutil.rmtree(self.socket.parent, ignore_errors=True)
 
@@ -376,6 +381,7 @@ class MariaDBSandbox:
             f"--socket={self.socket}",
             f"--pid-file={self.pid_file}",
             f"--log-error={self.log_file}",
+            f"--tmpdir={self.tmpdir}",
             f"--bind-address={self.host}",
             f"--port={self.port}",
             "--skip-name-resolve",
@@ -417,6 +423,7 @@ class MariaDBSandbox:
             "--auth-root-authentication-method=normal",
             "--skip-test-db",
             "--skip-name-resolve",
+            f"--tmpdir={self.tmpdir}",  # passed on to the bootstrap mariadbd
         ]
         if os.geteuid() == 0:
             cmd.append("--user=root")
