@@ -34,7 +34,7 @@ describe('api client', () => {
     );
     const e1 = (await fetchTarget('a').catch((e: unknown) => e)) as ApiError;
     expect(e1.kind).toBe('unreachable');
-    expect(e1.message).toContain('Backend unreachable');
+    expect(e1.message).toContain('No answer from the Poolscope API');
     stubFetch(502, '');
     const e2 = (await fetchTarget('a').catch((e: unknown) => e)) as ApiError;
     expect(e2.kind).toBe('unreachable');

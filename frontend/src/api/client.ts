@@ -49,7 +49,11 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
     res = await fetch(path, { signal, headers: { Accept: 'application/json' } });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
-    throw new ApiError(`Backend unreachable: ${err instanceof Error ? err.message : String(err)}`, 0, 'unreachable');
+    throw new ApiError(
+      `No answer from the Poolscope API (${err instanceof Error ? err.message : String(err)})`,
+      0,
+      'unreachable',
+    );
   }
   let body: unknown = null;
   const text = await res.text();
@@ -67,7 +71,7 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
     if (kind === 'unreachable' && detail) kind = 'http';
     const fallback =
       kind === 'unreachable'
-        ? `Backend unreachable (HTTP ${res.status} from proxy)`
+        ? `No answer from the Poolscope API (HTTP ${res.status} from the proxy in front of it)`
         : `HTTP ${res.status} ${res.statusText}`.trim();
     throw new ApiError(detail ?? fallback, res.status, kind);
   }

@@ -13,6 +13,8 @@ export interface HeatmapProps {
   valueLabel: string;
   /** Don't make buckets finer than the poll interval (empty columns between polls look like gaps). */
   minBucketS?: number;
+  /** Intervals up to this long (s) never count as holes in the data (≈ 2.5 poll intervals). */
+  gapFloor?: number;
   /** Groups marked retired in the current state, labelled as such. */
   retired?: ReadonlySet<string>;
 }
@@ -22,14 +24,17 @@ const AXIS_H = 18;
 const MAX_BUCKETS = 150;
 const MIN_CELL_PX = 6;
 
-function HeatmapImpl({ values, stalled, from, to, valueLabel, minBucketS = 1, retired }: HeatmapProps) {
+function HeatmapImpl({ values, stalled, from, to, valueLabel, minBucketS = 1, gapFloor = 2.5, retired }: HeatmapProps) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const plotW = Math.max(100, (width || 800) - LABEL_W - 8);
   const buckets = Math.max(
     1,
     Math.min(MAX_BUCKETS, Math.floor(plotW / MIN_CELL_PX), Math.floor((to - from) / Math.max(minBucketS, 0.001))),
   );
-  const data = useMemo(() => bucketHeatmap(values, stalled, from, to, buckets), [values, stalled, from, to, buckets]);
+  const data = useMemo(
+    () => bucketHeatmap(values, stalled, from, to, buckets, gapFloor),
+    [values, stalled, from, to, buckets, gapFloor],
+  );
   const cellW = plotW / buckets;
   // Few groups get taller rows so the heatmap stays readable; many groups stay compact.
   const ROW_H = data.groups.length <= 8 ? 22 : data.groups.length <= 32 ? 14 : 8;

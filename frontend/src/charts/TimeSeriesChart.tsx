@@ -31,6 +31,8 @@ export interface TimeSeriesChartProps {
   loading?: boolean;
   /** Consecutive points further apart than this (seconds) are drawn as a break, not bridged. */
   maxGap?: number;
+  /** Smallest top of the left axis, so an all-zero ratio does not get a 0–400 % axis. */
+  minYMax?: number;
 }
 
 export const PALETTE = [
@@ -56,6 +58,7 @@ const AXIS_STYLE = { fontSize: 11, fill: '#9aa4b2' };
 
 function TimeSeriesChartImpl({
   maxGap,
+  minYMax,
   title,
   testId,
   lines,
@@ -70,7 +73,8 @@ function TimeSeriesChartImpl({
 }: TimeSeriesChartProps) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
-  const present = useMemo(() => lines.filter((l) => l.series && l.series.points.length > 0), [lines]);
+  // Series that never had a value (e.g. a ratio the backend leaves null in this regime) get no line or legend entry.
+  const present = useMemo(() => lines.filter((l) => l.series?.points.some((p) => p[1] !== null)), [lines]);
   const rows = useMemo(() => {
     const keyBy = new Map(present.map((l) => [l.series!, l.key]));
     return toChartRows(
@@ -79,7 +83,7 @@ function TimeSeriesChartImpl({
       maxGap,
     );
   }, [present, maxGap]);
-  const hasValues = present.some((l) => l.series!.points.some((p) => p[1] !== null));
+  const hasValues = present.length > 0;
   const hasRight = present.some((l) => l.axis === 'right');
   const span = to - from;
 
@@ -103,7 +107,14 @@ function TimeSeriesChartImpl({
               stroke="#3a414d"
               minTickGap={40}
             />
-            <YAxis yAxisId="left" tickFormatter={(v: number) => format(v)} tick={AXIS_STYLE} stroke="#3a414d" width={64} />
+            <YAxis
+              yAxisId="left"
+              tickFormatter={(v: number) => format(v)}
+              tick={AXIS_STYLE}
+              stroke="#3a414d"
+              width={64}
+              domain={minYMax ? [0, (max: number) => Math.max(max, minYMax)] : undefined}
+            />
             {hasRight ? (
               <YAxis
                 yAxisId="right"

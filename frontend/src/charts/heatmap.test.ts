@@ -78,7 +78,6 @@ describe('bucketHeatmap', () => {
     const h = bucketHeatmap(
       [
         q('0', [
-          [-5, 50],
           [5, null],
           [25, 60],
         ]),
@@ -90,6 +89,68 @@ describe('bucketHeatmap', () => {
     );
     expect(h.cells[0].every((c) => c.value === null)).toBe(true);
     expect(h.max).toBe(0);
+  });
+
+  it('lets a point before the window hold into it until the next point', () => {
+    const h = bucketHeatmap(
+      [
+        q('0', [
+          [-5, 50],
+          [5, null],
+          [15, null],
+        ]),
+      ],
+      [],
+      0,
+      20,
+      4,
+    );
+    expect(h.cells[0].map((c) => c.value)).toEqual([50, null, null, null]);
+  });
+
+  it('fills rollup minutes across their columns and keeps raw points in theirs', () => {
+    const h = bucketHeatmap(
+      [
+        q('0', [
+          [0, 3],
+          [60, 4],
+          [120, 5],
+          [121, 6],
+        ]),
+      ],
+      [
+        st('0', [
+          [0, 0],
+          [60, 1],
+          [120, 0],
+        ]),
+      ],
+      0,
+      120,
+      12,
+    );
+    expect(h.cells[0].map((c) => c.value)).toEqual([3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 5]);
+    // stalled from 60 s until the next sample at 120 s, i.e. through the last column
+    expect(h.cells[0].map((c) => c.stalled).join('')).toBe(`${'false'.repeat(6)}${'true'.repeat(6)}`);
+  });
+
+  it('leaves a hole in the data empty instead of stretching the last value over it', () => {
+    const h = bucketHeatmap(
+      [
+        q('0', [
+          [0, 1],
+          [1, 1],
+          [2, 1],
+          [50, 2],
+          [51, 2],
+        ]),
+      ],
+      [],
+      0,
+      60,
+      6,
+    );
+    expect(h.cells[0].map((c) => c.value)).toEqual([1, null, null, null, null, 2]);
   });
 });
 

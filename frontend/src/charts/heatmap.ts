@@ -1,5 +1,6 @@
 // Pure bucketing for the per-group heatmap: rows = groups, columns = equal time buckets.
-import type { Series } from '../api/types';
+import type { Point, Series } from '../api/types';
+import { isGapAfter } from '../lib/series';
 
 export interface HeatCell {
   /** Max of the metric inside the bucket (a queue that spiked must not be averaged away); null = no data. */
@@ -32,12 +33,33 @@ export function bucketIndex(t: number, from: number, to: number, buckets: number
   return Math.min(i, buckets - 1);
 }
 
+/**
+ * Columns each point covers: a point holds until the next one (rollup minutes fill their minute),
+ * unless the interval to the next point is a hole in the data (then just its own column).
+ */
+function* coveredColumns(points: readonly Point[], from: number, to: number, n: number, gapFloor: number) {
+  const times = points.map((p) => p[0]);
+  for (let i = 0; i < points.length; i++) {
+    const [t, v] = points[i];
+    if (v === null) continue;
+    const holds = i + 1 < points.length && !isGapAfter(times, i, gapFloor);
+    const end = holds ? Math.min(times[i + 1], to) : t;
+    if (end < from || t > to) continue;
+    const c0 = bucketIndex(Math.max(t, from), from, to, n);
+    // The next point's own time belongs to the next point.
+    const c1 = holds ? bucketIndex(Math.max(Math.max(t, from), end - 1e-6), from, to, n) : c0;
+    for (let c = c0; c <= c1; c++) yield [c, v] as const;
+  }
+}
+
+/** `gapFloor`: intervals up to this long (seconds) are never treated as holes; about 2.5 poll intervals. */
 export function bucketHeatmap(
   values: readonly Series[],
   stalled: readonly Series[],
   from: number,
   to: number,
   buckets: number,
+  gapFloor = 2.5,
 ): HeatmapData {
   const n = Math.max(1, Math.floor(buckets));
   const groupSet = new Set<string>();
@@ -50,10 +72,7 @@ export function bucketHeatmap(
 
   for (const s of values) {
     const r = row.get(s.labels.group ?? '?')!;
-    for (const [t, v] of s.points) {
-      if (v === null) continue;
-      const c = bucketIndex(t, from, to, n);
-      if (c < 0) continue;
+    for (const [c, v] of coveredColumns(s.points, from, to, n, gapFloor)) {
       const cell = cells[r][c];
       cell.value = cell.value === null ? v : Math.max(cell.value, v);
       if (v > max) max = v;
@@ -61,10 +80,8 @@ export function bucketHeatmap(
   }
   for (const s of stalled) {
     const r = row.get(s.labels.group ?? '?')!;
-    for (const [t, v] of s.points) {
-      if (!v) continue;
-      const c = bucketIndex(t, from, to, n);
-      if (c >= 0) cells[r][c].stalled = true;
+    for (const [c, v] of coveredColumns(s.points, from, to, n, gapFloor)) {
+      if (v) cells[r][c].stalled = true;
     }
   }
 

@@ -31,7 +31,9 @@ describe('format helpers', () => {
   });
 
   it('formats durations in seconds', () => {
+    expect(fmtSeconds(0)).toBe('0 s');
     expect(fmtSeconds(0.35)).toBe('0.35 s');
+    expect(fmtSeconds(60)).toBe('1 m');
     expect(fmtSeconds(12.4)).toBe('12 s');
     expect(fmtSeconds(185)).toBe('3 m 05 s');
     expect(fmtSeconds(7620)).toBe('2 h 07 m');

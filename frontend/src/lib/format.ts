@@ -57,6 +57,7 @@ export function fmtSeconds(v: Num): string {
   if (!isNum(v)) return DASH;
   const neg = v < 0;
   const s = Math.abs(v);
+  if (s === 0) return '0 s';
   let out: string;
   if (s < 60) out = `${Number.isInteger(s) || s >= 10 ? s.toFixed(0) : s.toFixed(s < 1 ? 2 : 1)} s`;
   else if (s < 3600)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Series } from '../api/types';
-import { appendSamples, isEmpty, latestTs, seriesKey, seriesOf, toChartRows, trimSeries } from './series';
+import { appendSamples, isEmpty, isGapAfter, latestTs, seriesKey, seriesOf, toChartRows, trimSeries } from './series';
 
 const wanted = new Set(['qps', 'tp_group_queue_length']);
 
@@ -135,6 +135,25 @@ describe('toChartRows', () => {
       { t: 1, qps: 10 },
       { t: 2, qps: 20, tps: 5 },
     ]);
+  });
+});
+
+describe('isGapAfter', () => {
+  it('flags an interval much longer than the one before it', () => {
+    const t = [1, 2, 3, 60, 61];
+    expect(isGapAfter(t, 1, 2.5)).toBe(false);
+    expect(isGapAfter(t, 2, 2.5)).toBe(true);
+    expect(isGapAfter(t, 3, 2.5)).toBe(false);
+  });
+  it('keeps rollup minutes followed by raw seconds connected', () => {
+    const t = [0, 60, 120, 180, 181, 182];
+    for (let i = 0; i < t.length - 1; i++) expect(isGapAfter(t, i, 2.5)).toBe(false);
+    // ...but a missing stretch of rollups is a hole
+    expect(isGapAfter([0, 60, 600, 660], 1, 2.5)).toBe(true);
+  });
+  it('uses the next interval for the first one and never flags below the floor', () => {
+    expect(isGapAfter([0, 100, 101], 0, 2.5)).toBe(true);
+    expect(isGapAfter([0, 2, 2.5], 0, 2.5)).toBe(false);
   });
 });
 

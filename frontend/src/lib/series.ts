@@ -71,6 +71,20 @@ export function seriesOf(series: readonly Series[], metric: string): Series[] {
     });
 }
 
+/**
+ * Is the interval times[i] → times[i+1] a hole in the data (an outage) rather than the normal spacing?
+ * Spacing is not uniform: one history answer can hold 1-minute rollups followed by raw 1 s polls, so
+ * an interval counts as a gap only when it exceeds `floor` (≈ 2.5 poll intervals) and is 2.5× longer
+ * than the interval before it (the one after, for the first interval).
+ */
+export function isGapAfter(times: readonly number[], i: number, floor: number): boolean {
+  const dt = times[i + 1] - times[i];
+  if (!(dt > floor)) return false;
+  const ref = i > 0 ? times[i] - times[i - 1] : i + 2 < times.length ? times[i + 2] - times[i + 1] : null;
+  if (ref === null) return false;
+  return dt > 2.5 * ref;
+}
+
 export type ChartRow = { t: number } & Record<string, number | null>;
 
 /**
@@ -78,7 +92,7 @@ export type ChartRow = { t: number } & Record<string, number | null>;
  * A series lacking a value at some row's time leaves that key absent, which Recharts draws as a gap
  * (all series of one poll share its timestamp, so this only happens where data is really missing).
  * The backend leaves empty buckets out, so with `maxGap` a blank row is inserted wherever consecutive
- * rows are further apart than that: otherwise the line would bridge an outage as if nothing happened.
+ * rows leave a hole (see isGapAfter; `maxGap` is its floor): otherwise the line would bridge an outage.
  */
 export function toChartRows(series: readonly Series[], keyOf: (s: Series) => string, maxGap?: number): ChartRow[] {
   const rows = new Map<number, ChartRow>();
@@ -95,10 +109,11 @@ export function toChartRows(series: readonly Series[], keyOf: (s: Series) => str
   }
   const sorted = [...rows.values()].toSorted((a, b) => a.t - b.t);
   if (!maxGap || maxGap <= 0) return sorted;
+  const times = sorted.map((r) => r.t);
   const out: ChartRow[] = [];
   for (let i = 0; i < sorted.length; i++) {
-    if (i > 0 && sorted[i].t - sorted[i - 1].t > maxGap) out.push({ t: (sorted[i].t + sorted[i - 1].t) / 2 } as ChartRow);
     out.push(sorted[i]);
+    if (i + 1 < sorted.length && isGapAfter(times, i, maxGap)) out.push({ t: (times[i] + times[i + 1]) / 2 } as ChartRow);
   }
   return out;
 }

@@ -38,7 +38,7 @@ export function OverviewPage() {
           {error.message}
           {targets && updatedAt
             ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.`
-            : ' — retrying every 5 s.'}
+            : '. Is `poolscope serve` running? Retrying every 5 s.'}
         </Notice>
       ) : null}
 

@@ -48,7 +48,9 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
           title={t.status === 'down' ? 'Time since the last successful poll' : 'Time since the last poll'}
         >
           {t.status === 'down' && t.last_success_at !== undefined
-            ? `last success ${fmtAgo(t.last_success_at, now)}`
+            ? t.last_success_at
+              ? `last success ${fmtAgo(t.last_success_at, now)}`
+              : 'no successful poll yet'
             : `polled ${fmtAgo(t.last_poll_at, now)}`}
         </span>
       </header>

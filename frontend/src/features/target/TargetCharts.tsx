@@ -72,6 +72,7 @@ export function HeatmapPanel({
         to={history.to}
         valueLabel={metric === 'queue' ? 'queued' : 'active threads'}
         minBucketS={Math.max(pollIntervalS, history.step_s)}
+        gapFloor={pollIntervalS * 2.5}
         retired={retired}
       />
     </Panel>
@@ -224,6 +225,7 @@ export function TargetCharts({
         to={to}
         maxGap={maxGap}
         format={fmtRatio}
+        minYMax={0.01}
         loading={loading}
         note={
           tcm ? (

@@ -67,7 +67,7 @@ export function TargetPage({ name }: { name: string }) {
             title={k === 'unreachable' ? 'Backend unreachable' : 'Could not load the target'}
             testId="backend-error"
           >
-            {d.targetError.message} — retrying.
+            {d.targetError.message}.{k === 'unreachable' ? ' Is `poolscope serve` running?' : ''} Retrying every 5 s.
           </Notice>
         ) : (
           <div className="loading" data-testid="target-loading">

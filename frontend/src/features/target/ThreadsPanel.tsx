@@ -33,8 +33,9 @@ function RatioRow({ label, ratio, testId }: { label: string; ratio: Ratio | null
       {ratio && (ratio.regime || ratio.note || ratio.window_s) ? (
         <tr className="kv-note">
           <td colSpan={2}>
-            {ratio.window_s ? `over ${fmtSeconds(ratio.window_s)}` : ''}
-            {ratio.regime ? ` · regime: ${ratio.regime}` : ''}
+            {[ratio.window_s ? `over ${fmtSeconds(ratio.window_s)}` : null, ratio.regime ? `regime: ${ratio.regime}` : null]
+              .filter(Boolean)
+              .join(' · ')}
             {ratio.note ? <div>{ratio.note}</div> : null}
           </td>
         </tr>
