@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import statistics
 import subprocess
 import time
 from typing import Any, Protocol
@@ -139,9 +141,10 @@ class PoolscopeMonitor:
     async def start(self) -> None:
         settings = self.ctx.settings(self.ctx.target("bench"))
         self.poller = TimedPoller(settings.targets[0], settings)
-        # Connect and take the counter baselines before the measured window, as a running
-        # product would have long done.
-        await self.poller.poll_once()
+        # Connect, take the counter baselines and create the store's series before the measured
+        # window, as a running product would have long done.
+        first = await self.poller.poll_once()
+        await self.store.write_poll(first.info, first.state, first.samples, ts=time.time())
         self.poller.start_recording()
         self.scheduler = Scheduler(settings, self.store, [self.poller])
         self._cpu0 = time.process_time()
@@ -252,11 +255,13 @@ async def ratio_pairs(ctx: BenchContext, make_monitor: Any, what: str) -> dict[s
     cfg = ctx.cfg
     pairs: list[dict[str, Any]] = []
     monitor_stats: list[dict[str, Any]] = []
+    loads: list[float] = []  # the host's 1-min load average as each run starts
     for index, order in enumerate(abba_orders(cfg.pairs), start=1):
         tps: dict[str, float] = {}
         latency: dict[str, float | None] = {}
         pair_monitor: dict[str, Any] = {}
         for kind in order:
+            loads.append(os.getloadavg()[0])
             if kind == "A":
                 res = await run_sysbench(ctx, cfg.threads, cfg.run_s)
             else:
@@ -284,6 +289,8 @@ async def ratio_pairs(ctx: BenchContext, make_monitor: Any, what: str) -> dict[s
         )
     ratios = [p["ratio"] for p in pairs]
     median = median_ratio(ratios)
+    a_runs = [p["a_tps"] for p in pairs]
+    a_cv = statistics.pstdev(a_runs) / statistics.fmean(a_runs) * 100 if len(a_runs) > 1 else None
     return {
         "test": cfg.test,
         "threads": cfg.threads,
@@ -295,6 +302,12 @@ async def ratio_pairs(ctx: BenchContext, make_monitor: Any, what: str) -> dict[s
         "target": OVERHEAD_TARGET,
         "pass": median is not None and median >= OVERHEAD_TARGET,
         "monitor": _merge_monitor_stats(monitor_stats),
+        # Noise context: how much the same configuration (A) moved, and how busy the host was.
+        "a_tps_min": min(a_runs) if a_runs else None,
+        "a_tps_max": max(a_runs) if a_runs else None,
+        "a_tps_cv_pct": round(a_cv, 1) if a_cv is not None else None,
+        "host_load_min": round(min(loads), 1) if loads else None,
+        "host_load_max": round(max(loads), 1) if loads else None,
     }
 
 

@@ -35,6 +35,12 @@ def _ratio_block(title: str, part: dict[str, Any], monitor_line: str) -> list[st
         f"max {_f(part['max_ratio'], 4)})"
     )
     lines.append(monitor_line)
+    if part.get("a_tps_cv_pct") is not None:
+        lines.append(
+            f"   noise: the A runs alone ranged {_f(part['a_tps_min'])}-{_f(part['a_tps_max'])} tps"
+            f" (CV {part['a_tps_cv_pct']} %); host 1-min load average {part['host_load_min']}-"
+            f"{part['host_load_max']} as runs started"
+        )
     lines.append(
         f"   TPS ratio >= {part['target']}: {_verdict(part['pass'])}  (informational; run-to-run noise here is"
         " several %: trust the median, not a single pair)"
