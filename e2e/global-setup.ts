@@ -11,6 +11,7 @@ import type { FullConfig } from '@playwright/test';
 import {
   cmdline,
   groupMembers,
+  ProcessExited,
   runChecked,
   startProcess,
   stopAll,
@@ -58,41 +59,27 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   partial();
 
   try {
-    const poolOnInfo = path.join(tmpDir, 'pool-on.json');
-    const poolOffInfo = path.join(tmpDir, 'pool-off.json');
-    const sandboxArgs = (dir: string, info: string, extra: string[]) => [
-      '-m',
-      'poolscope.devtools.sandbox',
-      '--dir',
-      path.join(tmpDir, dir),
-      '--info-file',
-      info,
-      '--max-hours',
-      '1',
-      ...extra,
-    ];
-    started.push(
-      startProcess(
-        'sandbox-pool-on',
-        PYTHON,
-        sandboxArgs('pool-on', poolOnInfo, ['--thread-pool-size', '2', '--stall-limit-ms', '500']),
-        path.join(logDir, 'sandbox-pool-on.log'),
-        REPO_DIR,
-      ),
-    );
-    started.push(
-      startProcess(
-        'sandbox-pool-off',
-        PYTHON,
-        sandboxArgs('pool-off', poolOffInfo, ['--thread-handling', 'one-thread-per-connection', '--extra-port', '0']),
-        path.join(logDir, 'sandbox-pool-off.log'),
-        REPO_DIR,
-      ),
-    );
-    partial();
+    const startSandbox = async (dir: string, extra: string[]): Promise<SandboxInfo> => {
+      const info = path.join(tmpDir, `${dir}.json`);
+      const args = ['-m', 'poolscope.devtools.sandbox', '--dir', path.join(tmpDir, dir), '--info-file', info];
+      args.push('--max-hours', '1', ...extra);
+      for (let attempt = 1; ; attempt++) {
+        const proc = startProcess(`sandbox-${dir}`, PYTHON, args, path.join(logDir, `sandbox-${dir}.log`), REPO_DIR);
+        started.push(proc);
+        partial();
+        try {
+          return await waitForSandbox(proc, info);
+        } catch (err) {
+          keepServerLogs(tmpDir, dir, logDir, attempt);
+          // One retry, for a server that exited while starting on a crowded machine; a hang is not retried.
+          if (attempt >= 2 || !(err instanceof ProcessExited)) throw err;
+          console.warn(`[e2e] sandbox ${dir} exited while starting; retrying once (logs in ${logDir})`);
+        }
+      }
+    };
     const [poolOn, poolOff] = await Promise.all([
-      waitForSandbox(started[0], poolOnInfo),
-      waitForSandbox(started[1], poolOffInfo),
+      startSandbox('pool-on', ['--thread-pool-size', '2', '--stall-limit-ms', '500']),
+      startSandbox('pool-off', ['--thread-handling', 'one-thread-per-connection', '--extra-port', '0']),
     ]);
     serverPids.push(poolOn.pid, poolOff.pid);
     partial();
@@ -156,10 +143,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     console.log(`[e2e] poolscope at ${baseURL}; sandboxes ${poolOn.port} (pool on) / ${poolOff.port} (pool off); logs in ${logDir}`);
   } catch (err) {
     await stopAll(started, serverPids);
-    for (const dir of ['pool-on', 'pool-off']) {
-      const errLog = path.join(tmpDir, dir, 'mariadb.err');
-      if (existsSync(errLog)) copyFileSync(errLog, path.join(logDir, `mariadb-${dir}.err`));
-    }
+    for (const dir of ['pool-on', 'pool-off']) keepServerLogs(tmpDir, dir, logDir);
     rmSync(tmpDir, { recursive: true, force: true });
     rmSync(STATE_FILE, { force: true });
     throw err;
@@ -195,11 +179,20 @@ function renderConfig(o: {
   ].join('\n');
 }
 
+/** Copy a sandbox's MariaDB error log and install log out of the temp dir (which is deleted). */
+function keepServerLogs(tmpDir: string, dir: string, logDir: string, attempt = 0): void {
+  const suffix = attempt > 1 ? `.attempt${attempt}` : '';
+  for (const name of ['mariadb.err', 'install-db.log']) {
+    const src = path.join(tmpDir, dir, name);
+    if (existsSync(src)) copyFileSync(src, path.join(logDir, `${dir}-${name}${suffix}`));
+  }
+}
+
 async function waitForSandbox(proc: Spawned, infoFile: string): Promise<SandboxInfo> {
   return waitFor(
     `${proc.name} to accept connections`,
     () => {
-      if (!groupMembers(proc.pid).length) throw new Error(`${proc.name} exited\n${tail(proc.log)}`);
+      if (!groupMembers(proc.pid).length) throw new ProcessExited(`${proc.name} exited\n${tail(proc.log)}`);
       return existsSync(infoFile) ? (JSON.parse(readFileSync(infoFile, 'utf8')) as SandboxInfo) : undefined;
     },
     SANDBOX_START_MS,
@@ -218,7 +211,7 @@ async function waitForBackend(baseURL: string, serve: Spawned): Promise<void> {
   await waitFor(
     `poolscope at ${baseURL} to report ${TARGETS.poolOn} up and every target polled`,
     async () => {
-      if (!groupMembers(serve.pid).length) throw new Error(`poolscope serve exited\n${tail(serve.log)}`);
+      if (!groupMembers(serve.pid).length) throw new ProcessExited(`poolscope serve exited\n${tail(serve.log)}`);
       const res = await fetch(`${baseURL}/api/targets`, { signal: AbortSignal.timeout(5_000) });
       if (!res.ok) return undefined;
       const list = (await res.json()) as TargetLite[];

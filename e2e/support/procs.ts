@@ -71,6 +71,9 @@ export function cmdline(pid: number): string {
   }
 }
 
+/** Thrown by a waitFor check when the process it waits on has died: waitFor rethrows it at once. */
+export class ProcessExited extends Error {}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function signalGroup(pgid: number, sig: NodeJS.Signals): void {
@@ -137,6 +140,8 @@ export async function waitFor<T>(
       const v = await check();
       if (v !== undefined) return v;
     } catch (e) {
+      // A process that died will not come back: fail now instead of at the deadline.
+      if (e instanceof ProcessExited) throw e;
       lastErr = e;
     }
     await sleep(250);
