@@ -65,6 +65,7 @@ class TargetPoller:
         self.stalls = StallDetector()
         self.ratios = CacheRatios(settings.ratio_window_s)
         self.last_statements = LastStatementMemory()
+        self._statements_sent = 0
         self._privilege_retry_at: dict[str, float] = {}
         # collector name -> (privilege it needs, the server's refusal)
         self._missing_privileges: dict[str, tuple[str, str]] = {}
@@ -125,7 +126,10 @@ class TargetPoller:
                 to_run.append(collector)
 
         results = await self.connection.run_batch([c.sql(server) for c in to_run])
-        ctx = ParseContext(now=now, server=server, counters=self.counters)
+        self._statements_sent += len(results)
+        ctx = ParseContext(
+            now=now, server=server, counters=self.counters, own_statements=self._statements_sent
+        )
         outputs: dict[str, CollectorOutput] = {}
         samples: list[Sample] = []
         for collector, result in zip(to_run, results, strict=True):

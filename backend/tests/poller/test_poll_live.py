@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from poolscope.devtools.sandbox import MONITOR_PASSWORD, MONITOR_USER, free_port
@@ -180,3 +182,15 @@ async def test_large_stall_limit_stall_is_caught_by_the_poller_side_check(mariad
     await poller.close()
     reasons = {g.stall_reason for r in seen if r.state for g in r.state.groups}
     assert "no_dequeue" in reasons
+
+
+async def test_idle_qps_leaves_out_poolscopes_own_statements(pool_off_monitor_dsn):
+    # Each of the ~9 statements of a poll counts in Questions; an idle server must still read ~0.
+    poller = poller_for(pool_off_monitor_dsn)
+    results = []
+    for _ in range(4):
+        results.append(await poller.poll_once())
+        await asyncio.sleep(0.5)
+    await poller.close()
+    qps = [r.state.throughput.qps for r in results[1:]]
+    assert all(q is not None and q < 2.0 for q in qps), qps

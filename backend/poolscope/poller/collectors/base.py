@@ -27,6 +27,8 @@ class ParseContext:
     now: float
     server: ServerInfo
     counters: CounterMemory
+    # Statements Poolscope itself has sent on this connection, so QPS can leave them out.
+    own_statements: int = 0
 
 
 @dataclass
