@@ -2,8 +2,9 @@
 //
 // Everything binds 127.0.0.1, lives in a fresh temp dir and is stopped by global-teardown.ts; a run
 // killed half-way is cleaned up by the next run (see stopLeftovers). The UI comes from frontend/dist,
-// rebuilt here when it is missing or older than its sources (POOLSCOPE_E2E_SKIP_BUILD=1 skips that).
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// rebuilt here when it is missing or older than its sources (POOLSCOPE_E2E_SKIP_BUILD=1 skips that),
+// and is served from a private copy in the run's directory.
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import {
   ProcessExited,
   runChecked,
   startProcess,
+  startTime,
   stopAll,
   tail,
   waitFor,
@@ -24,9 +26,9 @@ import {
   POOLSCOPE,
   PYTHON,
   REPO_DIR,
-  RUN_DIR,
-  STATE_FILE,
+  RUNS_DIR,
   TARGETS,
+  type RunOwner,
   type SandboxInfo,
   type StackState,
 } from './support/stack';
@@ -42,20 +44,27 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   if (!existsSync(PYTHON) || !existsSync(POOLSCOPE)) {
     throw new Error(`no Python venv with poolscope at ${path.dirname(PYTHON)}: run \`make install\` in ${REPO_DIR}`);
   }
-  mkdirSync(RUN_DIR, { recursive: true });
-  await stopLeftovers();
-  const staticDir = ensureFrontendBuilt();
+  const owner: RunOwner = { pid: process.pid, startTime: startTime(process.pid) };
+  const runDir = path.join(RUNS_DIR, `${owner.pid}-${owner.startTime}`);
+  const logDir = path.join(runDir, 'logs');
+  const stateFile = path.join(runDir, 'state.json');
+  mkdirSync(logDir, { recursive: true });
+  await stopLeftovers(runDir);
+  pruneOldRuns(runDir);
+
+  // Serve a private copy of the build: a concurrent `npm run build` (which empties dist/) must not
+  // pull the UI from under a running suite.
+  const staticDir = path.join(runDir, 'ui');
+  cpSync(ensureFrontendBuilt(), staticDir, { recursive: true });
 
   const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-e2e-'));
-  const logDir = path.join(RUN_DIR, 'logs');
-  rmSync(logDir, { recursive: true, force: true });
-  mkdirSync(logDir, { recursive: true });
-
   const started: Spawned[] = [];
   const serverPids: number[] = [];
   // Written before anything starts, then after each step, so a crash mid-setup is still cleaned up.
   const partial = () =>
-    writeFileSync(STATE_FILE, JSON.stringify({ tmpDir, processes: started, serverPids }, null, 2), { mode: 0o600 });
+    writeFileSync(stateFile, JSON.stringify({ owner, runDir, logDir, tmpDir, processes: started, serverPids }, null, 2), {
+      mode: 0o600,
+    });
   partial();
 
   try {
@@ -125,6 +134,9 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     );
 
     const state: StackState = {
+      owner,
+      runDir,
+      logDir,
       baseURL,
       tmpDir,
       configFile,
@@ -136,16 +148,16 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       serverPids,
       waveLoadUntil,
     };
-    writeFileSync(STATE_FILE, JSON.stringify(state, null, 2), { mode: 0o600 });
+    writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
     // Workers inherit the environment of the runner process.
-    process.env.POOLSCOPE_E2E_STATE = STATE_FILE;
+    process.env.POOLSCOPE_E2E_STATE = stateFile;
     process.env.POOLSCOPE_E2E_BASE_URL = baseURL;
     console.log(`[e2e] poolscope at ${baseURL}; sandboxes ${poolOn.port} (pool on) / ${poolOff.port} (pool off); logs in ${logDir}`);
   } catch (err) {
     await stopAll(started, serverPids);
     for (const dir of ['pool-on', 'pool-off']) keepServerLogs(tmpDir, dir, logDir);
     rmSync(tmpDir, { recursive: true, force: true });
-    rmSync(STATE_FILE, { force: true });
+    rmSync(stateFile, { force: true });
     throw err;
   }
 }
@@ -284,23 +296,45 @@ function ensureFrontendBuilt(): string {
   return dist;
 }
 
-/** Stop what a previous, killed run left behind (recorded in .run/state.json). */
-async function stopLeftovers(): Promise<void> {
-  if (!existsSync(STATE_FILE)) return;
-  let old: Partial<StackState>;
-  try {
-    old = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as Partial<StackState>;
-  } catch {
-    rmSync(STATE_FILE, { force: true });
-    return;
+/**
+ * Stop what earlier runs left behind: a run whose runner process is gone but whose state.json
+ * still exists was killed before its teardown. Runs whose runner is alive are someone else's
+ * concurrent run and are left alone.
+ */
+async function stopLeftovers(ownRunDir: string): Promise<void> {
+  for (const entry of existsSync(RUNS_DIR) ? readdirSync(RUNS_DIR) : []) {
+    const dir = path.join(RUNS_DIR, entry);
+    const stateFile = path.join(dir, 'state.json');
+    if (dir === ownRunDir || !existsSync(stateFile)) continue;
+    let old: Partial<StackState>;
+    try {
+      old = JSON.parse(readFileSync(stateFile, 'utf8')) as Partial<StackState>;
+    } catch {
+      continue;
+    }
+    if (old.owner && startTime(old.owner.pid) === old.owner.startTime) {
+      console.warn(`[e2e] another e2e run (pid ${old.owner.pid}) is active in this checkout; both share the CPU`);
+      continue;
+    }
+    // Only signal processes that still look like ours: pids are reused.
+    const ours = (old.processes ?? []).filter((p) => /poolscope/.test(cmdline(p.pid)));
+    const servers = (old.serverPids ?? []).filter((pid) => /mariadbd|mysqld/.test(cmdline(pid)));
+    if (ours.length || servers.length) {
+      console.log(`[e2e] stopping ${ours.length + servers.length} processes left by an earlier, killed run (${entry})`);
+    }
+    await stopAll(ours, servers);
+    if (old.tmpDir && old.tmpDir.startsWith(os.tmpdir()) && path.basename(old.tmpDir).startsWith('poolscope-e2e-')) {
+      rmSync(old.tmpDir, { recursive: true, force: true });
+    }
+    rmSync(stateFile, { force: true });
   }
-  // Only signal groups that still look like ours: pids are reused.
-  const ours = (old.processes ?? []).filter((p) => /poolscope/.test(cmdline(p.pid)));
-  const servers = (old.serverPids ?? []).filter((pid) => /mariadbd|mysqld/.test(cmdline(pid)));
-  if (ours.length || servers.length) console.log(`[e2e] stopping ${ours.length + servers.length} processes left by an earlier run`);
-  await stopAll(ours, servers);
-  if (old.tmpDir && old.tmpDir.startsWith(os.tmpdir()) && path.basename(old.tmpDir).startsWith('poolscope-e2e-')) {
-    rmSync(old.tmpDir, { recursive: true, force: true });
-  }
-  rmSync(STATE_FILE, { force: true });
+}
+
+/** Keep the logs of the last few finished runs only. */
+function pruneOldRuns(ownRunDir: string, keep = 5): void {
+  const finished = readdirSync(RUNS_DIR)
+    .map((e) => path.join(RUNS_DIR, e))
+    .filter((d) => d !== ownRunDir && statSync(d).isDirectory() && !existsSync(path.join(d, 'state.json')))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  for (const dir of finished.slice(keep)) rmSync(dir, { recursive: true, force: true });
 }

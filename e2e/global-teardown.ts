@@ -3,10 +3,11 @@ import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cmdline, pidAlive, stopAll, stopPid } from './support/procs';
-import { RUN_DIR, STATE_FILE, readState } from './support/stack';
+import { readState } from './support/stack';
 
 export default async function globalTeardown(): Promise<void> {
-  if (!existsSync(STATE_FILE)) return; // setup failed and already cleaned up
+  const stateFile = process.env.POOLSCOPE_E2E_STATE;
+  if (!stateFile || !existsSync(stateFile)) return; // setup failed and already cleaned up
   const state = readState();
   const problems = await stopAll(state.processes ?? [], state.serverPids ?? []);
 
@@ -32,15 +33,16 @@ export default async function globalTeardown(): Promise<void> {
 
   // The servers' own error logs live in the temp dir: keep them with the other logs (crash reports).
   for (const [label, info] of [['pool-on', state.poolOn], ['pool-off', state.poolOff]] as const) {
-    if (info?.log_file && existsSync(info.log_file)) copyFileSync(info.log_file, path.join(RUN_DIR, 'logs', `mariadb-${label}.err`));
+    if (info?.log_file && existsSync(info.log_file)) copyFileSync(info.log_file, path.join(state.logDir, `mariadb-${label}.err`));
   }
 
   if (state.tmpDir && state.tmpDir.startsWith(os.tmpdir()) && path.basename(state.tmpDir).startsWith('poolscope-e2e-')) {
     rmSync(state.tmpDir, { recursive: true, force: true });
   }
-  rmSync(STATE_FILE, { force: true });
+  rmSync(path.join(state.runDir, 'ui'), { recursive: true, force: true });
+  rmSync(stateFile, { force: true });
   if (problems.length) {
-    throw new Error(`e2e teardown: not everything stopped cleanly:\n  ${problems.join('\n  ')}\nlogs: ${path.join(RUN_DIR, 'logs')}`);
+    throw new Error(`e2e teardown: not everything stopped cleanly:\n  ${problems.join('\n  ')}\nlogs: ${state.logDir}`);
   }
-  console.log(`[e2e] stack stopped; nothing left running (logs kept in ${path.join(RUN_DIR, 'logs')})`);
+  console.log(`[e2e] stack stopped; nothing left running (logs kept in ${state.logDir})`);
 }

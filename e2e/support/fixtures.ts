@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { test as base, expect, type APIRequestContext } from '@playwright/test';
 import { groupMembers, pidAlive, runChecked, startProcess, stopGroup, tail, type Spawned } from './procs';
-import { PYTHON, REPO_DIR, RUN_DIR, readState, type SandboxInfo, type StackState } from './stack';
+import { PYTHON, REPO_DIR, readState, type SandboxInfo, type StackState } from './stack';
 
 /** The subset of the API's Target / TargetState the fixtures look at (docs/API.md). */
 export interface ApiTarget {
@@ -56,6 +56,7 @@ export class LoadDriver {
 
   constructor(
     private readonly sandbox: SandboxInfo,
+    private readonly logDir: string,
     private readonly testSlug: string,
   ) {}
 
@@ -64,7 +65,7 @@ export class LoadDriver {
     const args = ['-m', 'poolscope.devtools.loadgen', '--dsn', dsn, '--mode', mode, '--duration', String(opts.durationS)];
     if (opts.connections) args.push('--connections', String(opts.connections));
     args.push(...(opts.extra ?? []));
-    const log = path.join(RUN_DIR, 'logs', `loadgen-${mode}-${this.testSlug}-${this.runs.length}.log`);
+    const log = path.join(this.logDir, `loadgen-${mode}-${this.testSlug}-${this.runs.length}.log`);
     const run = startProcess(`loadgen-${mode}`, PYTHON, args, log, REPO_DIR);
     this.runs.push(run);
     return run;
@@ -130,7 +131,7 @@ interface Fixtures {
 export const test = base.extend<Fixtures>({
   // The port is chosen by global setup; fall back to the state file if the env did not reach us.
   baseURL: async ({}, use) => {
-    await use(process.env.POOLSCOPE_E2E_BASE_URL ?? readState().baseURL);
+    await use(process.env.POOLSCOPE_E2E_BASE_URL || readState().baseURL);
   },
   stack: async ({}, use) => {
     await use(readState());
@@ -153,7 +154,7 @@ export const test = base.extend<Fixtures>({
   },
   load: async ({ stack }, use, testInfo) => {
     const slug = testInfo.titlePath.join('-').replace(/[^A-Za-z0-9]+/g, '-').slice(-60);
-    const driver = new LoadDriver(stack.poolOn, slug);
+    const driver = new LoadDriver(stack.poolOn, stack.logDir, slug);
     try {
       await use(driver);
     } finally {

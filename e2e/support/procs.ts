@@ -63,6 +63,17 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** The kernel's start time of `pid` (clock ticks since boot), '' if it is gone: with the pid, a unique process id. */
+export function startTime(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "(comm)" start at field 3 (state); starttime is field 22.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+}
+
 export function cmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();

@@ -9,9 +9,11 @@ export const FRONTEND_DIR = path.join(REPO_DIR, 'frontend');
 export const VENV_BIN = path.join(REPO_DIR, '.venv', 'bin');
 export const PYTHON = path.join(VENV_BIN, 'python');
 export const POOLSCOPE = path.join(VENV_BIN, 'poolscope');
-/** Run state and logs of the current / last run; logs stay after teardown for post-mortems. */
-export const RUN_DIR = path.join(E2E_DIR, '.run');
-export const STATE_FILE = path.join(RUN_DIR, 'state.json');
+/**
+ * One sub-directory per run (`<runner pid>-<start time>`) holding its state.json while the run is
+ * live and its logs afterwards, so two runs in one checkout never touch each other's stack.
+ */
+export const RUNS_DIR = path.join(E2E_DIR, '.run');
 
 /** What `python -m poolscope.devtools.sandbox --info-file` writes (contains sandbox-only passwords). */
 export interface SandboxInfo {
@@ -35,7 +37,16 @@ export interface ProcRecord {
   log: string;
 }
 
+/** The Playwright runner process that owns a run: a pid plus its start time, since pids are reused. */
+export interface RunOwner {
+  pid: number;
+  startTime: string;
+}
+
 export interface StackState {
+  owner: RunOwner;
+  runDir: string;
+  logDir: string;
   baseURL: string;
   tmpDir: string;
   configFile: string;
@@ -59,9 +70,9 @@ export const TARGETS = {
 } as const;
 
 export function readState(): StackState {
-  const file = process.env.POOLSCOPE_E2E_STATE ?? STATE_FILE;
-  if (!existsSync(file)) {
-    throw new Error(`no e2e stack state at ${file}: global setup did not run (run the suite with \`npm test\`)`);
+  const file = process.env.POOLSCOPE_E2E_STATE;
+  if (!file || !existsSync(file)) {
+    throw new Error(`no e2e stack state (${file ?? 'POOLSCOPE_E2E_STATE unset'}): global setup did not run (use \`npm test\`)`);
   }
   return JSON.parse(readFileSync(file, 'utf8')) as StackState;
 }

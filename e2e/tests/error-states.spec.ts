@@ -12,21 +12,11 @@ test.describe('error states', () => {
     await expect(target.downNotice).toContainText('Target is down');
     await expect(target.downReason).toContainText(/connect/i);
     await expect(target.downReason).toContainText(String(stack.unreachablePort));
+    // It never connected: no "last successful poll" that never happened.
+    await expect(target.downNotice).toContainText('No successful poll yet');
+    await expect(target.downNotice).not.toContainText('Last successful poll');
     // No group table pretending to know the pool.
     await expect(target.groupTable).toHaveCount(0);
-  });
-
-  test('a target that never connected does not claim a successful poll', async ({ page, stack }) => {
-    // Known UI gap: the down notice prints `last_poll_at` (the last poll *attempt*, failed ones
-    // included) as "Last successful poll"; the backend's `last_success_at` is the right field.
-    // Remove this annotation once fixed: the test then passes and Playwright reports it.
-    test.fail(true, 'UI shows last_poll_at as "Last successful poll" (should use last_success_at)');
-    const target = new TargetPage(page);
-    await target.goto(stack.targets.unreachable);
-
-    await expect(target.downNotice).toContainText('Target is down');
-    await expect(target.downNotice).toContainText('No successful poll yet', { timeout: 5_000 });
-    await expect(target.downNotice).not.toContainText('Last successful poll');
   });
 
   test('an unknown target shows a clear not-found message', async ({ page }) => {

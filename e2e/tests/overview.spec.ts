@@ -40,6 +40,7 @@ test.describe('overview', () => {
     await expect(down.reason).toContainText(String(stack.unreachablePort));
     await expect(down.reason).not.toContainText('unused');
     await expect(down.version).toContainText(/not connected/i);
+    await expect(down.pollAge).toHaveText(/no successful poll yet/i);
   });
 
   test('a server without the thread pool is explained, not shown as zeros', async ({ page, stack }) => {
