@@ -213,7 +213,12 @@ export function WaitsTable({ waits }: { waits: WaitRow[] }) {
   );
 }
 
+export const SESSION_ROW_LIMIT = 100;
+
 export function SessionsTable({ sessions }: { sessions: Session[] }) {
+  const [showAll, setShowAll] = useState(false);
+  // Up to 500 rows arrive every second; render the longest-running ones unless asked.
+  const rows = showAll ? sessions : sessions.slice(0, SESSION_ROW_LIMIT);
   return (
     <div className="table-wrap">
       <table className="grid" data-testid="sessions-table">
@@ -237,7 +242,7 @@ export function SessionsTable({ sessions }: { sessions: Session[] }) {
               </td>
             </tr>
           ) : (
-            sessions.map((s) => (
+            rows.map((s) => (
               <tr key={s.id} data-testid={`session-row-${s.id}`}>
                 <td className="num mono">{s.id}</td>
                 <td>{txt(s.user)}</td>
@@ -256,6 +261,14 @@ export function SessionsTable({ sessions }: { sessions: Session[] }) {
           )}
         </tbody>
       </table>
+      {sessions.length > rows.length ? (
+        <div className="table-note" data-testid="sessions-truncated">
+          Showing the {rows.length} longest-running of {sessions.length} active sessions.{' '}
+          <button type="button" className="link-btn" onClick={() => setShowAll(true)}>
+            show all
+          </button>
+        </div>
+      ) : null}
     </div>
   );
 }
