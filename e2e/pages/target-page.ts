@@ -80,9 +80,12 @@ export class TargetPage {
   groupVerdict(id: number): Locator {
     return this.page.getByTestId(`group-verdict-${id}`);
   }
-  /** Rows Poolscope marks as stalled (red row + "STALLED" verdict). */
+  /** Rows whose verdict is "STALLED (…)" (the server's IS_STALLED badge alone does not count). */
   get stalledGroupRows(): Locator {
-    return this.groupRows.filter({ hasText: 'STALLED' });
+    return this.groupRows.filter({ has: this.page.getByText(/^STALLED/) });
+  }
+  retiredBadge(id: number): Locator {
+    return this.page.getByTestId(`group-retired-${id}`);
   }
 
   // ------------------------------------------------------------------ threads & throughput

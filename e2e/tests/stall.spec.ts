@@ -16,7 +16,9 @@ test.describe('thread pool stall', () => {
     await expect(stalledRow).toBeVisible({ timeout: 60_000 });
     await expect(stalledRow).toHaveAttribute('data-stalled', 'true');
     await expect(stalledRow).toHaveClass(/row-stalled/);
-    await expect(stalledRow).toContainText(/STALLED/);
+    await expect(stalledRow).toContainText(/STALLED \(/);
+    // Visibly marked: the row is tinted, not just labelled.
+    await expect(stalledRow).not.toHaveCSS('background-color', 'rgba(0, 0, 0, 0)');
     await expect(target.stalledBanner).toContainText(/thread groups? stalled/);
     await expect(page).toHaveTitle(/stalled/);
 
@@ -24,6 +26,8 @@ test.describe('thread pool stall', () => {
     const during = await target.lastPollClock.innerText();
     await expect(target.lastPollClock).not.toHaveText(during, { timeout: 15_000 });
     await expect(target.liveStatus).toHaveText('live');
+    // thread_pool_size went from 2 to 1: group 1 is left over and says so.
+    await expect(target.retiredBadge(1)).toBeVisible();
   });
 
   test('the overview flags the stalled target', async ({ page, stack, stalledPool }) => {
