@@ -21,6 +21,10 @@ export class TargetCard {
   get reason(): Locator {
     return this.root.getByTestId('target-reason');
   }
+  /** "N stalled group(s)" badge. */
+  get stalledBadge(): Locator {
+    return this.root.getByTestId('target-stalled');
+  }
   get poolOffNotice(): Locator {
     return this.root.getByTestId('pool-off-notice');
   }
