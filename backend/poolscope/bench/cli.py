@@ -43,6 +43,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--skip-sysbench", action="store_true", help="skip parts 1-3 (everything that runs sysbench)"
     )
+    p.add_argument(
+        "--control",
+        action="store_true",
+        help="also run an A/A control (B = no monitor either): the noise floor of the TPS ratios",
+    )
     p.add_argument("--strict", action="store_true", help="exit 1 when a PASS/FAIL line says FAIL")
     g = p.add_argument_group("sizes (defaults: the full run; --quick shrinks them)")
     g.add_argument("--threads", type=int, help="sysbench threads for the TPS ratios (16)")
@@ -86,6 +91,7 @@ def build_config(args: argparse.Namespace) -> BenchConfig:
     cfg.sysbench = not args.skip_sysbench
     cfg.exporter = not args.skip_exporter
     cfg.strict = args.strict
+    cfg.control = args.control
     for key in ("threads", "run_s", "pairs", "tables", "table_size", "load_threads", "polls"):
         if getattr(cfg, key) < 1:
             raise SystemExit(f"error: {key} must be >= 1")
@@ -128,7 +134,7 @@ async def run_all(ctx: BenchContext, results: dict[str, Any], exporter_box: list
     have_sysbench = sysbench.available()
     if not cfg.sysbench or not have_sysbench:
         reason = "--skip-sysbench" if not cfg.sysbench else "sysbench not installed"
-        for key in ("overhead_poolscope", "overhead_exporter", "poll_time", "idle_cost"):
+        for key in ("overhead_poolscope", "overhead_exporter", "overhead_control", "poll_time", "idle_cost"):
             results[key] = _skipped(reason)
     else:
         target = ctx.sysbench_target
@@ -183,6 +189,12 @@ async def run_all(ctx: BenchContext, results: dict[str, Any], exporter_box: list
                 results["overhead_exporter"] = _skipped(f"exporter failed: {exc}")
             finally:
                 exporter.stop()
+
+        if cfg.control:
+            progress(f"A/A control: {cfg.pairs} pairs x 2 runs x {cfg.run_s} s, no monitor in either")
+            results["overhead_control"] = await overhead.ratio_pairs(ctx, overhead.NullMonitor, "control")
+        else:
+            results["overhead_control"] = _skipped("not requested (--control)")
 
         progress("part 3: poll wall time, extra_port vs normal port")
         results["poll_time"], loaded_poll = await polltime.poll_time(ctx)

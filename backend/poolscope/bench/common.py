@@ -51,6 +51,7 @@ class BenchConfig:
     # Which parts run.
     sysbench: bool = True
     exporter: bool = True
+    control: bool = False
     strict: bool = False
 
     @classmethod

@@ -168,6 +168,18 @@ class PoolscopeMonitor:
         }
 
 
+class NullMonitor:
+    """The A/A control: B runs exactly like A. Its ratios show the noise floor of this machine."""
+
+    label = "nothing (A/A control)"
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> dict[str, Any]:
+        return {}
+
+
 class ExporterMonitor:
     """An HTTP scrape of prometheus-mysqld-exporter every interval, as Prometheus would do."""
 

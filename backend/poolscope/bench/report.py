@@ -89,6 +89,14 @@ def render(results: dict[str, Any]) -> str:
         out.append(
             f"   side by side: Poolscope {a:.4f} vs mysqld_exporter {b:.4f} (median TPS ratio; 1.0 = free)"
         )
+    control = results.get("overhead_control", {})
+    if "pairs" not in control and "pairs" in results.get("overhead_poolscope", {}):
+        out.append("   (--control adds an A/A run of the same pairs: the noise floor these ratios sit in)")
+    if "pairs" in control:
+        out.append(
+            f"   A/A control (no monitor in A or B, same pairs): median {_f(control['median_ratio'], 4)}"
+            f" (min {_f(control['min_ratio'], 4)}, max {_f(control['max_ratio'], 4)}): the noise floor of these ratios"
+        )
     out.append("")
 
     idle = results.get("idle_cost", {})

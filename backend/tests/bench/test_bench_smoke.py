@@ -30,11 +30,13 @@ def test_quick_store_and_chart_parts(tmp_path, capsys):
         "meta",
         "overhead_poolscope",
         "overhead_exporter",
+        "overhead_control",
+        "idle_cost",
         "poll_time",
         "store_ingest",
         "chart",
     }
-    for skipped in ("overhead_poolscope", "overhead_exporter", "poll_time"):
+    for skipped in ("overhead_poolscope", "overhead_exporter", "overhead_control", "idle_cost", "poll_time"):
         assert results[skipped] == {"skipped": "--skip-sysbench"}
     assert results["meta"]["server"]["flavor"] == "mariadb"
     assert results["meta"]["sandbox"]["extra_port"] > 0
