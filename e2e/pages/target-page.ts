@@ -60,9 +60,17 @@ export class TargetPage {
   get groupsPanel(): Locator {
     return this.page.getByTestId('groups-panel');
   }
-  /** "poll at HH:MM:SS (n s ago)": advances with every poll the page receives. */
+  /** "poll at HH:MM:SS (n s ago) · …" in the groups panel header. */
   get lastPollClock(): Locator {
     return this.groupsPanel.getByText(/poll at/);
+  }
+  /**
+   * The HH:MM:SS of the poll the page shows. Only new data changes it (the "(n s ago)" part
+   * ticks by itself, so comparing the whole text would not prove the page is live).
+   */
+  async lastPollTime(): Promise<string> {
+    const text = await this.lastPollClock.innerText();
+    return /poll at\s+(\S+)/.exec(text)?.[1] ?? '';
   }
   get groupTable(): Locator {
     return this.page.getByTestId('group-table');
