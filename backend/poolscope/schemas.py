@@ -228,4 +228,7 @@ class MetricsOut(BaseModel):
     to: float
     step_s: float
     resolution: Literal["raw", "rollup"]
+    # With resolution "rollup", points before the rollup high-water mark are this far apart
+    # (never closer than step_s); the newest minutes after it come from raw samples.
+    rollup_step_s: float | None = None
     series: list[SeriesOut]

@@ -179,7 +179,12 @@ class SqlStore:
             out.append(SeriesOut(metric=row.metric, labels=json.loads(row.labels), points=pts))
         out.sort(key=lambda s: (s.metric, sorted(s.labels.items())))
         return MetricsOut(
-            from_=start, to=end, step_s=step, resolution="rollup" if use_rollups else "raw", series=out
+            from_=start,
+            to=end,
+            step_s=step,
+            resolution="rollup" if use_rollups else "raw",
+            rollup_step_s=max(step, float(self.rollup_step_s)) if use_rollups else None,
+            series=out,
         )
 
     async def _collect_raw(self, conn, ids, lo, hi, origin, step, agg, buckets) -> None:  # type: ignore[no-untyped-def]

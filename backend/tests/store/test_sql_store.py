@@ -87,6 +87,7 @@ async def test_rollup_then_raw_after_high_water_mark(store_url, monkeypatch):
     monkeypatch.setattr("poolscope.store.sql.time.time", lambda: T0 + 1230)
     out = await store.query("db1", ["tp_group_queue_length"], T0, T0 + 1230, points=1230)
     assert out.resolution == "rollup"
+    assert out.rollup_step_s == 60
     last_ts, last_value = out.series[0].points[-1]
     assert last_value == 1229.0  # the newest second, not yet rolled up, is there
     await store.close()
