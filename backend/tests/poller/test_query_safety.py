@@ -1,9 +1,9 @@
-"""Collector SQL must keep the plainest shapes: a monitor must never be what crashes the server.
+"""Collector SQL keeps the plainest shapes, so each poll makes as few temporary tables as possible.
 
-A query with window functions over THREAD_POOL_QUEUES joined to PROCESSLIST crashed MariaDB
-10.11.19 under load (SIGSEGV in ha_maria::drop_table while freeing its temporary table) in 3 of 4
-one-minute runs; neither the join alone nor the window function alone did. So: one
-information_schema table per statement, no window functions, no subqueries (see base.py).
+Reads of information_schema tables with TEXT columns build on-disk Aria temporary tables; a
+window-function query over THREAD_POOL_QUEUES joined to PROCESSLIST held more of them, longer,
+and was the query that died when another server sharing the tmpdir started (docs/FINDINGS.md).
+So: one information_schema table per statement, no window functions, no subqueries.
 """
 
 from __future__ import annotations

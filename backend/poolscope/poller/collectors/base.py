@@ -3,10 +3,10 @@
 The runner owns timing, batching and failure; a collector never does I/O.
 
 Query shape rule: one information_schema table per statement, no window functions, no joins or
-derived tables between information_schema tables; join and aggregate in Python instead. A
-window-function query joining THREAD_POOL_QUEUES to PROCESSLIST crashed MariaDB 10.11.19
-under load (SIGSEGV freeing its temporary table). A monitor must never be what takes a server
-down, so only the plainest shapes are sent. tests/poller/test_query_safety.py enforces this.
+derived tables between information_schema tables; join and aggregate in Python instead. Each
+poll then creates as few on-disk temporary tables as possible, for as short a time: a server
+whose tmpdir is shared with another instance loses those files when the other one starts, and
+may crash mid-statement (docs/FINDINGS.md). tests/poller/test_query_safety.py enforces this.
 """
 
 from __future__ import annotations
