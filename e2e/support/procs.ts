@@ -18,8 +18,19 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, PYTHONUNBUFFERED: '1', ...extra };
 }
 
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * Start `cmd` detached (its own process group), output appended to `log`. Where util-linux's
+ * setpriv exists the child also gets SIGTERM when the process that started it dies, so a runner
+ * killed before its teardown (SIGTERM from `timeout`, SIGKILL) still leaves nothing running.
+ */
 export function startProcess(name: string, cmd: string, args: string[], log: string, cwd?: string): Spawned {
   const fd = openSync(log, 'a');
+  if (existsSync(SETPRIV)) {
+    args = ['--pdeathsig', 'TERM', '--', cmd, ...args];
+    cmd = SETPRIV;
+  }
   try {
     const child = spawn(cmd, args, {
       cwd,
