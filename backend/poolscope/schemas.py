@@ -30,6 +30,9 @@ class ServerInfo(BaseModel):
     exact_stats: bool | None = None
     queue_time_mode: Literal["exact", "coarse"] | None = None
     extra_port: int = 0
+    # Which of the variables Poolscope reads exist on this server (found on connect), so each
+    # poll can read them as one cheap row of @@GLOBAL values. Internal: not in API answers.
+    known_variables: list[str] = Field(default_factory=list, exclude=True)
 
 
 class ConnectionInfo(BaseModel):

@@ -143,7 +143,9 @@ class TargetConnection:
         self.info = ConnectionInfo(host=host, port=extra_port, port_kind="extra_port")
 
     async def _discover(self) -> ServerInfo:
-        wanted = ("version", "version_comment", "thread_handling", "extra_port", "thread_pool_exact_stats")
+        from poolscope.poller.collectors.global_variables import NAMES as POLLED_VARIABLES
+
+        wanted = ("version_comment", *POLLED_VARIABLES)
         names = ", ".join(f"'{n}'" for n in wanted)
         tables = ", ".join(f"'{t}'" for t in (*POOL_TABLES, *MYSQL_TP_TABLES))
         results = await self.run_batch(
@@ -174,6 +176,7 @@ class TargetConnection:
             exact_stats=exact_stats,
             queue_time_mode=None if exact_stats is None else ("exact" if exact_stats else "coarse"),
             extra_port=int(variables.get("extra_port", "0") or 0),
+            known_variables=[n for n in POLLED_VARIABLES if n in variables],
         )
 
     async def run_batch(self, statements: list[str]) -> list[StatementResult]:

@@ -19,6 +19,7 @@ from poolscope.config import DsnError, Settings, TargetConfig
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext
 from poolscope.poller.collectors.global_status import StatusSection
+from poolscope.poller.collectors.innodb_trx_summary import TrxSummary
 from poolscope.poller.collectors.processlist import ProcesslistSection
 from poolscope.poller.collectors.thread_pool_queues import QueueSection
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
@@ -170,8 +171,9 @@ class TargetPoller:
             update={
                 "status": "up",
                 "reason": f"collectors failing: {', '.join(failed)}" if failed else None,
-                "server": server,
-                "connection": self.connection.info,
+                # A snapshot: the connection keeps updating its own copy (exact_stats is dynamic).
+                "server": server.model_copy(),
+                "connection": self.connection.info.model_copy() if self.connection.info else None,
                 "last_poll_at": now,
                 "last_success_at": now,
                 "poll_duration_ms": round(duration_ms, 3),
@@ -243,7 +245,15 @@ class TargetPoller:
         queue: QueueSection | None = (
             outputs["thread_pool_queues"].section if "thread_pool_queues" in outputs else None
         )
-        transactions: Transactions | None = outputs["innodb_trx"].section if "innodb_trx" in outputs else None
+        transactions: Transactions | None = None
+        if "innodb_trx_summary" in outputs:
+            summary: TrxSummary = outputs["innodb_trx_summary"].section
+            transactions = Transactions(
+                count=summary.count,
+                lock_waits=summary.lock_waits,
+                longest_age_s=summary.longest_age_s,
+                items=outputs["innodb_trx"].section if "innodb_trx" in outputs else [],
+            )
         processlist: ProcesslistSection = (
             outputs["processlist"].section if "processlist" in outputs else ProcesslistSection()
         )

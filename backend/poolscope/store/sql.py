@@ -52,12 +52,15 @@ class SqlStore:
         raw_retention_s: float,
         rollup_retention_s: float,
         rollup_step_s: int = 60,
+        state_write_interval_s: float = 5.0,
         engine: AsyncEngine | None = None,
     ) -> None:
         self.url = url
         self.raw_retention_s = raw_retention_s
         self.rollup_retention_s = rollup_retention_s
         self.rollup_step_s = rollup_step_s
+        self.state_write_interval_s = state_write_interval_s
+        self._state_written: dict[str, tuple[float, str]] = {}
         self.engine = engine or create_async_engine(url)
         if make_url(url).get_backend_name() == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_tuning)
@@ -82,24 +85,38 @@ class SqlStore:
                 rows.append({"series_id": series_id, "ts": ts, "value": _finite(item.value)})
             if rows:
                 await conn.execute(insert(samples), rows)
-            payload = {
-                "ts": ts,
-                "info": info.model_dump_json(),
-                "state": state.model_dump_json() if state is not None else None,
-            }
-            if state is None:
-                # Keep the last good state for the UI ("as of the last successful poll").
-                payload.pop("state")
-            result = await conn.execute(
-                update(target_state).where(target_state.c.target == info.name).values(**payload)
-            )
-            if result.rowcount == 0:
-                await conn.execute(insert(target_state).values(target=info.name, **payload))
+            if self._state_write_due(info, ts):
+                await self._write_state(conn, info, state, ts)
         previous_state = self._latest.get(info.name, (info, None))[1]
         self._latest[info.name] = (info, state if state is not None else previous_state)
         self.hub.publish(
             PollEvent(target=info.name, ts=ts, target_info=info, state=state, samples=list(poll_samples))
         )
+
+    def _state_write_due(self, info: TargetInfo, ts: float) -> bool:
+        """The latest state row (tens of kB) is rewritten every few seconds, not every poll.
+
+        The API reads the in-memory copy; the row only serves a restarted backend, so it may lag
+        a few seconds, except that a change of status is written at once.
+        """
+        last = self._state_written.get(info.name)
+        if last is None or last[1] != info.status or ts - last[0] >= self.state_write_interval_s:
+            self._state_written[info.name] = (ts, info.status)
+            return True
+        return False
+
+    async def _write_state(self, conn, info: TargetInfo, state: TargetState | None, ts: float) -> None:  # type: ignore[no-untyped-def]
+        payload = {"ts": ts, "info": info.model_dump_json()}
+        # A down poll keeps the last good state for the UI ("as of the last successful poll"),
+        # including one newer than the row, which is rewritten only every few seconds.
+        last_good = state if state is not None else self._latest.get(info.name, (info, None))[1]
+        if last_good is not None:
+            payload["state"] = last_good.model_dump_json()
+        result = await conn.execute(
+            update(target_state).where(target_state.c.target == info.name).values(**payload)
+        )
+        if result.rowcount == 0:
+            await conn.execute(insert(target_state).values(target=info.name, **payload))
 
     async def _series_id(self, conn, target: str, metric: str, labels: dict[str, str]) -> int:  # type: ignore[no-untyped-def]
         key = (target, metric, canonical_labels(labels))

@@ -35,6 +35,7 @@ samples = Table(
     Column("series_id", Integer, primary_key=True),
     Column("ts", Float, primary_key=True),
     Column("value", Float, nullable=True),
+    sqlite_with_rowid=False,
 )
 
 # One row per series per rollup step (default 60 s): enough for a day-long chart to stay fast.
@@ -47,6 +48,7 @@ rollups = Table(
     Column("sum", Float, nullable=True),
     Column("min", Float, nullable=True),
     Column("max", Float, nullable=True),
+    sqlite_with_rowid=False,
 )
 
 target_state = Table(

@@ -28,6 +28,8 @@ async def test_polls_every_collector_on_extra_port(mariadb, monitor_dsn):
     assert failed == {}
     assert [g.group_id for g in state.groups] == [0, 1]
     assert state.variables["thread_pool_size"] == "2"
+    assert state.variables["thread_pool_exact_stats"] == "ON"  # SHOW's spelling, whatever the query
+    assert state.variables["thread_pool_priority"] == "auto"
     assert len(state.waits) == 12
     assert state.throughput.qps is not None and state.throughput.qps >= 0
     metrics = {(s.metric, s.labels.get("group")) for s in result.samples}
@@ -111,6 +113,18 @@ async def test_pool_off_is_reported_as_off_not_as_zeros(pool_off_monitor_dsn):
     assert result.state.groups == []
     assert result.info.summary.queue_length is None
     assert result.state.ratios.thread_cache_miss.regime == "one-thread-per-connection"
+
+
+async def test_turning_exact_stats_off_switches_the_queue_time_mode(mariadb, monitor_dsn):
+    poller = poller_for(monitor_dsn)
+    await poller.poll_once()
+    with global_variables(mariadb, thread_pool_exact_stats="OFF"):
+        result = await poller.poll_once()
+    after = await poller.poll_once()
+    await poller.close()
+    assert result.state.variables["thread_pool_exact_stats"] == "OFF"
+    assert result.info.server.queue_time_mode == "coarse"
+    assert after.info.server.queue_time_mode == "exact"
 
 
 async def test_counter_reset_never_gives_negative_rates(mariadb, monitor_dsn):

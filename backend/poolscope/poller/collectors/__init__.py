@@ -5,6 +5,7 @@ from poolscope.poller.collectors.global_status import GlobalStatus
 from poolscope.poller.collectors.global_variables import GlobalVariables
 from poolscope.poller.collectors.innodb_buffer_pool import InnodbBufferPool
 from poolscope.poller.collectors.innodb_trx import InnodbTrx
+from poolscope.poller.collectors.innodb_trx_summary import InnodbTrxSummary
 from poolscope.poller.collectors.processlist import Processlist
 from poolscope.poller.collectors.thread_pool_groups import ThreadPoolGroups
 from poolscope.poller.collectors.thread_pool_queues import ThreadPoolQueues
@@ -20,6 +21,7 @@ def all_collectors() -> list[Collector]:
         ThreadPoolStats(),
         ThreadPoolQueues(),
         ThreadPoolWaits(),
+        InnodbTrxSummary(),
         InnodbTrx(),
         Processlist(),
         InnodbBufferPool(),
