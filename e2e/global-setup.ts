@@ -39,6 +39,7 @@ const BUILD_MS = 240_000;
 /** Upper bound on the background load; teardown stops it much earlier. */
 const WAVE_LOAD_S = 1500;
 const WAVE_CONNECTIONS = 16;
+const UNREACHABLE_PORT = 1;
 
 export default async function globalSetup(_config: FullConfig): Promise<void> {
   if (!existsSync(PYTHON) || !existsSync(POOLSCOPE)) {
@@ -93,7 +94,10 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     serverPids.push(poolOn.pid, poolOff.pid);
     partial();
 
-    const unreachablePort = await freePort();
+    // Port 1 (tcpmux) on loopback: closed, and outside the ephemeral range that other sandboxes'
+    // free-port picks come from, so nothing starts listening there during the run.
+    const unreachablePort = UNREACHABLE_PORT;
+    await assertClosed(unreachablePort);
     const listenPort = await freePort();
     const baseURL = `http://127.0.0.1:${listenPort}`;
     const configFile = path.join(tmpDir, 'poolscope.toml');
@@ -243,6 +247,22 @@ async function waitForBackend(baseURL: string, serve: Spawned): Promise<void> {
   if (!index.ok || !html.includes('<div id="root">')) {
     throw new Error(`poolscope does not serve the built UI at ${baseURL}/ (HTTP ${index.status})\n${tail(serve.log)}`);
   }
+}
+
+/** The `unreachable` target must really be unreachable: refuse to run if something listens there. */
+function assertClosed(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect({ host: '127.0.0.1', port, timeout: 2_000 });
+    sock.once('connect', () => {
+      sock.destroy();
+      reject(new Error(`something listens on 127.0.0.1:${port}; the 'unreachable' target needs it closed`));
+    });
+    sock.once('error', () => resolve());
+    sock.once('timeout', () => {
+      sock.destroy();
+      resolve();
+    });
+  });
 }
 
 function freePort(): Promise<number> {

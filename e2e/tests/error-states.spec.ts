@@ -11,7 +11,7 @@ test.describe('error states', () => {
     await expect(target.status).toHaveText('down');
     await expect(target.downNotice).toContainText('Target is down');
     await expect(target.downReason).toContainText(/connect/i);
-    await expect(target.downReason).toContainText(String(stack.unreachablePort));
+    await expect(target.downReason).toContainText(new RegExp(`127\\.0\\.0\\.1:${stack.unreachablePort}(?!\\d)`));
     // It never connected: no "last successful poll" that never happened.
     await expect(target.downNotice).toContainText('No successful poll yet');
     await expect(target.downNotice).not.toContainText('Last successful poll');
