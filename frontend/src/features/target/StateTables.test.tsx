@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { QueuedConnection } from '../../api/types';
-import { QUEUE_ROW_LIMIT, QueueTable } from './StateTables';
+import type { QueuedConnection, TransactionItem } from '../../api/types';
+import { QUEUE_ROW_LIMIT, QueueTable, TransactionsTable } from './StateTables';
 
 const qc = (over: Partial<QueuedConnection>): QueuedConnection => ({
   group_id: 0,
@@ -48,5 +48,63 @@ describe('QueueTable', () => {
     fireEvent.click(within(screen.getByTestId('queue-truncated')).getByRole('button', { name: 'show all' }));
     expect(screen.getAllByTestId(/^queue-row-/)).toHaveLength(QUEUE_ROW_LIMIT + 5);
     expect(screen.getByRole('columnheader', { name: /waiting \(coarse\)/ })).toBeTruthy();
+  });
+});
+
+const trx = (thread: number, trxId = '0'): TransactionItem => ({
+  trx_id: trxId,
+  state: 'RUNNING',
+  started_at: 1_700_000_000,
+  age_s: 0.5,
+  wait_s: null,
+  thread_id: thread,
+  user: 'sbtest',
+  host: '127.0.0.1:1',
+  db: 'sbtest',
+  query: null,
+  rows_locked: 0,
+  rows_modified: 0,
+});
+
+describe('TransactionsTable', () => {
+  it('keeps one row per transaction across live updates when read-only ones all have trx_id 0', () => {
+    // Live polls replace the list every second. Read-write transactions have real ids, read-only
+    // ones all read 0: keyed by trx_id, React's keyed reconciliation left stale rows every poll.
+    const polls: [number, string][][] = [
+      [
+        [1, '100'],
+        [2, '0'],
+        [3, '0'],
+      ],
+      [
+        [4, '0'],
+        [5, '0'],
+        [6, '200'],
+      ],
+      [
+        [7, '300'],
+        [2, '0'],
+        [8, '0'],
+        [9, '0'],
+      ],
+      [[10, '0']],
+      [
+        [11, '400'],
+        [12, '0'],
+        [13, '0'],
+        [14, '0'],
+        [15, '0'],
+      ],
+      [
+        [16, '0'],
+        [17, '500'],
+      ],
+    ];
+    const { rerender } = render(<TransactionsTable items={polls[0].map(([t, id]) => trx(t, id))} />);
+    for (const threads of polls.slice(1)) {
+      rerender(<TransactionsTable items={threads.map(([t, id]) => trx(t, id))} />);
+      const body = screen.getByTestId('trx-table').querySelector('tbody')!;
+      expect(body.querySelectorAll('tr')).toHaveLength(threads.length);
+    }
   });
 });

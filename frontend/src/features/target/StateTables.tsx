@@ -156,7 +156,12 @@ export function TransactionsTable({ items }: { items: TransactionItem[] }) {
             </tr>
           ) : (
             items.map((t) => (
-              <tr key={t.trx_id} className={t.state === 'LOCK WAIT' ? 'row-warn' : ''} data-testid={`trx-row-${t.trx_id}`}>
+              // Read-only transactions all report trx_id 0; a connection has one transaction at a time.
+              <tr
+                key={`${t.thread_id ?? ''}-${t.trx_id}`}
+                className={t.state === 'LOCK WAIT' ? 'row-warn' : ''}
+                data-testid={`trx-row-${t.trx_id}`}
+              >
                 <td className="mono">{t.trx_id}</td>
                 <td className={t.state === 'LOCK WAIT' ? 'text-bad' : ''}>{txt(t.state)}</td>
                 <td className={`num ${(t.age_s ?? 0) >= 60 ? 'cell-bad' : (t.age_s ?? 0) >= 5 ? 'cell-hot' : ''}`}>
