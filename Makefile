@@ -97,6 +97,9 @@ ifneq ($(HAS_FRONTEND),)
 else
 	@echo "lint-frontend: no frontend/package.json, skipped"
 endif
+ifneq ($(HAS_E2E),)
+	cd e2e && npm run typecheck
+endif
 
 bench: $(PY_STAMP)
 	$(PY) -m poolscope.bench $(BENCH_ARGS)
@@ -119,7 +122,7 @@ endif
 clean:
 	@if [ -x $(PY) ] && [ -d .demo/mariadb ]; then $(PY) -m poolscope.devtools.sandbox --dir .demo/mariadb --stop; fi
 	rm -rf .demo frontend/dist bench-results test-results playwright-report e2e/test-results \
-		e2e/playwright-report .pytest_cache backend/.pytest_cache .mypy_cache backend/.mypy_cache \
+		e2e/playwright-report e2e/.run .pytest_cache backend/.pytest_cache .mypy_cache backend/.mypy_cache \
 		.ruff_cache backend/.ruff_cache
 	find backend -name __pycache__ -type d -prune -exec rm -rf {} +
 
