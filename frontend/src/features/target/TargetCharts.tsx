@@ -149,6 +149,8 @@ export function TargetCharts({
   const pollLines = useMemo(() => [line(idx, 'poll_duration_ms', 'poll duration', '#8ab8ff')], [idx]);
 
   const tcm = ratios?.thread_cache_miss;
+  // Every chart shares the range, the gap rule and the loading state.
+  const shared = { from, to, maxGap, loading };
   return (
     <div className="chart-grid">
       {!poolOff ? (
@@ -157,11 +159,8 @@ export function TargetCharts({
             title="Queue length per group"
             testId="chart-queue-length"
             lines={queueLines}
-            from={from}
-            to={to}
-            maxGap={maxGap}
+            {...shared}
             format={fmtCount}
-            loading={loading}
           />
           <TimeSeriesChart
             title={
@@ -171,11 +170,8 @@ export function TargetCharts({
             }
             testId="chart-queue-time"
             lines={waitLines}
-            from={from}
-            to={to}
-            maxGap={maxGap}
+            {...shared}
             format={fmtMs}
-            loading={loading}
             note={
               server?.queue_time_mode === 'coarse' ? (
                 <span className="text-warn">
@@ -186,47 +182,29 @@ export function TargetCharts({
           />
         </>
       ) : null}
-      <TimeSeriesChart
-        title="Threads"
-        testId="chart-threads"
-        lines={threadLines}
-        from={from}
-        to={to}
-        maxGap={maxGap}
-        format={fmtCount}
-        loading={loading}
-      />
+      <TimeSeriesChart title="Threads" testId="chart-threads" lines={threadLines} {...shared} format={fmtCount} />
       <TimeSeriesChart
         title="Throughput (QPS left, TPS right)"
         testId="chart-throughput"
         lines={tputLines}
-        from={from}
-        to={to}
-        maxGap={maxGap}
+        {...shared}
         format={fmtRateAxis}
-        loading={loading}
       />
       <TimeSeriesChart
         title="Transactions (age right)"
         testId="chart-transactions"
         lines={trxLines}
-        from={from}
-        to={to}
-        maxGap={maxGap}
+        {...shared}
         format={fmtCount}
         formatRight={fmtSeconds}
-        loading={loading}
       />
       <TimeSeriesChart
         title="Cache miss ratios"
         testId="chart-cache-miss"
         lines={ratioLines}
-        from={from}
-        to={to}
-        maxGap={maxGap}
+        {...shared}
         format={fmtRatio}
         minYMax={0.01}
-        loading={loading}
         note={
           tcm ? (
             <span data-testid="thread-cache-regime">
@@ -242,11 +220,8 @@ export function TargetCharts({
         title="Poolscope poll duration"
         testId="chart-poll-duration"
         lines={pollLines}
-        from={from}
-        to={to}
-        maxGap={maxGap}
+        {...shared}
         format={fmtMs}
-        loading={loading}
         note="Rises when monitoring queries wait in the pool queue (normal port) — a stall symptom in itself."
       />
     </div>
