@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from poolscope.analysis.counters import CounterMemory
 from poolscope.analysis.last_statement import LastStatementMemory
@@ -188,21 +189,15 @@ class TargetPoller:
         """Cross-source values: stall verdicts, retired groups, ratios, TPS, thread counts."""
         server = self.connection.server
         assert server is not None
-        variables: dict[str, str] = (
-            outputs["global_variables"].section if "global_variables" in outputs else {}
-        )
+        variables: dict[str, str] = _section(outputs, "global_variables", {})
         if "thread_pool_exact_stats" in variables:
             # Dynamic: the mode the queue times come from can change between polls.
             exact = variables["thread_pool_exact_stats"].upper() == "ON"
             server.exact_stats = exact
             server.queue_time_mode = "exact" if exact else "coarse"
 
-        groups: list[GroupState] = (
-            outputs["thread_pool_groups"].section if "thread_pool_groups" in outputs else []
-        )
-        counters: dict[int, GroupCounters] = (
-            outputs["thread_pool_stats"].section if "thread_pool_stats" in outputs else {}
-        )
+        groups: list[GroupState] = _section(outputs, "thread_pool_groups", [])
+        counters: dict[int, GroupCounters] = _section(outputs, "thread_pool_stats", {})
         pool_size = _int_or_none(variables.get("thread_pool_size"))
         stall_limit_ms = _int_or_none(variables.get("thread_pool_stall_limit"))
         for group in groups:
@@ -234,17 +229,13 @@ class TargetPoller:
                 )
             )
 
-        status: StatusSection = (
-            outputs["global_status"].section if "global_status" in outputs else StatusSection()
-        )
+        status: StatusSection = _section(outputs, "global_status", StatusSection())
         values, rates = status.values, status.rates
         thread_ratio, buffer_ratio = self.ratios.update(now, values, server.thread_handling)
         samples.append(Sample(metric="thread_cache_miss_ratio", value=thread_ratio.value))
         samples.append(Sample(metric="buffer_pool_miss_ratio", value=buffer_ratio.value))
 
-        queue: QueueSection | None = (
-            outputs["thread_pool_queues"].section if "thread_pool_queues" in outputs else None
-        )
+        queue: QueueSection | None = _section(outputs, "thread_pool_queues", None)
         transactions: Transactions | None = None
         if "innodb_trx_summary" in outputs:
             summary: TrxSummary = outputs["innodb_trx_summary"].section
@@ -252,11 +243,9 @@ class TargetPoller:
                 count=summary.count,
                 lock_waits=summary.lock_waits,
                 longest_age_s=summary.longest_age_s,
-                items=outputs["innodb_trx"].section if "innodb_trx" in outputs else [],
+                items=_section(outputs, "innodb_trx", []),
             )
-        processlist: ProcesslistSection = (
-            outputs["processlist"].section if "processlist" in outputs else ProcesslistSection()
-        )
+        processlist: ProcesslistSection = _section(outputs, "processlist", ProcesslistSection())
         _join_sessions(queue, transactions, processlist)
         self.last_statements.observe(processlist.active, now)
         if queue:
@@ -270,7 +259,7 @@ class TargetPoller:
             groups=groups,
             queue=queue.listed if queue else [],
             transactions=transactions,
-            waits=outputs["thread_pool_waits"].section if "thread_pool_waits" in outputs else [],
+            waits=_section(outputs, "thread_pool_waits", []),
             sessions=processlist.active,
             threads=Threads(
                 connected=_int_or_none(values.get("Threads_connected")),
@@ -297,6 +286,12 @@ class TargetPoller:
 
     async def close(self) -> None:
         await self.connection.close()
+
+
+def _section(outputs: dict[str, CollectorOutput], name: str, default: Any) -> Any:
+    """A collector's section, or the default when it did not run or failed this poll."""
+    output = outputs.get(name)
+    return output.section if output is not None else default
 
 
 def _join_sessions(
