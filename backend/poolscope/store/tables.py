@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     Column,
-    Float,
+    Double,
     Integer,
     MetaData,
     String,
@@ -15,8 +15,12 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy.dialects import mysql
 
 metadata = MetaData()
+
+# TEXT is 64 KB on MySQL/MariaDB; a busy target's state (queue, sessions) can be larger.
+LongText = Text().with_variant(mysql.MEDIUMTEXT(), "mysql", "mariadb")
 
 series = Table(
     "series",
@@ -33,8 +37,8 @@ samples = Table(
     "samples",
     metadata,
     Column("series_id", Integer, primary_key=True),
-    Column("ts", Float, primary_key=True),
-    Column("value", Float, nullable=True),
+    Column("ts", Double, primary_key=True),
+    Column("value", Double, nullable=True),
     sqlite_with_rowid=False,
 )
 
@@ -43,11 +47,11 @@ rollups = Table(
     "rollups",
     metadata,
     Column("series_id", Integer, primary_key=True),
-    Column("ts", Float, primary_key=True),
+    Column("ts", Double, primary_key=True),
     Column("count", Integer, nullable=False),
-    Column("sum", Float, nullable=True),
-    Column("min", Float, nullable=True),
-    Column("max", Float, nullable=True),
+    Column("sum", Double, nullable=True),
+    Column("min", Double, nullable=True),
+    Column("max", Double, nullable=True),
     sqlite_with_rowid=False,
 )
 
@@ -55,9 +59,9 @@ target_state = Table(
     "target_state",
     metadata,
     Column("target", String(64), primary_key=True),
-    Column("ts", Float, nullable=False),
-    Column("info", Text, nullable=False),
-    Column("state", Text, nullable=True),
+    Column("ts", Double, nullable=False),
+    Column("info", LongText, nullable=False),
+    Column("state", LongText, nullable=True),
 )
 
 store_meta = Table(

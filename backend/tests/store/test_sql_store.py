@@ -1,9 +1,11 @@
 """The SQL store on a real SQLite file: ingest, downsampled queries, rollups, retention, restart."""
 
+import itertools
 import math
 
 import pytest
 
+from poolscope.devtools.sandbox import SBTEST_PASSWORD, SBTEST_USER
 from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
@@ -11,9 +13,24 @@ from poolscope.store.sql import SqlStore
 T0 = 1_800_000_000.0  # a fixed, minute-aligned epoch second
 
 
-@pytest.fixture
-def store_url(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
+_databases = itertools.count()
+
+
+@pytest.fixture(params=["sqlite", "mariadb"])
+def store_url(request, tmp_path):
+    """Every store test runs on SQLite (the default) and on a real MariaDB as the store."""
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
+    else:
+        sandbox = request.getfixturevalue("mariadb")
+        name = f"poolscope_store_{next(_databases)}"
+        admin = sandbox.admin_connect()
+        with admin.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS {name}")
+            cur.execute(f"CREATE DATABASE {name}")
+            cur.execute(f"GRANT ALL ON {name}.* TO '{SBTEST_USER}'@'127.0.0.1'")
+        admin.close()
+        url = f"mysql+aiomysql://{SBTEST_USER}:{SBTEST_PASSWORD}@127.0.0.1:{sandbox.port}/{name}"
     upgrade_to_head(url)
     return url
 
