@@ -101,8 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("migrate", help="upgrade the store schema").set_defaults(func=cmd_migrate)
     sub.add_parser("check", help="poll each target once and report").set_defaults(func=cmd_check)
     # Accept --config after the sub-command too, the way people type it.
-    for child in (serve,):
-        child.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
+    serve.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.config = getattr(args, "config_late", None) or args.config
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -95,9 +95,6 @@ class TargetConfig(BaseModel):
             parsed.password = SecretStr(secret)
         return parsed
 
-    def safe_dsn(self) -> str:
-        return redact_dsn(self.dsn.get_secret_value())
-
 
 class Settings(BaseSettings):
     """Everything Poolscope can be told; the file is TOML, the environment overrides it."""

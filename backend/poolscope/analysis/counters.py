@@ -29,16 +29,6 @@ class CounterMemory:
             return None
         return (value - old) / elapsed
 
-    def delta(self, key: Hashable, value: float | None) -> float | None:
-        """Change since the previous reading (None on the first one or after a reset)."""
-        if value is None:
-            return None
-        previous = self._last.get(key)
-        self._last[key] = (0.0, value)
-        if previous is None or value < previous[1]:
-            return None
-        return value - previous[1]
-
     def forget(self) -> None:
         """After a reconnect the server may have restarted: start over."""
         self._last.clear()

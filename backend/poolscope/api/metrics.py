@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Annotated, Literal
 
@@ -13,7 +14,7 @@ from poolscope.schemas import MetricsOut
 router = APIRouter(prefix="/api/targets", tags=["metrics"])
 
 MAX_RANGE_S = 400 * 86400
-METRIC_PATTERN = r"^[a-z][a-z0-9_]{0,127}$"
+METRIC_NAME = re.compile(r"[a-z][a-z0-9_]{0,127}")
 
 
 @router.get("/{name}/metrics", response_model=MetricsOut, response_model_by_alias=True)
@@ -41,6 +42,4 @@ async def get_metrics(
 
 
 def _valid_metric(name: str) -> bool:
-    import re
-
-    return re.fullmatch(METRIC_PATTERN, name) is not None
+    return METRIC_NAME.fullmatch(name) is not None

@@ -36,6 +36,8 @@ from urllib.parse import quote
 
 import pymysql
 
+from poolscope.config import redact_dsn
+
 log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
@@ -227,7 +229,7 @@ class MariaDBSandbox:
 
     def safe_dsn(self, user: str = MONITOR_USER, *, extra: bool = False) -> str:
         """The DSN with the password masked, for log lines."""
-        return f"mysql://{user}:***@{self.host}:{self._port_for(extra)}/"
+        return redact_dsn(self.dsn(user, extra=extra))
 
     def _port_for(self, extra: bool) -> int:
         if extra:

@@ -145,10 +145,6 @@ class SqlStore:
         self._latest[target] = (info, state)
         return info, state
 
-    async def stored_targets(self) -> list[str]:
-        async with self.engine.connect() as conn:
-            return list((await conn.execute(select(target_state.c.target))).scalars())
-
     async def query(
         self,
         target: str,
