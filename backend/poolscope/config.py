@@ -91,6 +91,12 @@ class TargetConfig(BaseModel):
     admin_password_env: str | None = Field(
         default=None, description="name of an environment variable holding the admin password"
     )
+    cpus: int | None = Field(
+        default=None,
+        ge=1,
+        le=4096,
+        description="CPUs of the server's host, for recommendations (default: this host's when the target is local)",
+    )
     apply_variables: list[str] | None = Field(
         default=None,
         description="narrow the built-in allow-list of variables this target may change (None = all of it)",
