@@ -185,7 +185,8 @@ function renderConfig(o: {
     'listen_host = "127.0.0.1"',
     `listen_port = ${o.listenPort}`,
     `static_dir = ${q(o.staticDir)}`,
-    target(TARGETS.poolOn, o.poolOn.dsns.poolscope_monitor),
+    // admin_dsn: the separate credential that applies recommendations (SUPER, CONNECTION ADMIN).
+    target(TARGETS.poolOn, o.poolOn.dsns.poolscope_monitor, `admin_dsn = ${q(o.poolOn.dsns.poolscope_admin)}\n`),
     target(TARGETS.poolOff, o.poolOff.dsns.poolscope_monitor),
     target(TARGETS.noProcess, o.poolOn.dsns.poolscope_noproc),
     target(
