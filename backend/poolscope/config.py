@@ -109,26 +109,22 @@ class TargetConfig(BaseModel):
     def admin_connection_params(self) -> ParsedDsn:
         if self.admin_dsn is None:
             raise DsnError(f"applying is not configured for {self.name} (no admin_dsn)")
-        parsed = parse_dsn(self.admin_dsn.get_secret_value())
-        if self.admin_password_env:
-            secret = os.environ.get(self.admin_password_env)
-            if secret is None:
-                raise DsnError(
-                    f"environment variable {self.admin_password_env} (admin password for {self.name}) is not set"
-                )
-            parsed.password = SecretStr(secret)
-        return parsed
+        return _dsn_with_env_password(
+            self.admin_dsn, self.admin_password_env, f"admin password for {self.name}"
+        )
 
     def connection_params(self) -> ParsedDsn:
-        parsed = parse_dsn(self.dsn.get_secret_value())
-        if self.password_env:
-            secret = os.environ.get(self.password_env)
-            if secret is None:
-                raise DsnError(
-                    f"environment variable {self.password_env} (password for {self.name}) is not set"
-                )
-            parsed.password = SecretStr(secret)
-        return parsed
+        return _dsn_with_env_password(self.dsn, self.password_env, f"password for {self.name}")
+
+
+def _dsn_with_env_password(dsn: SecretStr, password_env: str | None, what: str) -> ParsedDsn:
+    parsed = parse_dsn(dsn.get_secret_value())
+    if password_env:
+        secret = os.environ.get(password_env)
+        if secret is None:
+            raise DsnError(f"environment variable {password_env} ({what}) is not set")
+        parsed.password = SecretStr(secret)
+    return parsed
 
 
 Role = Literal["viewer", "operator"]

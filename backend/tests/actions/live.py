@@ -16,6 +16,7 @@ from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, UserConfig
 from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox, free_port
 from poolscope.main import create_app
+from tests.poller.helpers import calibrate_benchmark
 
 OPERATOR_PW = "op-live-pw"
 VIEWER_PW = "vi-live-pw"
@@ -116,25 +117,14 @@ class BlockingLoad:
         max_s: float = 180,
     ):
         self.sandbox = sandbox
-        self.loops = self._calibrate(heavy_s)
+        # On the normal port: the extra_port's single slot may be Poolscope's.
+        self.loops = calibrate_benchmark(sandbox, heavy_s, extra=False)
         self.light = light
         self.trx = trx
         self.max_s = max_s
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._conns: list[pymysql.connections.Connection[Any]] = []
-
-    def _calibrate(self, seconds: float) -> int:
-        # On the normal port: the extra_port's single slot may be Poolscope's.
-        conn = self.sandbox.connect(SBTEST_USER)
-        try:
-            with conn.cursor() as cur:
-                started = time.perf_counter()
-                cur.execute("SELECT BENCHMARK(500000, MD5('poolscope'))")
-                elapsed = max(time.perf_counter() - started, 1e-3)
-        finally:
-            conn.close()
-        return max(int(500000 * seconds / elapsed), 100000)
 
     def _connect(self) -> pymysql.connections.Connection[Any]:
         conn = self.sandbox.connect(SBTEST_USER, database="sbtest")

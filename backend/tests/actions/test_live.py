@@ -228,6 +228,13 @@ def test_apply_then_revert_changes_the_server_and_is_audited(app, scenario_db):
     listed = {e["id"]: e for e in op.get("/api/targets/scen/audit").json()}
     assert listed[change["id"]]["reverted_by_id"] == revert.json()["id"]
 
+    # The admin credential never leaves the backend.
+    from poolscope.devtools.sandbox import ADMIN_PASSWORD
+
+    answers = [preview.text, res.text, revert.text, op.get("/api/targets/scen/audit").text]
+    answers += [op.get("/api/targets/scen/recommendations").text, op.get("/api/targets").text]
+    assert not [a for a in answers if ADMIN_PASSWORD in a]
+
     comparison = op.get(f"/api/targets/scen/audit/{change['id']}/compare").json()
     assert [m["metric"] for m in comparison["metrics"]][:2] == ["qps", "tp_group_queue_length"]
     assert comparison["metrics"][0]["before"] is not None
