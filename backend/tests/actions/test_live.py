@@ -129,15 +129,13 @@ def test_a_troubled_server_gets_recommendations_with_evidence(app, scenario_db):
     )
 
     stall = recs["thread_pool_stall_limit"]
-    assert (stall["variable"], stall["current"], stall["proposed"]) == (
-        "thread_pool_stall_limit",
-        "5000",
-        "30",
-    )
+    assert (stall["variable"], stall["current"]) == ("thread_pool_stall_limit", "5000")
+    # Twice the mean statement time (≥ 30 ms): the 0.4 s statements weigh in, but far below 5 s.
+    assert 30 <= int(stall["proposed"]) <= 1000
     waits = {e["label"]: e["value"] for e in stall["evidence"]}
     assert int(waits["longest queue wait"].split()[0].replace(",", "")) >= 4000  # the 5 s limit shows
     assert stall["applicable"] and stall["apply"] == "live"
-    assert "[mariadb]\nthread_pool_stall_limit = 30" in stall["config_snippet"]
+    assert f"[mariadb]\nthread_pool_stall_limit = {stall['proposed']}" in stall["config_snippet"]
 
     exact = recs["thread_pool_exact_stats"]
     assert (exact["current"], exact["proposed"]) == ("OFF", "ON")

@@ -17,7 +17,6 @@ from poolscope.recommend.rules import (
     transaction_priority,
 )
 from poolscope.recommend.window import Window
-from poolscope.schemas import Session
 from tests.recommend.builders import ctx
 
 N = 60  # polls in the test windows
@@ -68,7 +67,6 @@ def test_pool_size_left_when_cpus_busy_or_unknown():
 
 
 def test_stall_limit_lowered_on_long_waits_like_seed_001():
-    sessions = [Session(id=i, command="Query", time_s=0.004) for i in range(10)]
     c = ctx(
         {"thread_pool_stall_limit": "500"},
         {
@@ -77,12 +75,25 @@ def test_stall_limit_lowered_on_long_waits_like_seed_001():
             "tp_queue_wait_max_ms": [450] * N,
             "tp_group_stalls_per_s": [0.2] * N,
             "tp_group_dequeues_per_s": [100] * N,
+            "threads_running": [3] * N,
+            "qps": [1000] * N,
         },
-        state={"sessions": sessions},
     )
     f = finding(thread_pool_stall_limit.evaluate(c))
-    assert (f.current, f.proposed) == ("500", "30")  # 2 × p95 4 ms < floor 30 ms
+    assert (f.current, f.proposed) == ("500", "30")  # 2 × (3 - 1) / 1000 s = 4 ms < floor 30 ms
     assert any(e.label == "longest queue wait" and e.value == "450 ms" for e in f.evidence)
+    assert any(e.value == "2.0 ms" and e.metric == "threads_running" for e in f.evidence)
+    # Long statements in the mix: twice their weighted mean, still well under the limit.
+    slow = ctx(
+        {"thread_pool_stall_limit": "5000"},
+        {
+            "tp_group_queue_length": [5] * N,
+            "tp_queue_wait_max_ms": [4800] * N,
+            "threads_running": [3] * N,
+            "qps": [25] * N,
+        },
+    )
+    assert finding(thread_pool_stall_limit.evaluate(slow)).proposed == "200"  # 2 × 80 ms -> 200
 
 
 def test_stall_limit_raised_when_most_requests_stall_and_in_10ms_units_on_mysql():

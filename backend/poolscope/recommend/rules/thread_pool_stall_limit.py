@@ -21,13 +21,18 @@ STALLS_PER_DEQUEUE = 0.1
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_stall_limit"
 
 
-def _statement_p95_ms(ctx: RuleContext) -> float | None:
-    times = sorted(
-        s.time_s * 1000.0 for s in ctx.state.sessions if s.command == "Query" and s.time_s is not None
-    )
-    if len(times) < 3:
+def _mean_statement_ms(ctx: RuleContext) -> float | None:
+    """Mean statement execution time over the window by Little's law: running statements ÷ QPS.
+
+    A PROCESSLIST snapshot would mostly catch the long statements (they are the ones running
+    when you look); this weighs every statement once. Poolscope's own poll is one of the
+    running threads, hence the - 1.
+    """
+    running = ctx.window.mean("threads_running")
+    qps = ctx.window.mean("qps")
+    if running is None or not qps or qps <= 0:
         return None
-    return times[min(len(times) - 1, int(0.95 * len(times)))]
+    return max(running - 1.0, 0.0) / qps * 1000.0
 
 
 def evaluate(ctx: RuleContext) -> Finding | Clear:
@@ -47,7 +52,7 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     wait_peak = w.peak("tp_queue_wait_max_ms")
     stalls = w.mean("tp_group_stalls_per_s") or 0.0
     dequeues = w.mean("tp_group_dequeues_per_s") or 0.0
-    p95 = _statement_p95_ms(ctx)
+    typical = _mean_statement_ms(ctx)
     unit = f" ({native} {spec.unit})" if spec.ms_per_unit and spec.ms_per_unit != 1 else ""
     evidence = [
         ev(f"{spec.name}", f"{limit_ms:.0f} ms{unit}"),
@@ -57,12 +62,16 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             "longest queue wait", None if wait_peak is None else f"{wait_peak:.0f} ms", "tp_queue_wait_max_ms"
         ),
         ev("stalls / s (all groups)", stalls, "tp_group_stalls_per_s"),
-        ev("p95 running statement time now", None if p95 is None else f"{p95:.0f} ms"),
+        ev(
+            "mean statement time (running ÷ QPS)",
+            None if typical is None else f"{typical:.1f} ms",
+            "threads_running",
+        ),
     ]
     chart = ["tp_queue_wait_max_ms", "tp_group_stalled", "tp_group_stalls_per_s", "qps"]
     waits_long = wait_peak is not None and wait_peak >= WAIT_SHARE_OF_LIMIT * limit_ms
     if limit_ms > FLOOR_MS and queued >= QUEUED_SHARE and (waits_long or stalled >= STALLED_SHARE):
-        target_ms = max(FLOOR_MS, float(nice_round(2 * p95)) if p95 is not None else FLOOR_MS)
+        target_ms = max(FLOOR_MS, float(nice_round(2 * typical)) if typical is not None else FLOOR_MS)
         if target_ms <= limit_ms / 2:
             proposed = spec.from_ms(target_ms)
             return Finding(
@@ -75,9 +84,10 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
                     f"Over the last {w.seconds:.0f} s requests queued in {pct(queued)} of polls, the longest"
                     f" wait reached {wait_peak or 0:.0f} ms against a limit of {limit_ms:.0f} ms, and groups"
                     f" were stalled in {pct(stalled)} of polls. A group busy with a long statement makes its"
-                    f" queue wait the full limit before a new worker starts. Set it near the statement time"
-                    f" the application accepts (p95 of running statements now: "
-                    f"{'n/a' if p95 is None else f'{p95:.0f} ms'})."
+                    f" queue wait the full limit before a new worker starts. Proposed: twice the mean"
+                    f" statement time ({'n/a' if typical is None else f'{typical:.1f} ms'}), at least"
+                    f" {FLOOR_MS:.0f} ms, so ordinary statements finish within it and long ones stop"
+                    " blocking their group."
                 ),
                 evidence=evidence,
                 severity="warning" if stalled < 0.2 else "critical",
@@ -120,5 +130,7 @@ RULE = Rule(
         "tp_queue_wait_max_ms",
         "tp_group_stalls_per_s",
         "tp_group_dequeues_per_s",
+        "threads_running",
+        "qps",
     ),
 )
