@@ -48,6 +48,11 @@ class CollectorStatus(BaseModel):
     duration_ms: float | None = None
     error: str | None = None
     skipped: str | None = None
+    # For collectors that do not run on every poll: their resolution, and the age of the
+    # section carried forward (None when it ran on this poll).
+    every_s: float | None = None
+    carried_s: float | None = None
+    note: str | None = None
 
 
 class TargetSummary(BaseModel):
@@ -151,6 +156,8 @@ class Transactions(BaseModel):
     count: int = 0
     longest_age_s: float | None = None
     lock_waits: int = 0
+    # Listed: open at least this long, or waiting for a lock (count and longest cover all).
+    listed_min_age_s: float | None = None
     items: list[Transaction] = Field(default_factory=list)
 
 

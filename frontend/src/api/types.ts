@@ -32,6 +32,10 @@ export interface CollectorStatus {
   duration_ms: number | null;
   error: string | null;
   skipped: string | null;
+  /** Collectors read less often than every poll: their resolution, and the age of the carried reading. */
+  every_s?: number | null;
+  carried_s?: number | null;
+  note?: string | null;
 }
 
 export interface TargetSummary {
@@ -135,6 +139,8 @@ export interface Transactions {
   count: number | null;
   longest_age_s: number | null;
   lock_waits: number | null;
+  /** Listed are transactions open at least this long or in lock wait; the counts cover all. */
+  listed_min_age_s?: number | null;
   items: TransactionItem[];
 }
 

@@ -27,7 +27,8 @@ class ParseContext:
     now: float
     server: ServerInfo
     counters: CounterMemory
-    # Statements Poolscope itself has sent on this connection, so QPS can leave them out.
+    # Statements Poolscope itself had sent on this connection when this collector's ran,
+    # itself included, so QPS can leave them out.
     own_statements: int = 0
 
 
@@ -44,6 +45,11 @@ class Collector:
     help: ClassVar[str]
     # Privilege the source needs beyond a plain login; named in the UI when it is missing.
     privilege: ClassVar[str | None] = None
+    # Resolution, as in PMM's high/medium/low: 0 runs on every poll; N > 0 runs at most every N s
+    # and the poller carries its last section forward in between. Every row costs the poller CPU
+    # that competes with the server's own threads on a busy host, so sources that change slowly
+    # (variables, buffer pool sizes, cumulative wait counts) are not read every second.
+    every_s: ClassVar[float] = 0.0
 
     def applies(self, server: ServerInfo) -> str | None:
         """None when the collector runs on this server, else the reason it is skipped."""

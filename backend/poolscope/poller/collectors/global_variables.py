@@ -31,6 +31,8 @@ NAMES = (
 class GlobalVariables(Collector):
     name = "global_variables"
     help = "Thread pool, connection, thread cache and buffer pool settings."
+    # Variables change by hand (or by an apply, which asks for a re-read at once: refresh_soon).
+    every_s = 5.0
 
     def sql(self, server: ServerInfo) -> str:
         if server.known_variables:

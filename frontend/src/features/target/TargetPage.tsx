@@ -222,7 +222,7 @@ export function TargetPage({ name }: { name: string }) {
         {processMissing && (!trx || trx.items.length === 0) ? (
           <div className="empty text-warn">Transactions need the PROCESS privilege (INNODB_TRX).</div>
         ) : state ? (
-          <TransactionsTable items={trx?.items ?? []} />
+          <TransactionsTable items={trx?.items ?? []} minAgeS={trx?.listed_min_age_s ?? null} />
         ) : (
           <div className="loading">…</div>
         )}

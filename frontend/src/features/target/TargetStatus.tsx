@@ -178,7 +178,7 @@ export function CollectorsTable({ collectors }: { collectors: CollectorStatus[] 
               )}
             </td>
             <td className="num">{fmtMs(c.duration_ms)}</td>
-            <td className="small">{c.skipped ?? c.error ?? ''}</td>
+            <td className="small">{c.skipped ?? c.error ?? c.note ?? ''}</td>
           </tr>
         ))}
       </tbody>
