@@ -79,6 +79,8 @@ class TargetInfo(BaseModel):
     last_success_at: float | None = None
     poll_duration_ms: float | None = None
     poll_interval_s: float
+    # While down: the pause before the next attempt (it grows, up to 10 s); None while up.
+    retry_in_s: float | None = None
     collectors: list[CollectorStatus] = Field(default_factory=list)
     missing_privileges: list[str] = Field(default_factory=list)
     summary: TargetSummary = Field(default_factory=TargetSummary)

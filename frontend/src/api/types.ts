@@ -62,6 +62,8 @@ export interface Target {
   last_success_at?: Epoch | null;
   poll_duration_ms: number | null;
   poll_interval_s: number | null;
+  /** While down: the pause before the next attempt (retries back off); null while up. */
+  retry_in_s?: number | null;
   collectors: CollectorStatus[];
   missing_privileges: string[];
   summary: TargetSummary | null;

@@ -1,4 +1,5 @@
 // Thread-pool domain wording shared by the overview and target pages (see /work/shared/REFERENCE.md for the facts).
+import { fmtNum } from './format';
 import type { CollectorStatus, GroupState, ServerInfo, StallReason, Target } from '../api/types';
 
 export const POOL_OFF_MESSAGE =
@@ -101,6 +102,12 @@ export const PORT_EXPLANATION: Record<string, string> = {
     'Polling through extra_port (one-thread-per-connection admin port): monitoring queries bypass the pool queue and stay fast during a stall.',
   port: 'Polling through the normal port: monitoring queries wait in the same pool queue as the workload, so polls slow down (and may time out) exactly when the pool stalls.',
 };
+
+/** How often the target is polled: the interval while up, the backed-off retry pause while down. */
+export function pollCadence(t: Pick<Target, 'status' | 'poll_interval_s' | 'retry_in_s'>): string {
+  if (t.status === 'down' && t.retry_in_s) return `retrying in ${fmtNum(t.retry_in_s)} s (backs off while down)`;
+  return t.poll_interval_s ? `every ${fmtNum(t.poll_interval_s)} s` : '';
+}
 
 export function failedCollectors(collectors: readonly CollectorStatus[] | null | undefined): CollectorStatus[] {
   return (collectors ?? []).filter((c) => !c.ok && !c.skipped);

@@ -8,6 +8,7 @@ import {
   isPoolOff,
   POOL_OFF_MESSAGE,
   PORT_EXPLANATION,
+  pollCadence,
   portKindLabel,
   queueTimeMode,
   statusTone,
@@ -29,6 +30,7 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
     <article
       className={`card target-card ${stalled ? 'card-stalled' : ''} ${t.status === 'down' ? 'card-down' : ''}`}
       data-testid={`target-card-${t.name}`}
+      aria-label={`target ${t.name}`}
     >
       <header className="card-head">
         <Link href={targetPath(t.name)} className="card-title" testId="target-link">
@@ -96,7 +98,7 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
           <dt>Poll</dt>
           <dd data-testid="target-poll-duration">
             {fmtMs(t.poll_duration_ms)}
-            {t.poll_interval_s ? <span className="muted"> every {fmtNum(t.poll_interval_s)} s</span> : null}
+            {pollCadence(t) ? <span className="muted"> {pollCadence(t)}</span> : null}
           </dd>
         </div>
       </dl>

@@ -127,7 +127,11 @@ export function TargetPage({ name }: { name: string }) {
             extra={
               state ? (
                 <span className="muted small">
-                  poll at {fmtClock(state.ts)} ({fmtAgo(state.ts, now)})
+                  poll at{' '}
+                  <time data-testid="state-poll-time" dateTime={new Date(state.ts * 1000).toISOString()}>
+                    {fmtClock(state.ts)}
+                  </time>{' '}
+                  ({fmtAgo(state.ts, now)})
                   {state.variables?.thread_pool_size ? ` · thread_pool_size ${state.variables.thread_pool_size}` : ''}
                   {stallLimit !== null ? ` · stall_limit ${fmtNum(stallLimit)} ms` : ''}
                 </span>

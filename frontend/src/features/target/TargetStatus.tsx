@@ -6,6 +6,7 @@ import { flavorLabel, fmtAgo, fmtDateTime, fmtMs, fmtNum } from '../../lib/forma
 import {
   explainPrivilege,
   failedCollectors,
+  pollCadence,
   POOL_OFF_DETAIL,
   POOL_OFF_MESSAGE,
   PORT_EXPLANATION,
@@ -64,7 +65,7 @@ export function TargetHeader({ target: t, now, liveStatus }: { target: Target; n
         <span data-testid="target-poll-age">last poll {fmtAgo(t.last_poll_at, now)}</span>
         <span data-testid="target-poll-duration">
           poll took {fmtMs(t.poll_duration_ms)}
-          {t.poll_interval_s ? ` · every ${fmtNum(t.poll_interval_s)} s` : ''}
+          {pollCadence(t) ? ` · ${pollCadence(t)}` : ''}
         </span>
       </div>
     </div>
