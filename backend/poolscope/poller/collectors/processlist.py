@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, sample
+from poolscope.poller.collectors.base import (
+    Collector,
+    CollectorOutput,
+    ParseContext,
+    Row,
+    sample,
+    select_rows,
+)
 from poolscope.schemas import ServerInfo, Session
 
 MAX_ROWS = 20_000
@@ -31,12 +38,19 @@ class Processlist(Collector):
     privilege = "PROCESS"
 
     def sql(self, server: ServerInfo) -> str:
-        time_ms = "TIME_MS" if server.flavor == "mariadb" else "TIME * 1000"
         idle = ", ".join(f"'{c}'" for c in IDLE_COMMANDS)
-        return (
-            f"SELECT ID, USER, HOST, DB, COMMAND, {time_ms} AS TIME_MS, STATE, LEFT(INFO, {MAX_SQL_CHARS}) AS INFO"
-            f" FROM information_schema.PROCESSLIST WHERE COMMAND NOT IN ({idle}) LIMIT {MAX_ROWS}"
-        )
+        columns = {
+            "id": "ID",
+            "user": "USER",
+            "host": "HOST",
+            "db": "DB",
+            "command": "COMMAND",
+            "time_ms": "TIME_MS" if server.flavor == "mariadb" else "TIME * 1000",
+            "state": "STATE",
+            "info": f"LEFT(INFO, {MAX_SQL_CHARS})",
+        }
+        source = f"information_schema.PROCESSLIST WHERE COMMAND NOT IN ({idle})"
+        return select_rows(server, columns, source, limit=MAX_ROWS)
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         sessions = [

@@ -9,6 +9,7 @@ from poolscope.poller.collectors.base import (
     Row,
     needs_pool_table,
     sample,
+    select_rows,
 )
 from poolscope.schemas import ServerInfo, WaitReason
 
@@ -23,7 +24,9 @@ class ThreadPoolWaits(Collector):
         return needs_pool_table(server, "THREAD_POOL_WAITS")
 
     def sql(self, server: ServerInfo) -> str:
-        return "SELECT REASON, `COUNT` FROM information_schema.THREAD_POOL_WAITS"
+        return select_rows(
+            server, {"reason": "REASON", "count": "`COUNT`"}, "information_schema.THREAD_POOL_WAITS"
+        )
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         waits = []
