@@ -204,6 +204,20 @@ def enable_spec(server: ServerInfo) -> FlavorSpec | None:
     return SPECS[kind] if kind else None
 
 
+def how_to_enable(server: ServerInfo) -> tuple[str | None, str | None]:
+    """For a server with the pool off: what enabling it involves, and a config snippet."""
+    spec = enable_spec(server)
+    if spec is None:
+        return None, None
+    hint = spec.how_to_enable
+    if server.flavor == "mysql" and "enterprise" not in (server.edition or "").lower():
+        hint = (
+            "MySQL Community Server has no thread pool: it is the Enterprise thread_pool plugin "
+            "(Percona Server and MariaDB ship a pool for free). " + hint
+        )
+    return hint, spec.enable_snippet
+
+
 def admin_port_variable(flavor: str, version: tuple[int, int, int]) -> str | None:
     """The variable whose port bypasses the pool: extra_port (MariaDB, Percona < 8.0.14, AliSQL)
     or admin_port (MySQL and Percona 8.0.14+, where extra_port was removed)."""

@@ -42,6 +42,9 @@ class ServerInfo(BaseModel):
     # Things the user should know about how this server is read (unknown version, Percona-derived
     # pool, replayed fixture, ...). Shown on the target; never an error.
     notes: list[str] = Field(default_factory=list)
+    # Pool off: what turning it on involves for this flavor, and a config snippet (flavors.py).
+    enable_hint: str | None = None
+    enable_snippet: str | None = None
     # Which of the variables Poolscope reads exist on this server (found on connect), so each
     # poll can read them as one cheap row of @@GLOBAL values. Internal: not in API answers.
     known_variables: list[str] = Field(default_factory=list, exclude=True)
@@ -72,6 +75,9 @@ class TargetSummary(BaseModel):
     qps: float | None = None
     tps: float | None = None
     active_transactions: int | None = None
+    # Threadpool_threads / Threadpool_idle_threads (MariaDB, Percona): Percona's only pool figures.
+    pool_threads: int | None = None
+    pool_idle_threads: int | None = None
 
 
 class TargetInfo(BaseModel):

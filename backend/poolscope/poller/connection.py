@@ -157,6 +157,8 @@ def server_from_discovery(
         notes=notes,
     )
     server.capabilities = capabilities(server)
+    if not server.pool_enabled:
+        server.enable_hint, server.enable_snippet = flavors.how_to_enable(server)
     note = flavors.version_note(server)
     if note:
         server.notes.append(note)

@@ -344,6 +344,8 @@ def _summary(state: TargetState) -> TargetSummary:
         qps=state.throughput.qps,
         tps=state.throughput.tps,
         active_transactions=state.transactions.count if state.transactions else None,
+        pool_threads=state.threads.pool_threads,
+        pool_idle_threads=state.threads.pool_idle_threads,
     )
 
 

@@ -34,6 +34,8 @@ def test_mariadb_pool_off_has_tables_but_no_pool():
     )
     assert (s.pool_enabled, s.pool_kind, s.capabilities) == (False, None, [])
     assert enable_spec(s) is MARIADB
+    assert s.enable_snippet and "thread_handling         = pool-of-threads" in s.enable_snippet
+    assert s.enable_hint and "restart" in s.enable_hint
 
 
 def test_alisql_named_in_its_version_is_its_own_flavor_on_percona_variables():
@@ -52,6 +54,8 @@ def test_mysql_community_without_the_plugin_is_pool_off_and_points_at_enterprise
     )
     assert (s.flavor, s.pool_enabled, s.pool_kind) == ("mysql", False, None)
     assert enable_spec(s) is MYSQL_ENTERPRISE
+    assert s.enable_hint and s.enable_hint.startswith("MySQL Community Server has no thread pool")
+    assert s.enable_snippet and "plugin-load-add" in s.enable_snippet
 
 
 def test_admin_interface_needs_admin_address():
