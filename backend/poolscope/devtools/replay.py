@@ -98,7 +98,7 @@ class FixtureConnection(TargetConnection):
             else self.directory
         )
         self.server.notes.insert(0, REPLAY_NOTE.format(where=f"tests/fixtures/{where}"))
-        self.info = ConnectionInfo(host="fixture", port=0, port_kind="fixture", note=str(where))
+        self.info = ConnectionInfo(host="fixture", port=0, port_kind="fixture")
         self.conn = True  # type: ignore[assignment]  # "connected": the poller only checks for None
         from poolscope.poller.collectors import all_collectors
 

@@ -248,7 +248,9 @@ class TargetPoller:
 
         status: StatusSection = _section(outputs, "global_status", StatusSection())
         values, rates = status.values, status.rates
-        thread_ratio, buffer_ratio = self.ratios.update(now, values, server.thread_handling)
+        # MySQL Enterprise's plugin reports thread_handling=loaded-dynamically: still a pool.
+        regime = "pool-of-threads" if server.pool_enabled else server.thread_handling
+        thread_ratio, buffer_ratio = self.ratios.update(now, values, regime)
         samples.append(Sample(metric="thread_cache_miss_ratio", value=thread_ratio.value))
         samples.append(Sample(metric="buffer_pool_miss_ratio", value=buffer_ratio.value))
 

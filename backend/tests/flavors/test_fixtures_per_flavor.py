@@ -134,6 +134,9 @@ async def test_mysql_enterprise_maps_tp_tables_onto_groups(fixture):
     # The fixture advances QUERIES_EXECUTED by 460 and STALLED_QUERIES_EXECUTED by 2 per poll.
     assert group.stalled_query_ratio == pytest.approx(2 / 460)
     assert group.dequeues_per_s is not None and group.dequeues_per_s > 0
+    # The plugin's thread_handling reads "loaded-dynamically", but it is a pool all the same.
+    assert server.thread_handling == "loaded-dynamically"
+    assert state.ratios.thread_cache_miss.regime == "pool-of-threads"
     # Stalled statements are routine on MySQL: no group judged stalled while its queue moves.
     assert not any(g.stalled for g in state.groups)
     waits = {w.reason: w for w in state.waits}
