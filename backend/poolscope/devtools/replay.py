@@ -13,7 +13,8 @@ A fixture directory holds:
                             {"sql": "...", "rows": [...]} or {"frames": [[...], ...]} (one frame
                             per poll, cycled), optionally with "advance": {name: n} which adds
                             n × poll number to that column (or to the Value of that Variable_name
-                            row) so counters grow and rates are not all zero.
+                            row) so counters grow and rates are not all zero; or
+                            {"error": [code, "message"]} for a statement the server refused.
 A collector that applies but has no file fails that poll with MySQL error 1146, as a missing
 table would. `python -m poolscope.devtools.capture` writes such a directory from a live server.
 """
@@ -118,7 +119,13 @@ class FixtureConnection(TargetConnection):
                 )
                 results.append(StatementResult(None, error, 0.0))
                 continue
-            results.append(StatementResult(rows_for_poll(_load(path), self.polls), None, 0.0))
+            captured = _load(path)
+            if "error" in captured:
+                # A server refusal as captured, e.g. [1142, "SELECT command denied ..."].
+                code, message = captured["error"]
+                results.append(StatementResult(None, pymysql.err.OperationalError(code, message), 0.0))
+                continue
+            results.append(StatementResult(rows_for_poll(captured, self.polls), None, 0.0))
         self.polls += 1
         return results
 

@@ -204,3 +204,23 @@ async def test_a_bad_fixture_dsn_is_that_target_down_with_a_reason(dsn):
     await poller.close()
     assert result.info.status == "down"
     assert "fixture" in result.info.reason
+
+
+async def test_mysql_enterprise_without_performance_schema_select_names_the_grant(tmp_path):
+    import json
+    import shutil
+
+    from poolscope.devtools.replay import FIXTURES_ROOT
+
+    shutil.copytree(FIXTURES_ROOT / "mysql-enterprise" / "8.0", tmp_path / "m")
+    for name in ("mysql_tp_group_state", "mysql_tp_group_stats", "mysql_tp_thread_state"):
+        refusal = {"error": [1142, f"SELECT command denied to user 'poolscope'@'10.0.0.5' for table '{name}'"]}
+        (tmp_path / "m" / f"{name}.json").write_text(json.dumps(refusal))
+    poller = poller_for(f"fixture://{tmp_path / 'm'}")
+    result = await poller.poll_once()
+    await poller.close()
+    assert result.info.status == "up"
+    assert result.state.missing_privileges == ["SELECT ON performance_schema.*"]
+    assert result.state.groups == []
+    ok = {c.name for c in result.state.collectors if c.ok}
+    assert {"global_status", "processlist", "innodb_trx_summary"} <= ok

@@ -82,6 +82,14 @@ const PRIV_IMPACT: Record<string, string> = {
 };
 
 export function explainPrivilege(priv: string, user = "'poolscope'@'%'"): PrivilegeExplanation {
+  // Object privileges come spelled as the GRANT needs them ("SELECT ON performance_schema.*").
+  if (/ ON /i.test(priv)) {
+    return {
+      privilege: priv.trim(),
+      impact: "MySQL Enterprise's thread pool tables (performance_schema.tp_*) are not readable, so there is no per-group data",
+      grant: `GRANT ${priv.trim()} TO ${user};`,
+    };
+  }
   const p = priv.trim().toUpperCase();
   return {
     privilege: p,

@@ -19,6 +19,9 @@ from poolscope.schemas import Sample, ServerInfo
 
 Row = dict[str, Any]
 
+# The grant MySQL Enterprise's tp_* tables need besides PROCESS (named as the GRANT spells it).
+PERFORMANCE_SCHEMA_SELECT = "SELECT ON performance_schema.*"
+
 
 @dataclass
 class ParseContext:

@@ -18,6 +18,7 @@ ignored and missing ones read as unknown, so a newer server degrades instead of 
 from __future__ import annotations
 
 from poolscope.poller.collectors.base import (
+    PERFORMANCE_SCHEMA_SELECT,
     Collector,
     CollectorOutput,
     ParseContext,
@@ -49,6 +50,8 @@ def _int(row: Row, *names: str) -> int:
 class MysqlTpGroupState(Collector):
     name = "mysql_tp_group_state"
     help = "MySQL Enterprise per-group threads, queued statements and transactions, oldest wait."
+    # performance_schema tables are not readable with PROCESS alone.
+    privilege = PERFORMANCE_SCHEMA_SELECT
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_kind(server, "mysql_enterprise", TABLE)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from poolscope.poller.collectors.base import (
+    PERFORMANCE_SCHEMA_SELECT,
     Collector,
     CollectorOutput,
     ParseContext,
@@ -72,6 +73,8 @@ class MysqlStatsSection:
 class MysqlTpGroupStats(Collector):
     name = "mysql_tp_group_stats"
     help = "MySQL Enterprise per-group statements executed/stalled, threads started, waits, as rates."
+    # performance_schema tables are not readable with PROCESS alone.
+    privilege = PERFORMANCE_SCHEMA_SELECT
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_kind(server, "mysql_enterprise", TABLE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from poolscope.poller.collectors.base import (
+    PERFORMANCE_SCHEMA_SELECT,
     Collector,
     CollectorOutput,
     ParseContext,
@@ -35,6 +36,8 @@ class GroupThreads:
 class MysqlTpThreadState(Collector):
     name = "mysql_tp_thread_state"
     help = "MySQL Enterprise pool threads per group: how many are marked stalled and what they wait on."
+    # performance_schema tables are not readable with PROCESS alone.
+    privilege = PERFORMANCE_SCHEMA_SELECT
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_kind(server, "mysql_enterprise", TABLE)
