@@ -78,7 +78,9 @@ def cmd_check(args: argparse.Namespace) -> None:
                 f"{target.name}: up - {server.flavor} {server.version}, thread_handling={server.thread_handling},"
                 f" polled on {conn.port_kind} {conn.port}{' (' + conn.note + ')' if conn.note else ''}"
             )
-            print(f"  pool: {server.pool_kind or 'none'}; can report: {', '.join(server.capabilities) or '-'}")
+            print(
+                f"  pool: {server.pool_kind or 'none'}; can report: {', '.join(server.capabilities) or '-'}"
+            )
             for note in server.notes:
                 print(f"  note: {note}")
             for status in info.collectors:

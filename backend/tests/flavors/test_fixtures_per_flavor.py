@@ -214,7 +214,9 @@ async def test_mysql_enterprise_without_performance_schema_select_names_the_gran
 
     shutil.copytree(FIXTURES_ROOT / "mysql-enterprise" / "8.0", tmp_path / "m")
     for name in ("mysql_tp_group_state", "mysql_tp_group_stats", "mysql_tp_thread_state"):
-        refusal = {"error": [1142, f"SELECT command denied to user 'poolscope'@'10.0.0.5' for table '{name}'"]}
+        refusal = {
+            "error": [1142, f"SELECT command denied to user 'poolscope'@'10.0.0.5' for table '{name}'"]
+        }
         (tmp_path / "m" / f"{name}.json").write_text(json.dumps(refusal))
     poller = poller_for(f"fixture://{tmp_path / 'm'}")
     result = await poller.poll_once()

@@ -54,7 +54,10 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
             <th className="num">stalls</th>
             {mysqlStalls ? (
               <>
-                <th className="num" title="tp_thread_group_state.STALLED_THREAD_COUNT: statements running past the stall limit now">
+                <th
+                  className="num"
+                  title="tp_thread_group_state.STALLED_THREAD_COUNT: statements running past the stall limit now"
+                >
                   stalled stmts
                 </th>
                 <th className="num" title="ΔSTALLED_QUERIES_EXECUTED / ΔQUERIES_EXECUTED since the last poll">
@@ -106,10 +109,15 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
                   {fmtMs(g.oldest_queued_ms)}
                 </td>
                 {/* On MySQL Enterprise a statement past the stall limit is routine (the group starts another): not red. */}
-                <td className={`num ${(g.stalls_per_s ?? 0) > 0 && !mysqlStalls ? 'cell-bad' : ''}`}>{fmtRate(g.stalls_per_s)}</td>
+                <td className={`num ${(g.stalls_per_s ?? 0) > 0 && !mysqlStalls ? 'cell-bad' : ''}`}>
+                  {fmtRate(g.stalls_per_s)}
+                </td>
                 {mysqlStalls ? (
                   <>
-                    <td className={`num ${(g.stalled_threads ?? 0) > 0 ? 'cell-hot' : ''}`} data-testid={`group-stalled-stmts-${id}`}>
+                    <td
+                      className={`num ${(g.stalled_threads ?? 0) > 0 ? 'cell-hot' : ''}`}
+                      data-testid={`group-stalled-stmts-${id}`}
+                    >
                       {fmtNum(g.stalled_threads ?? null)}
                     </td>
                     <td className="num" data-testid={`group-stalled-ratio-${id}`}>

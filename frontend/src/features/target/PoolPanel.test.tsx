@@ -44,7 +44,16 @@ describe('PoolSummaryPanel', () => {
 
   it('spells a MySQL Enterprise stall limit in its 10 ms units and in ms', () => {
     const server: ServerInfo = { ...percona, flavor: 'mysql', pool_kind: 'mysql_enterprise', capabilities: ['groups'] };
-    const pool: PoolSummary = { ...perconaPool, kind: 'mysql_enterprise', stall_limit_raw: '6 ×10 ms', stall_limit_ms: 60, queue_wait: [], high_prio_mode: null, high_prio_tickets: null, idle_threads: null };
+    const pool: PoolSummary = {
+      ...perconaPool,
+      kind: 'mysql_enterprise',
+      stall_limit_raw: '6 ×10 ms',
+      stall_limit_ms: 60,
+      queue_wait: [],
+      high_prio_mode: null,
+      high_prio_tickets: null,
+      idle_threads: null,
+    };
     render(<PoolSummaryPanel pool={pool} server={server} />);
     expect(screen.getByTestId('pool-stall-limit').textContent).toContain('6 ×10 ms = 60 ms');
     expect(screen.queryByTestId('no-groups-note')).toBeNull();

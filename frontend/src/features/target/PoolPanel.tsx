@@ -15,7 +15,7 @@ function Row({ k, v, testId, title }: { k: string; v: string; testId?: string; t
 /** µs-valued statistics read better in ms; anything else is shown as it comes. */
 function fmtStat(name: string, v: number | null): string {
   if (v === null || v === undefined) return DASH;
-  return /_us$/.test(name) ? fmtMs(v / 1000) : fmtNum(v);
+  return name.endsWith('_us') ? fmtMs(v / 1000) : fmtNum(v);
 }
 
 export function PoolSummaryPanel({ pool, server }: { pool: PoolSummary; server: ServerInfo }) {
@@ -105,7 +105,11 @@ export function PoolOffConcurrency({ state }: { state: TargetState }) {
       <table className="kv">
         <tbody>
           <Row k="active sessions (PROCESSLIST, not Sleep)" v={fmtNum(active)} testId="pool-off-active-sessions" />
-          <Row k="Threads_running / Threads_connected" v={`${fmtNum(running)} / ${fmtNum(connected)}`} testId="pool-off-running" />
+          <Row
+            k="Threads_running / Threads_connected"
+            v={`${fmtNum(running)} / ${fmtNum(connected)}`}
+            testId="pool-off-running"
+          />
           <Row k="running share of connections" v={fmtPercent(share)} testId="pool-off-running-share" />
           <Row
             k="thread cache miss"

@@ -156,7 +156,7 @@ export function TargetCharts({
           label: `${s.labels.stat?.replace(/^Threadpool_/, '')} ${m === 0 ? 'avg' : 'max'}`,
           color: groupColor(i * 2 + m),
           dashed: m === 1,
-          series: /_us$/.test(s.labels.stat ?? '')
+          series: (s.labels.stat ?? '').endsWith('_us')
             ? { ...s, points: s.points.map(([t, v]): [number, number | null] => [t, v === null ? null : v / 1000]) }
             : s,
         })),
@@ -178,7 +178,13 @@ export function TargetCharts({
   return (
     <div className="chart-grid">
       {showQueueLength ? (
-        <TimeSeriesChart title="Queue length per group" testId="chart-queue-length" lines={queueLines} {...shared} format={fmtCount} />
+        <TimeSeriesChart
+          title="Queue length per group"
+          testId="chart-queue-length"
+          lines={queueLines}
+          {...shared}
+          format={fmtCount}
+        />
       ) : null}
       {showQueueTime ? (
         <>

@@ -108,8 +108,8 @@ export function PoolOffNotice({ server }: { server: ServerInfo | null }) {
     <Notice tone="info" title={POOL_OFF_MESSAGE} testId="pool-off-notice">
       {hint ? (
         <>
-          <span data-testid="pool-off-enable-hint">{hint}</span> Per-group data (groups, queues, stalls) needs the pool;
-          thread, throughput, session and transaction metrics below are still collected.
+          <span data-testid="pool-off-enable-hint">{hint}</span> Per-group data (groups, queues, stalls) needs the pool; thread,
+          throughput, session and transaction metrics below are still collected.
         </>
       ) : (
         POOL_OFF_DETAIL
