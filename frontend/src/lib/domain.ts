@@ -1,4 +1,5 @@
 // Thread-pool domain wording shared by the overview and target pages (see /work/shared/REFERENCE.md for the facts).
+import { flavorLabel } from './format';
 import type { Capability, CollectorStatus, GroupState, PoolKind, ServerInfo, StallReason, Target } from '../api/types';
 
 export const POOL_OFF_MESSAGE =
@@ -134,22 +135,7 @@ export function serverLabel(server: ServerInfo): string {
   if (server.flavor === 'mysql' && (server.pool_kind === 'mysql_enterprise' || /enterprise/i.test(server.edition ?? ''))) {
     return 'MySQL Enterprise';
   }
-  return flavorName(server.flavor);
-}
-
-function flavorName(flavor: string): string {
-  switch (flavor) {
-    case 'mariadb':
-      return 'MariaDB';
-    case 'mysql':
-      return 'MySQL';
-    case 'percona':
-      return 'Percona Server';
-    case 'alisql':
-      return 'AliSQL';
-    default:
-      return 'Unknown flavor';
-  }
+  return flavorLabel(server.flavor);
 }
 
 export function poolKindLabel(kind: PoolKind | null | undefined): string {

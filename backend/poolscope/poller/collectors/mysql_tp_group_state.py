@@ -17,6 +17,8 @@ ignored and missing ones read as unknown, so a newer server degrades instead of 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from poolscope.poller.collectors.base import (
     PERFORMANCE_SCHEMA_SELECT,
     Collector,
@@ -28,8 +30,6 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.poller.collectors.thread_pool_groups import GAUGES
 from poolscope.schemas import GroupState, ServerInfo
-
-TABLE = "tp_thread_group_state"
 
 
 def group_id_of(row: Row) -> int:
@@ -47,17 +47,27 @@ def _int(row: Row, *names: str) -> int:
     return total
 
 
-class MysqlTpGroupState(Collector):
-    name = "mysql_tp_group_state"
-    help = "MySQL Enterprise per-group threads, queued statements and transactions, oldest wait."
+class MysqlTpCollector(Collector):
+    """One performance_schema.tp_* table of the MySQL Enterprise thread_pool plugin, read whole."""
+
+    table: ClassVar[str]
     # performance_schema tables are not readable with PROCESS alone.
     privilege = PERFORMANCE_SCHEMA_SELECT
+    limit: ClassVar[int | None] = None
 
     def applies(self, server: ServerInfo) -> str | None:
-        return needs_pool_kind(server, "mysql_enterprise", TABLE)
+        return needs_pool_kind(server, "mysql_enterprise", self.table)
 
     def sql(self, server: ServerInfo) -> str:
-        return f"SELECT * FROM performance_schema.{TABLE}"
+        # SELECT *: the column set grew across releases (see the module docstring).
+        limit = f" LIMIT {self.limit}" if self.limit else ""
+        return f"SELECT * FROM performance_schema.{self.table}{limit}"
+
+
+class MysqlTpGroupState(MysqlTpCollector):
+    name = "mysql_tp_group_state"
+    help = "MySQL Enterprise per-group threads, queued statements and transactions, oldest wait."
+    table = "tp_thread_group_state"
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         groups: list[GroupState] = []

@@ -13,19 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from poolscope.poller.collectors.base import (
-    PERFORMANCE_SCHEMA_SELECT,
-    Collector,
     CollectorOutput,
     ParseContext,
     Row,
-    needs_pool_kind,
     sample,
 )
-from poolscope.poller.collectors.mysql_tp_group_state import group_id_of
+from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector, group_id_of
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
-from poolscope.schemas import ServerInfo, WaitReason
+from poolscope.schemas import WaitReason
 
-TABLE = "tp_thread_group_stats"
 COUNTERS = (
     "connections_started",
     "connections_closed",
@@ -70,17 +66,10 @@ class MysqlStatsSection:
     stalled_query_ratio: float | None = None
 
 
-class MysqlTpGroupStats(Collector):
+class MysqlTpGroupStats(MysqlTpCollector):
     name = "mysql_tp_group_stats"
     help = "MySQL Enterprise per-group statements executed/stalled, threads started, waits, as rates."
-    # performance_schema tables are not readable with PROCESS alone.
-    privilege = PERFORMANCE_SCHEMA_SELECT
-
-    def applies(self, server: ServerInfo) -> str | None:
-        return needs_pool_kind(server, "mysql_enterprise", TABLE)
-
-    def sql(self, server: ServerInfo) -> str:
-        return f"SELECT * FROM performance_schema.{TABLE}"
+    table = "tp_thread_group_stats"
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         section = MysqlStatsSection()

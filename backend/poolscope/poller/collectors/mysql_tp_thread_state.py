@@ -10,18 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from poolscope.poller.collectors.base import (
-    PERFORMANCE_SCHEMA_SELECT,
-    Collector,
     CollectorOutput,
     ParseContext,
     Row,
-    needs_pool_kind,
     sample,
 )
-from poolscope.poller.collectors.mysql_tp_group_state import group_id_of
-from poolscope.schemas import ServerInfo
+from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector, group_id_of
 
-TABLE = "tp_thread_state"
 MAX_ROWS = 20_000
 
 
@@ -33,17 +28,11 @@ class GroupThreads:
     wait_types: dict[str, int] = field(default_factory=dict)
 
 
-class MysqlTpThreadState(Collector):
+class MysqlTpThreadState(MysqlTpCollector):
     name = "mysql_tp_thread_state"
     help = "MySQL Enterprise pool threads per group: how many are marked stalled and what they wait on."
-    # performance_schema tables are not readable with PROCESS alone.
-    privilege = PERFORMANCE_SCHEMA_SELECT
-
-    def applies(self, server: ServerInfo) -> str | None:
-        return needs_pool_kind(server, "mysql_enterprise", TABLE)
-
-    def sql(self, server: ServerInfo) -> str:
-        return f"SELECT * FROM performance_schema.{TABLE} LIMIT {MAX_ROWS}"
+    table = "tp_thread_state"
+    limit = MAX_ROWS
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         groups: dict[int, GroupThreads] = {}
