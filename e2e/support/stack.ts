@@ -83,6 +83,7 @@ export const FIXTURE_TARGETS = {
   'fx-mysql-enterprise-8.0': 'mysql-enterprise/8.0',
   'fx-mysql-enterprise-8.4': 'mysql-enterprise/8.4',
   'fx-mysql-enterprise-9.7': 'mysql-enterprise/9.7',
+  'fx-mysql-community-8.0': 'mysql/8.0',
 } as const;
 
 export type FixtureTarget = keyof typeof FIXTURE_TARGETS;

@@ -94,6 +94,22 @@ test.describe('flavors', () => {
     await expect(page.getByTestId('collector-health')).toHaveCount(0);
   });
 
+  test('MySQL Community (no pool at all): the pool-off view points at the Enterprise plugin', async ({ page }) => {
+    const target = new TargetPage(page);
+    await target.goto('fx-mysql-community-8.0');
+
+    await expect(target.version).toContainText(/MySQL\s+8\.0\.36/);
+    await expect(target.version).not.toContainText('Enterprise');
+    await expect(target.poolOffNotice).toContainText('MySQL Enterprise thread_pool plugin');
+    await expect(page.getByTestId('pool-off-enable-hint')).toContainText('MySQL Community Server has no thread pool');
+    await expect(target.poolOffNotice).toContainText('plugin-load-add  = thread_pool.so');
+    // ~100 clients without a pool: ~100 running threads (the seeds' picture), and cache misses.
+    await expect(target.poolOffPanel.getByTestId('pool-off-active-sessions')).toContainText('100');
+    await expect(target.poolOffPanel.getByTestId('pool-off-cache-miss')).toContainText('%');
+    await expect(target.groupsPanel).toHaveCount(0);
+    await expect(target.poolPanel).toHaveCount(0);
+  });
+
   test('live MariaDB with the pool off: concurrency without a pool, and how to enable it', async ({ page, stack }) => {
     const target = new TargetPage(page);
     await target.goto(stack.targets.poolOff);

@@ -21,6 +21,7 @@ FIXTURES = [
     "mysql-enterprise/8.0",
     "mysql-enterprise/8.4",
     "mysql-enterprise/9.7",
+    "mysql/8.0",
 ]
 
 
@@ -226,3 +227,22 @@ async def test_mysql_enterprise_without_performance_schema_select_names_the_gran
     assert result.state.groups == []
     ok = {c.name for c in result.state.collectors if c.ok}
     assert {"global_status", "processlist", "innodb_trx_summary"} <= ok
+
+
+async def test_mysql_community_has_no_pool_and_is_told_where_one_comes_from():
+    result = (await polls("mysql/8.0"))[-1]
+    server, state = result.info.server, result.state
+    assert (server.flavor, server.pool_enabled, server.pool_kind) == ("mysql", False, None)
+    assert server.enable_hint.startswith("MySQL Community Server has no thread pool")
+    assert state.pool is None and state.groups == []
+    assert {c.name for c in state.collectors if c.skipped and "thread pool off" in c.skipped} >= {
+        "thread_pool_groups",
+        "mysql_tp_group_state",
+        "percona_threadpool_status",
+    }
+    # 4 of every 5 new connections create a thread in the fixture: the one-thread-per-connection ratio.
+    ratio = state.ratios.thread_cache_miss
+    assert ratio.regime == "one-thread-per-connection"
+    assert ratio.value == pytest.approx(0.8)
+    # admin_address is empty: no admin interface to poll on.
+    assert admin_port_of(server) == ("admin_port", 0)

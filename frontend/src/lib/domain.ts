@@ -11,6 +11,14 @@ export const POOL_OFF_DETAIL =
   'config (optionally thread_pool_size = <CPU count>, thread_pool_exact_stats = ON and an extra_port for admin ' +
   'access) and restart the server. Thread, throughput and transaction metrics below are still collected.';
 
+/** The pool-off headline in this flavor's terms: MySQL has no thread_handling=pool-of-threads. */
+export function poolOffMessage(server: ServerInfo | null | undefined): string {
+  if (server?.flavor === 'mysql') {
+    return 'Thread pool off (one-thread-per-connection): per-group data needs the MySQL Enterprise thread_pool plugin, loaded at startup (a restart)';
+  }
+  return POOL_OFF_MESSAGE;
+}
+
 /** True only when we know the pool is off; unknown (no server info yet) is not "off". */
 export function isPoolOff(server: ServerInfo | null | undefined): boolean {
   return !!server && !server.pool_enabled;

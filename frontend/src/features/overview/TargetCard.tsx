@@ -7,10 +7,10 @@ import {
   failedCollectors,
   hasCap,
   isPoolOff,
-  POOL_OFF_MESSAGE,
   PORT_EXPLANATION,
   portKindLabel,
   poolKindLabel,
+  poolOffMessage,
   queueTimeMode,
   serverLabel,
   statusTone,
@@ -112,7 +112,7 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
 
       {poolOff ? (
         <div className="pool-off-inline" data-testid="pool-off-notice">
-          {POOL_OFF_MESSAGE}
+          {poolOffMessage(t.server)}
         </div>
       ) : null}
 

@@ -7,9 +7,9 @@ import {
   explainPrivilege,
   failedCollectors,
   POOL_OFF_DETAIL,
-  POOL_OFF_MESSAGE,
   PORT_EXPLANATION,
   poolKindLabel,
+  poolOffMessage,
   portKindLabel,
   queueTimeMode,
   serverLabel,
@@ -105,7 +105,7 @@ export function PoolOffNotice({ server }: { server: ServerInfo | null }) {
   // The backend words enabling per flavor (poolscope/flavors.py); MariaDB's is the fallback.
   const hint = server?.enable_hint;
   return (
-    <Notice tone="info" title={POOL_OFF_MESSAGE} testId="pool-off-notice">
+    <Notice tone="info" title={poolOffMessage(server)} testId="pool-off-notice">
       {hint ? (
         <>
           <span data-testid="pool-off-enable-hint">{hint}</span> Per-group data (groups, queues, stalls) needs the pool; thread,
