@@ -21,7 +21,7 @@ class Sample(BaseModel):
 class ServerInfo(BaseModel):
     """What was detected on connect: decides which collectors apply."""
 
-    flavor: Literal["mariadb", "mysql", "percona", "unknown"]
+    flavor: Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
     version: str
     version_tuple: tuple[int, int, int] = (0, 0, 0)
     thread_handling: str
@@ -30,6 +30,21 @@ class ServerInfo(BaseModel):
     exact_stats: bool | None = None
     queue_time_mode: Literal["exact", "coarse"] | None = None
     extra_port: int = 0
+    # Which pool implementation runs (None: none, or the pool is off): decides the collectors and
+    # the variable names and units (poolscope/flavors.py).
+    pool_kind: Literal["mariadb", "percona", "mysql_enterprise"] | None = None
+    # "MySQL Enterprise", "Percona Server", ... as the server announces itself (@@version_comment).
+    edition: str | None = None
+    # MySQL / Percona 8.0.14+ administrative interface (0 = none: admin_address unset).
+    admin_port: int = 0
+    # What the UI may offer for this server (flavors.CAP_*).
+    capabilities: list[str] = Field(default_factory=list)
+    # Things the user should know about how this server is read (unknown version, Percona-derived
+    # pool, replayed fixture, ...). Shown on the target; never an error.
+    notes: list[str] = Field(default_factory=list)
+    # Pool off: what turning it on involves for this flavor, and a config snippet (flavors.py).
+    enable_hint: str | None = None
+    enable_snippet: str | None = None
     # Which of the variables Poolscope reads exist on this server (found on connect), so each
     # poll can read them as one cheap row of @@GLOBAL values. Internal: not in API answers.
     known_variables: list[str] = Field(default_factory=list, exclude=True)
@@ -38,7 +53,7 @@ class ServerInfo(BaseModel):
 class ConnectionInfo(BaseModel):
     host: str
     port: int
-    port_kind: Literal["extra_port", "port"]
+    port_kind: Literal["extra_port", "admin_port", "port", "fixture"]
     note: str | None = None
 
 
@@ -65,6 +80,9 @@ class TargetSummary(BaseModel):
     qps: float | None = None
     tps: float | None = None
     active_transactions: int | None = None
+    # Threadpool_threads / Threadpool_idle_threads (MariaDB, Percona): Percona's only pool figures.
+    pool_threads: int | None = None
+    pool_idle_threads: int | None = None
 
 
 class TargetInfo(BaseModel):
@@ -105,6 +123,10 @@ class GroupState(BaseModel):
     throttles_per_s: float | None = None
     wakes_per_s: float | None = None
     oldest_queued_ms: float | None = None
+    # MySQL Enterprise: share of the statements executed since the last poll that stalled.
+    stalled_query_ratio: float | None = None
+    # MySQL Enterprise: tp_thread_group_state.STALLED_THREAD_COUNT (statements the pool marked stalled).
+    stalled_threads: int | None = None
 
 
 class Session(BaseModel):
@@ -186,6 +208,32 @@ class Throughput(BaseModel):
     aborted_clients_per_s: float | None = None
 
 
+class QueueWaitStat(BaseModel):
+    """Percona 8.4+: a string-valued status like "avg: 12, min: 1, max: 90, dev: 4, cnt: 300", parsed."""
+
+    name: str
+    avg: float | None = None
+    min: float | None = None
+    max: float | None = None
+    dev: float | None = None
+    cnt: float | None = None
+
+
+class PoolSummary(BaseModel):
+    """Whole-pool figures for flavors without (or besides) per-group data."""
+
+    kind: Literal["mariadb", "percona", "mysql_enterprise"] | None = None
+    size: int | None = None
+    stall_limit_ms: float | None = None
+    # As the server spells it, with its unit (MySQL Enterprise: "6 ×10 ms").
+    stall_limit_raw: str | None = None
+    threads: int | None = None
+    idle_threads: int | None = None
+    high_prio_mode: str | None = None
+    high_prio_tickets: str | None = None
+    queue_wait: list[QueueWaitStat] = Field(default_factory=list)
+
+
 class Ratio(BaseModel):
     value: float | None = None
     window_s: float | None = None
@@ -215,6 +263,7 @@ class TargetState(BaseModel):
     throughput: Throughput = Field(default_factory=Throughput)
     ratios: Ratios = Field(default_factory=Ratios)
     variables: dict[str, str] = Field(default_factory=dict)
+    pool: PoolSummary | None = None
     collectors: list[CollectorStatus] = Field(default_factory=list)
     missing_privileges: list[str] = Field(default_factory=list)
 

@@ -158,4 +158,29 @@ export class TargetPage {
   get applyCustomRange(): Locator {
     return this.page.getByRole('button', { name: 'Apply' });
   }
+
+  // ------------------------------------------------------------------ flavors (issue #5)
+
+  get poolKind(): Locator {
+    return this.header.getByTestId('target-pool-kind');
+  }
+  get serverNotes(): Locator {
+    return this.page.getByTestId('server-notes');
+  }
+  /** Whole-pool panel: Percona's only pool data, a settings summary for the others. */
+  get poolPanel(): Locator {
+    return this.page.getByTestId('pool-panel');
+  }
+  get poolOffPanel(): Locator {
+    return this.page.getByTestId('pool-off-panel');
+  }
+  get waitsPanel(): Locator {
+    return this.page.getByTestId('waits-panel');
+  }
+  get collectorsTable(): Locator {
+    return this.page.getByTestId('collectors-table');
+  }
+  flavorChart(testId: 'chart-queue-wait-stats' | 'chart-stalled-ratio' | 'chart-cache-miss'): Locator {
+    return this.page.getByTestId(testId);
+  }
 }

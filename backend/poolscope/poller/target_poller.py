@@ -18,11 +18,14 @@ from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
 from poolscope.analysis.stalls import StallDetector
 from poolscope.config import DsnError, Settings, TargetConfig
+from poolscope.flavors import flavor_spec
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, unpack_rows
 from poolscope.poller.collectors.global_status import StatusSection
 from poolscope.poller.collectors.innodb_trx import MIN_LISTED_AGE_S
 from poolscope.poller.collectors.innodb_trx_summary import TrxSummary
+from poolscope.poller.collectors.mysql_tp_group_stats import MysqlGroupCounters, MysqlStatsSection
+from poolscope.poller.collectors.percona_threadpool_status import PerconaPoolSection
 from poolscope.poller.collectors.processlist import ProcesslistSection
 from poolscope.poller.collectors.session_lookup import SessionLookup
 from poolscope.poller.collectors.thread_pool_queues import QueueSection
@@ -31,14 +34,16 @@ from poolscope.poller.connection import (
     PRIVILEGE_ERRORS,
     ConnectError,
     StatementResult,
-    TargetConnection,
     describe_mysql_error,
     error_code,
+    open_connection,
 )
 from poolscope.schemas import (
     CollectorStatus,
     GroupState,
+    PoolSummary,
     Sample,
+    ServerInfo,
     TargetInfo,
     TargetState,
     TargetSummary,
@@ -67,7 +72,7 @@ class TargetPoller:
         self.config = config
         self.settings = settings
         self.collectors = collectors if collectors is not None else all_collectors()
-        self.connection = TargetConnection(config)
+        self.connection = open_connection(config)
         self.counters = CounterMemory()
         self.stalls = StallDetector()
         self.ratios = CacheRatios(settings.ratio_window_s)
@@ -285,12 +290,24 @@ class TargetPoller:
             server.exact_stats = exact
             server.queue_time_mode = "exact" if exact else "coarse"
 
-        groups: list[GroupState] = _section(outputs, "thread_pool_groups", [])
-        counters: dict[int, GroupCounters] = _section(outputs, "thread_pool_stats", {})
+        # MariaDB's THREAD_POOL_* or MySQL Enterprise's tp_* tables: the same per-group model.
+        groups: list[GroupState] = _section(
+            outputs, "thread_pool_groups", _section(outputs, "mysql_tp_group_state", [])
+        )
+        mysql_stats: MysqlStatsSection | None = _section(outputs, "mysql_tp_group_stats", None)
+        counters: dict[int, GroupCounters] = _section(
+            outputs, "thread_pool_stats", dict(mysql_stats.groups) if mysql_stats else {}
+        )
         pool_size = _int_or_none(variables.get("thread_pool_size"))
-        stall_limit_ms = _int_or_none(variables.get("thread_pool_stall_limit"))
+        spec = flavor_spec(server)
+        # MySQL Enterprise counts thread_pool_stall_limit in 10 ms units (flavors.py).
+        stall_limit_ms = (
+            spec.stall_limit_ms(variables) if spec else _int_or_none(variables.get("thread_pool_stall_limit"))
+        )
         for group in groups:
             stats = counters.get(group.group_id)
+            if isinstance(stats, MysqlGroupCounters):
+                group.stalled_query_ratio = stats.stalled_query_ratio
             if stats is not None:
                 group.stalls_per_s = stats.rates["stalls"]
                 group.thread_creations_per_s = stats.rates["thread_creations"]
@@ -320,7 +337,9 @@ class TargetPoller:
 
         status: StatusSection = _section(outputs, "global_status", StatusSection())
         values, rates = status.values, status.rates
-        thread_ratio, buffer_ratio = self.ratios.update(now, values, server.thread_handling)
+        # MySQL Enterprise's plugin reports thread_handling=loaded-dynamically: still a pool.
+        regime = "pool-of-threads" if server.pool_enabled else server.thread_handling
+        thread_ratio, buffer_ratio = self.ratios.update(now, values, regime)
         samples.append(Sample(metric="thread_cache_miss_ratio", value=thread_ratio.value))
         samples.append(Sample(metric="buffer_pool_miss_ratio", value=buffer_ratio.value))
 
@@ -349,7 +368,7 @@ class TargetPoller:
             groups=groups,
             queue=queue.listed if queue else [],
             transactions=transactions,
-            waits=_section(outputs, "thread_pool_waits", []),
+            waits=_section(outputs, "thread_pool_waits", mysql_stats.waits if mysql_stats else []),
             sessions=processlist.active,
             threads=Threads(
                 connected=_int_or_none(values.get("Threads_connected")),
@@ -367,6 +386,7 @@ class TargetPoller:
                 aborted_clients_per_s=rates.get("aborted_clients_per_s"),
             ),
             variables=variables,
+            pool=_pool_summary(server, variables, values, stall_limit_ms, groups, outputs),
             missing_privileges=sorted({privilege for privilege, _ in self._missing_privileges.values()}),
         )
         state.ratios.thread_cache_miss = thread_ratio
@@ -439,6 +459,40 @@ def _summary(state: TargetState) -> TargetSummary:
         qps=state.throughput.qps,
         tps=state.throughput.tps,
         active_transactions=state.transactions.count if state.transactions else None,
+        pool_threads=state.threads.pool_threads,
+        pool_idle_threads=state.threads.pool_idle_threads,
+    )
+
+
+def _pool_summary(
+    server: ServerInfo,
+    variables: dict[str, str],
+    status: dict[str, float],
+    stall_limit_ms: float | None,
+    groups: list[GroupState],
+    outputs: dict[str, CollectorOutput],
+) -> PoolSummary | None:
+    """Whole-pool figures; for Percona (no per-group tables) this is all there is of the pool."""
+    if not server.pool_enabled:
+        return None
+    spec = flavor_spec(server)
+    raw_limit = variables.get(spec.stall_limit.name if spec else "thread_pool_stall_limit")
+    percona: PerconaPoolSection | None = _section(outputs, "percona_threadpool_status", None)
+    threads = _int_or_none(status.get("Threadpool_threads"))
+    if threads is None and groups:
+        threads = sum(g.threads for g in groups)
+    return PoolSummary(
+        kind=server.pool_kind,
+        size=_int_or_none(variables.get("thread_pool_size")),
+        stall_limit_ms=stall_limit_ms,
+        stall_limit_raw=None
+        if raw_limit is None
+        else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
+        threads=threads,
+        idle_threads=_int_or_none(status.get("Threadpool_idle_threads")),
+        high_prio_mode=variables.get("thread_pool_high_prio_mode"),
+        high_prio_tickets=variables.get("thread_pool_high_prio_tickets"),
+        queue_wait=percona.stats if percona else [],
     )
 
 

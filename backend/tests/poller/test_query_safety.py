@@ -29,6 +29,7 @@ SERVERS = [
         thread_handling="pool-of-threads",
         pool_enabled=True,
         pool_tables=list(POOL_TABLES),
+        pool_kind="mariadb",
     ),
     ServerInfo(
         flavor="mariadb",
@@ -42,6 +43,15 @@ SERVERS = [
         thread_handling="loaded-dynamically",
         pool_enabled=True,
         pool_tables=list(MYSQL_TP_TABLES),
+        pool_kind="mysql_enterprise",
+    ),
+    ServerInfo(
+        flavor="percona",
+        version="8.4.2-2",
+        version_tuple=(8, 4, 2),
+        thread_handling="pool-of-threads",
+        pool_enabled=True,
+        pool_kind="percona",
     ),
 ]
 SCHEMA_TABLE = re.compile(r"\b(information_schema|performance_schema)\.\w+", re.IGNORECASE)

@@ -20,6 +20,9 @@ from poolscope.schemas import Sample, ServerInfo
 
 Row = dict[str, Any]
 
+# The grant MySQL Enterprise's tp_* tables need besides PROCESS (named as the GRANT spells it).
+PERFORMANCE_SCHEMA_SELECT = "SELECT ON performance_schema.*"
+
 
 @dataclass
 class ParseContext:
@@ -67,6 +70,8 @@ def needs_pool_table(server: ServerInfo, table: str) -> str | None:
     """Skip reason for the MariaDB THREAD_POOL_* collectors, or None when they apply."""
     if not server.pool_enabled:
         return f"thread pool off (thread_handling={server.thread_handling})"
+    if server.pool_kind not in (None, "mariadb"):
+        return f"information_schema.{table} is MariaDB's; this {server.pool_kind} pool has its own collectors"
     if table not in server.pool_tables:
         return f"information_schema.{table} not available on {server.flavor} {server.version}"
     return None
@@ -137,3 +142,14 @@ def as_float(value: Any) -> float | None:
 
 def sample(metric: str, value: float | None, **labels: str) -> Sample:
     return Sample(metric=metric, labels=labels, value=value)
+
+
+def needs_pool_kind(server: ServerInfo, kind: str, table: str | None = None) -> str | None:
+    """Skip reason for a collector of one pool implementation (flavors.PoolKind), or None."""
+    if not server.pool_enabled:
+        return f"thread pool off (thread_handling={server.thread_handling})"
+    if server.pool_kind != kind:
+        return f"only for the {kind} thread pool (this server: {server.pool_kind or server.flavor})"
+    if table is not None and table not in server.pool_tables:
+        return f"performance_schema.{table} not available on {server.flavor} {server.version}"
+    return None

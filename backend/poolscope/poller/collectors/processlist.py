@@ -66,8 +66,9 @@ class Processlist(Collector):
             )
             for row in rows
         ]
+        # The SQL already leaves idle sessions out; captured output replayed as is may not.
         # Our own polling session is not activity worth showing.
-        active = [s for s in sessions if not _is_own_poll(s)]
+        active = [s for s in sessions if s.command not in IDLE_COMMANDS and not _is_own_poll(s)]
         active.sort(key=lambda s: -(s.time_s or 0.0))
         running = sum(1 for s in active if s.command in ("Query", "Execute"))
         section = ProcesslistSection(by_id={s.id: s for s in active}, active=active[:MAX_ACTIVE_LISTED])

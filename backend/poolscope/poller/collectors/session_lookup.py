@@ -14,6 +14,8 @@ from poolscope.analysis.session_identity import SessionIdentity
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row
 from poolscope.schemas import ServerInfo
 
+# Unfiltered, it is what devtools/capture.py stores so that a replay can answer lookups.
+EVERY_SESSION_SQL = "SELECT ID, USER, HOST, DB FROM information_schema.PROCESSLIST"
 # Bounds the statement: the queue lists at most 200 connections and INNODB_TRX 50 transactions.
 MAX_IDS = 500
 
@@ -33,7 +35,7 @@ class SessionLookup(Collector):
 
     def sql(self, server: ServerInfo) -> str:
         wanted = ", ".join(str(int(i)) for i in self.ids)
-        return f"SELECT ID, USER, HOST, DB FROM information_schema.PROCESSLIST WHERE ID IN ({wanted})"
+        return f"{EVERY_SESSION_SQL} WHERE ID IN ({wanted})"
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         return CollectorOutput(
