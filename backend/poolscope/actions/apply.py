@@ -68,7 +68,9 @@ async def open_admin(target: TargetConfig, server: ServerInfo | None) -> AdminSe
         params = target.admin_connection_params()
     except DsnError as exc:
         raise ApplyError(409, str(exc)) from None
-    extra = target.extra_port if target.extra_port is not None else (server.extra_port if server else 0)
+    # The port outside the pool: MariaDB / Percona 5.7 extra_port, MySQL / Percona 8.0.14+ admin_port.
+    outside = (server.extra_port or server.admin_port) if server else 0
+    extra = target.extra_port if target.extra_port is not None else outside
     candidates = ([(extra, "extra_port")] if extra else []) + [(params.port, "port")]
     last = ""
     for port, kind in candidates:

@@ -32,7 +32,7 @@ class RuleContext:
 
     def var(self, key: str) -> tuple[VarSpec, str] | None:
         """The flavor's variable for a logical setting and its current value, if the server has it."""
-        found = spec(self.server.flavor, key)
+        found = spec(self.server, key)
         if found is None or found.name not in self.variables:
             return None
         return found, self.variables[found.name]

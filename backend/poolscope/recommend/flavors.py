@@ -1,12 +1,16 @@
-"""Per-flavor names, units and restart needs of the variables rules talk about: one table to extend.
+"""The variables rules talk about, per flavor: pool settings from poolscope.flavors (the one table
+of names, units and ranges), plus the server-wide ones every flavor names alike.
 
-Rules speak of logical settings ("stall_limit"); this table says what each flavor calls it, in
-which unit, and whether it can change live. A flavor missing a setting maps it to None.
+Rules speak of logical settings ("stall_limit"); `spec(server, key)` says what this server calls
+it, in which unit, and whether it can change live, or None when the flavor has no such setting.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from poolscope.flavors import FlavorSpec, VariableSpec, enable_spec, flavor_spec
+from poolscope.schemas import ServerInfo
 
 
 @dataclass(frozen=True)
@@ -17,67 +21,71 @@ class VarSpec:
     ms_per_unit: float | None = None
     dynamic: bool = True
     default: str | None = None
+    min_value: float | None = None
+    max_value: float | None = None
 
     def to_ms(self, native: str | float) -> float:
         return float(native) * (self.ms_per_unit or 1.0)
 
     def from_ms(self, ms: float) -> str:
-        return str(max(1, round(ms / (self.ms_per_unit or 1.0))))
+        raw = max(1, round(ms / (self.ms_per_unit or 1.0)))
+        if self.min_value is not None:
+            raw = max(raw, int(self.min_value))
+        if self.max_value is not None:
+            raw = min(raw, int(self.max_value))
+        return str(raw)
 
 
-_MARIADB: dict[str, VarSpec | None] = {
-    "pool_size": VarSpec("thread_pool_size", default="CPUs"),
-    "stall_limit": VarSpec("thread_pool_stall_limit", unit="ms", ms_per_unit=1, default="500"),
-    "max_threads": VarSpec("thread_pool_max_threads", default="65536"),
-    "oversubscribe": VarSpec("thread_pool_oversubscribe", default="3"),
-    "priority": VarSpec("thread_pool_priority", default="auto"),
-    "prio_kickup_timer": VarSpec("thread_pool_prio_kickup_timer", unit="ms", ms_per_unit=1, default="1000"),
-    "exact_stats": VarSpec("thread_pool_exact_stats", default="OFF"),
+def _from_pool(spec: VariableSpec | None) -> VarSpec | None:
+    if spec is None:
+        return None
+    return VarSpec(
+        name=spec.name,
+        unit=spec.unit_label or None,
+        ms_per_unit=spec.unit_ms,
+        dynamic=spec.dynamic,
+        default=spec.default,
+        min_value=spec.min_value,
+        max_value=spec.max_value,
+    )
+
+
+def _pool_setting(pool: FlavorSpec, key: str) -> VariableSpec | None:
+    return {
+        "pool_size": pool.size,
+        "stall_limit": pool.stall_limit,
+        "max_threads": pool.max_threads,
+        "oversubscribe": pool.oversubscribe,
+        # Priority for open transactions: Percona/AliSQL's mode, else MariaDB's thread_pool_priority.
+        "priority": pool.high_prio_mode or pool.priority,
+        "prio_kickup_timer": pool.prio_kickup_timer,
+    }.get(key)
+
+
+POOL_KEYS = frozenset(
+    {"pool_size", "stall_limit", "max_threads", "oversubscribe", "priority", "prio_kickup_timer"}
+)
+
+#: Server-wide settings: same name wherever the variable exists (the rule checks it does).
+_SERVER_WIDE: dict[str, VarSpec] = {
+    "exact_stats": VarSpec("thread_pool_exact_stats", default="OFF"),  # MariaDB only
     "thread_cache_size": VarSpec("thread_cache_size"),
     "max_connections": VarSpec("max_connections", default="151"),
-    "extra_max_connections": VarSpec("extra_max_connections", default="1"),
+    "extra_max_connections": VarSpec("extra_max_connections", default="1"),  # MariaDB, Percona 5.7
     "thread_handling": VarSpec("thread_handling", dynamic=False, default="one-thread-per-connection"),
 }
 
-_PERCONA: dict[str, VarSpec | None] = {
-    **_MARIADB,
-    "priority": VarSpec("thread_pool_high_prio_mode", default="transactions"),
-    "exact_stats": None,
-    "max_threads": VarSpec("thread_pool_max_threads", default="100000"),
-    "stall_limit": VarSpec("thread_pool_stall_limit", unit="ms", ms_per_unit=1, default="500"),
-}
 
-# MySQL Enterprise's thread_pool plugin: stall_limit counts 10 ms units, size is startup-only,
-# no max_threads/oversubscribe/exact_stats, the pool is a plugin (no thread_handling switch).
-_MYSQL: dict[str, VarSpec | None] = {
-    "pool_size": VarSpec("thread_pool_size", dynamic=False, default="16"),
-    "stall_limit": VarSpec("thread_pool_stall_limit", unit="× 10 ms", ms_per_unit=10, default="6"),
-    "max_threads": None,
-    "oversubscribe": None,
-    "priority": None,
-    "prio_kickup_timer": VarSpec("thread_pool_prio_kickup_timer", unit="ms", ms_per_unit=1, default="1000"),
-    "exact_stats": None,
-    "thread_cache_size": VarSpec("thread_cache_size"),
-    "max_connections": VarSpec("max_connections", default="151"),
-    "extra_max_connections": None,
-    "thread_handling": None,
-}
+def spec(server: ServerInfo, key: str) -> VarSpec | None:
+    """This server's variable for a logical setting (None: the flavor has no such setting)."""
+    if key in POOL_KEYS:
+        pool = flavor_spec(server) or enable_spec(server)
+        return _from_pool(_pool_setting(pool, key)) if pool else None
+    return _SERVER_WIDE.get(key)
 
-FLAVOR_VARIABLES: dict[str, dict[str, VarSpec | None]] = {
-    "mariadb": _MARIADB,
-    "percona": _PERCONA,
-    "alisql": _PERCONA,
-    "mysql": _MYSQL,
-    "mysql_enterprise": _MYSQL,
-}
 
 #: The option-file section a snippet goes in.
 CONFIG_SECTION = {"mariadb": "mariadb"}
-
-
-def spec(flavor: str, key: str) -> VarSpec | None:
-    """The flavor's variable for a logical setting; unknown flavors are read like MariaDB."""
-    return FLAVOR_VARIABLES.get(flavor, _MARIADB).get(key)
 
 
 def config_snippet(flavor: str, variable: str, value: str) -> str:
@@ -86,4 +94,4 @@ def config_snippet(flavor: str, variable: str, value: str) -> str:
 
 
 def supports_set_persist(flavor: str, version: tuple[int, int, int]) -> bool:
-    return flavor in ("mysql", "mysql_enterprise", "percona") and version >= (8, 0, 0)
+    return flavor in ("mysql", "percona") and version >= (8, 0, 0)

@@ -43,6 +43,7 @@ def ctx(
             "thread_handling", "pool-of-threads" if pool else "one-thread-per-connection"
         ),
         pool_enabled=pool,
+        pool_kind=({"mysql": "mysql_enterprise"}.get(flavor, flavor) if pool else None),  # type: ignore[arg-type]
         extra_port=extra_port,
     )
     return RuleContext(

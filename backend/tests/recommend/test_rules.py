@@ -108,7 +108,7 @@ def test_stall_limit_raised_when_most_requests_stall_and_in_10ms_units_on_mysql(
     m = finding(
         thread_pool_stall_limit.evaluate(ctx({"thread_pool_stall_limit": "3"}, series, flavor="mysql"))
     )
-    assert (m.current, m.proposed, m.unit) == ("3", "10", "× 10 ms")
+    assert (m.current, m.proposed, m.unit) == ("3", "10", "×10 ms")
 
 
 def test_stall_limit_clear_when_queue_moves():
@@ -218,9 +218,15 @@ def test_thread_handling_turn_pool_on_needs_restart():
 
 
 def test_flavor_table_names_and_units():
-    assert spec("mariadb", "priority").name == "thread_pool_priority"  # type: ignore[union-attr]
-    assert spec("percona", "priority").name == "thread_pool_high_prio_mode"  # type: ignore[union-attr]
-    mysql_stall = spec("mysql", "stall_limit")
-    assert mysql_stall is not None and mysql_stall.to_ms("6") == 60 and mysql_stall.from_ms(30) == "3"
-    assert spec("mysql", "max_threads") is None
-    assert spec("some-new-flavor", "pool_size").name == "thread_pool_size"  # type: ignore[union-attr]
+    def var(flavor: str, key: str, pool: bool = True):
+        return spec(ctx({}, flavor=flavor, pool=pool).server, key)
+
+    assert var("mariadb", "priority").name == "thread_pool_priority"  # type: ignore[union-attr]
+    assert var("percona", "priority").name == "thread_pool_high_prio_mode"  # type: ignore[union-attr]
+    mysql_stall = var("mysql", "stall_limit")
+    assert (
+        mysql_stall is not None and mysql_stall.to_ms("6") == 60 and mysql_stall.from_ms(30) == "4"
+    )  # min 4
+    assert var("mysql", "max_threads") is None
+    assert var("mariadb", "pool_size", pool=False).name == "thread_pool_size"  # type: ignore[union-attr]
+    assert var("mariadb", "max_connections").name == "max_connections"  # type: ignore[union-attr]
