@@ -114,7 +114,7 @@ async def apply_change(
     if body.guard:
         guard.watch(entry)
     # So the page never shows a proposal this change just fulfilled.
-    await recommender.evaluate_after_change(name, entry.variable, entry.new_value)
+    recommender.evaluate_after_change(name, entry.variable, entry.new_value)
     return entry
 
 
@@ -132,7 +132,7 @@ async def revert_change(
         entry = await applier.revert(name, change_id, Actor(user.name, client_address(request)))
     except ApplyError as exc:
         raise _http(exc) from None
-    await recommender.evaluate_after_change(name, entry.variable, entry.new_value)
+    recommender.evaluate_after_change(name, entry.variable, entry.new_value)
     return entry
 
 

@@ -16,6 +16,7 @@ from collections import deque
 
 from poolscope.actions.allowlist import refusal
 from poolscope.config import Settings, TargetConfig
+from poolscope.poller.collectors.global_variables import GlobalVariables
 from poolscope.recommend.base import Clear, Finding, Rule, RuleContext
 from poolscope.recommend.flavors import config_snippet, supports_set_persist
 from poolscope.recommend.models import (
@@ -33,6 +34,7 @@ from poolscope.store.sql import SqlStore
 log = logging.getLogger(__name__)
 
 VANISHED_KEPT = 50
+VARIABLES_EVERY_S = GlobalVariables.every_s
 MAX_WINDOW_POINTS = 2000
 
 
@@ -84,11 +86,14 @@ class Recommender:
         self._state = {name: TargetRecommendations() for name in self.targets}
         self._task: asyncio.Task[None] | None = None
         self._locks = {name: asyncio.Lock() for name in self.targets}
+        self._followups: set[asyncio.Task[None]] = set()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="recommender")
 
     async def stop(self) -> None:
+        for followup in list(self._followups):
+            followup.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -123,16 +128,24 @@ class Recommender:
             await self._evaluate(name, time.time() if now is None else now)
         return self.get(name)
 
-    async def evaluate_after_change(self, name: str, variable: str, value: str) -> None:
-        """Re-evaluate once a poll has seen `variable` = `value` (bounded wait), so the page never
-        shows a proposal the change just fulfilled."""
-        deadline = time.monotonic() + 3 * self.settings.poll_interval_s + 2
+    def evaluate_after_change(self, name: str, variable: str, value: str) -> None:
+        """Re-evaluate, in the background, once a poll has seen `variable` = `value` (variables are
+        read every few seconds), so a fulfilled proposal does not linger until the next round."""
+        task = asyncio.create_task(self._evaluate_when_seen(name, variable, value), name=f"reeval:{name}")
+        self._followups.add(task)
+        task.add_done_callback(self._followups.discard)
+
+    async def _evaluate_when_seen(self, name: str, variable: str, value: str) -> None:
+        deadline = time.monotonic() + 3 * self.settings.poll_interval_s + VARIABLES_EVERY_S + 2
         while time.monotonic() < deadline:
             latest = await self.store.latest(name)
             if latest and latest[1] is not None and latest[1].variables.get(variable) == value:
                 break
             await asyncio.sleep(self.settings.poll_interval_s / 2)
-        await self.evaluate(name)
+        try:
+            await self.evaluate(name)
+        except Exception:
+            log.exception("re-evaluating %s after a change failed", name)
 
     async def _evaluate(self, name: str, now: float) -> None:
         st = self._state[name]

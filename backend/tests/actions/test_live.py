@@ -250,9 +250,14 @@ def test_applying_a_recommendation_records_its_id(app, scenario_db):
     assert res.status_code == 200, res.text
     assert res.json()["recommendation_id"] == rec["id"]
     assert global_value(scenario_db, "extra_max_connections") == "3"
-    # Applied: the recommendation no longer holds and says so.
-    body = op.get("/api/targets/scen/recommendations").json()
-    assert "extra_max_connections" not in {r["rule"] for r in body["active"]}
+
+    # Applied: the recommendation no longer holds and says so (once a poll has read the variable).
+    def fulfilled() -> dict | None:
+        body = op.get("/api/targets/scen/recommendations").json()
+        return body if "extra_max_connections" not in {r["rule"] for r in body["active"]} else None
+
+    body = wait_for(fulfilled, 15)
+    assert body, "the fulfilled recommendation stayed"
     assert any(
         v["rule"] == "extra_max_connections" and "changed from 1 to 3" in v["why_gone"]
         for v in body["vanished"]
