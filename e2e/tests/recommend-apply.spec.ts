@@ -46,6 +46,11 @@ test.describe('recommendations and one-click apply', () => {
       // The change is a marker on the charts (a Recharts reference line and its label).
       await expect(changes.chartMarkers('chart-throughput')).toContainText(`#${id} ${VARIABLE} 1 → 3`, { timeout: 20_000 });
       await expect(changes.chartReferenceLines('chart-throughput')).not.toHaveCount(0);
+      // Before/after comparison of the windows around the change.
+      await page.getByTestId(`audit-compare-${id}`).click();
+      const compare = page.getByTestId('compare-table');
+      await expect(compare.getByTestId('compare-qps')).toContainText('queries / s');
+      await expect(compare.getByTestId('compare-tp_group_queue_length')).toBeVisible();
       // Fulfilled: the recommendation goes away.
       await expect(changes.recommendation(VARIABLE)).toHaveCount(0, { timeout: 20_000 });
 
