@@ -107,6 +107,16 @@ def status_value(sandbox: MariaDBSandbox, name: str) -> str:
         conn.close()
 
 
+def wait_for_history(client, target: str, points: int = 4) -> None:
+    """Until the store holds a few QPS samples (a before-window for comparisons and guards)."""
+
+    def enough() -> bool:
+        body = client.get(f"/api/targets/{target}/metrics", params={"metric": "qps"}).json()
+        return bool(body["series"]) and len(body["series"][0]["points"]) >= points
+
+    assert wait_for(enough, 30), f"no QPS history for {target}"
+
+
 def recommendations(client, target: str) -> dict[str, dict]:
     out = client.get(f"/api/targets/{target}/recommendations").json()
     return {r["rule"]: r for r in out["active"]}
@@ -192,6 +202,7 @@ def test_thread_cache_recommended_for_one_thread_per_connection_churn(app, maria
 
 def test_apply_then_revert_changes_the_server_and_is_audited(app, scenario_db):
     op = login(app, "op", OPERATOR_PW)
+    wait_for_history(op, "scen")
     before = global_value(scenario_db, "thread_pool_oversubscribe")
     preview = op.get(
         "/api/targets/scen/apply/preview", params={"variable": "thread_pool_oversubscribe", "value": "4"}
@@ -371,3 +382,25 @@ def test_guarded_apply_that_makes_things_worse_reverts_itself(app, scenario_db):
     assert auto["action"] == "auto_revert" and auto["user"] == "poolscope-guard"
     assert auto["detail"].startswith(f"guard of #{change['id']}")
     set_global(scenario_db, thread_pool_stall_limit=5000)
+
+
+def test_guarded_apply_without_regression_is_kept(app, scenario_db):
+    op = login(app, "op", OPERATOR_PW)
+    before = global_value(scenario_db, "thread_pool_oversubscribe")
+    wait_for_history(op, "scen")
+    res = op.post(
+        "/api/targets/scen/apply", json={"variable": "thread_pool_oversubscribe", "value": "5", "guard": True}
+    )
+    assert res.status_code == 200, res.text
+    change = res.json()
+
+    def judged() -> dict | None:
+        entry = next(e for e in op.get("/api/targets/scen/audit").json() if e["id"] == change["id"])
+        return entry if entry["guard_status"] != "watching" else None
+
+    entry = wait_for(judged, 40, 1.0)
+    assert entry and entry["guard_status"] == "kept", entry
+    assert entry["guard_note"].startswith("no regression in 10 s: qps")
+    assert global_value(scenario_db, "thread_pool_oversubscribe") == "5"
+    assert op.post(f"/api/targets/scen/audit/{change['id']}/revert").status_code == 200
+    assert global_value(scenario_db, "thread_pool_oversubscribe") == before
