@@ -45,8 +45,9 @@ function RecommendationCard({
       </dl>
       <footer className="rec-foot small">
         <Link href={rec.chart_url} testId="rec-window">
-          evidence: {fmtClock(rec.window.from)} – {fmtClock(rec.window.to)} ({Math.round(rec.window.seconds)} s,{' '}
-          {rec.window.polls} polls)
+          {rec.window.polls
+            ? `evidence: ${fmtClock(rec.window.from)} – ${fmtClock(rec.window.to)} (${Math.round(rec.window.seconds)} s, ${rec.window.polls} polls)`
+            : `from the current configuration · charts ${fmtClock(rec.window.from)} – ${fmtClock(rec.window.to)}`}
         </Link>
         <a href={rec.read_more} target="_blank" rel="noreferrer">
           read more
