@@ -20,7 +20,10 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.schemas import ServerInfo, Session
 
-MAX_ROWS = 20_000
+# Active sessions read per poll, longest-running first. Bounded so that even with every
+# statement at MAX_SQL_CHARS (multi-byte, JSON-escaped) the packed result stays under
+# base.PACKED_MAX_BYTES and the server's max_allowed_packet (16 MB by default).
+MAX_ROWS = 2_000
 MAX_ACTIVE_LISTED = 500
 MAX_SQL_CHARS = 2048
 IDLE_COMMANDS = ("Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID")
@@ -50,7 +53,7 @@ class Processlist(Collector):
             "info": f"LEFT(INFO, {MAX_SQL_CHARS})",
         }
         source = f"information_schema.PROCESSLIST WHERE COMMAND NOT IN ({idle})"
-        return select_rows(server, columns, source, limit=MAX_ROWS)
+        return select_rows(server, columns, source, order_by=f"{columns['time_ms']} DESC", limit=MAX_ROWS)
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         sessions = [
