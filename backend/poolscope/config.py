@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
@@ -86,17 +86,76 @@ class TargetConfig(BaseModel):
         ),
     )
     connect_timeout_s: float = Field(default=3.0, gt=0, le=60)
+    # Applying recommendations (off unless admin_dsn is set): a SEPARATE credential that may
+    # SET GLOBAL (SUPER or CONNECTION ADMIN); it never leaves the backend.
+    admin_dsn: SecretStr | None = Field(
+        default=None, description="mysql://user:password@host:port/ of the credential that may SET GLOBAL"
+    )
+    admin_password_env: str | None = Field(
+        default=None, description="name of an environment variable holding the admin password"
+    )
+    cpus: int | None = Field(
+        default=None,
+        ge=1,
+        le=4096,
+        description="CPUs of the server's host, for recommendations (default: this host's when the target is local)",
+    )
+    apply_variables: list[str] | None = Field(
+        default=None,
+        description="narrow the built-in allow-list of variables this target may change (None = all of it)",
+    )
+
+    @property
+    def apply_enabled(self) -> bool:
+        return self.admin_dsn is not None
+
+    def admin_connection_params(self) -> ParsedDsn:
+        if self.admin_dsn is None:
+            raise DsnError(f"applying is not configured for {self.name} (no admin_dsn)")
+        return _dsn_with_env_password(
+            self.admin_dsn, self.admin_password_env, f"admin password for {self.name}"
+        )
 
     def connection_params(self) -> ParsedDsn:
-        parsed = parse_dsn(self.dsn.get_secret_value())
-        if self.password_env:
-            secret = os.environ.get(self.password_env)
-            if secret is None:
-                raise DsnError(
-                    f"environment variable {self.password_env} (password for {self.name}) is not set"
-                )
-            parsed.password = SecretStr(secret)
-        return parsed
+        return _dsn_with_env_password(self.dsn, self.password_env, f"password for {self.name}")
+
+
+def _dsn_with_env_password(dsn: SecretStr, password_env: str | None, what: str) -> ParsedDsn:
+    parsed = parse_dsn(dsn.get_secret_value())
+    if password_env:
+        secret = os.environ.get(password_env)
+        if secret is None:
+            raise DsnError(f"environment variable {password_env} ({what}) is not set")
+        parsed.password = SecretStr(secret)
+    return parsed
+
+
+Role = Literal["viewer", "operator"]
+
+
+class UserConfig(BaseModel):
+    """A person who may log in: viewers read, operators may also apply and revert."""
+
+    model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$")
+    role: Role
+    password_hash: SecretStr | None = Field(
+        default=None, description="scrypt hash printed by `poolscope hash-password`"
+    )
+    password_env: str | None = Field(
+        default=None, description="name of an environment variable holding the plain password"
+    )
+
+    @model_validator(mode="after")
+    def _one_password_source(self) -> UserConfig:
+        if (self.password_hash is None) == (self.password_env is None):
+            raise ValueError(f"user {self.name!r}: set exactly one of password_hash or password_env")
+        if self.password_hash is not None:
+            from poolscope.auth.passwords import check_hash_format
+
+            check_hash_format(self.password_hash.get_secret_value())
+        return self
 
 
 class Settings(BaseSettings):
@@ -122,12 +181,50 @@ class Settings(BaseSettings):
     )
     targets: list[TargetConfig] = Field(default_factory=list)
 
+    # --- who may log in (see README "Users, roles and applying changes") ---
+    users: list[UserConfig] = Field(default_factory=list)
+    session_secret: SecretStr | None = Field(
+        default=None,
+        min_length=32,
+        description="signs session cookies; unset = random per process (a restart logs everyone out)",
+    )
+    session_ttl_hours: float = Field(default=12, gt=0, le=24 * 30)
+    cookie_secure: bool = Field(default=False, description="mark cookies Secure (serve over HTTPS)")
+    login_attempts_per_minute: int = Field(default=10, ge=1, le=1000, description="per user name + address")
+    mutations_per_minute: int = Field(default=30, ge=1, le=10000, description="per user + address")
+
+    # --- recommendations and applying them ---
+    recommend_interval_s: float = Field(default=5.0, ge=1, le=300, description="how often rules run")
+    recommend_window_s: int = Field(default=300, ge=30, le=86400, description="history the rules look at")
+    guard_window_s: float = Field(
+        default=60, ge=10, le=3600, description="a guarded apply watches this long after the change"
+    )
+    guard_max_throughput_drop: float = Field(
+        default=0.2, gt=0, lt=1, description="guarded apply reverts when QPS falls by more than this fraction"
+    )
+    guard_max_queue_growth: float = Field(
+        default=1.0,
+        gt=0,
+        le=100,
+        description="... or the mean queue grows by more than this fraction (and by ≥ 2)",
+    )
+    guard_max_stall_growth: float = Field(
+        default=1.0,
+        gt=0,
+        le=100,
+        description="... or the stall rate grows by more than this fraction (and ≥ 0.5/s)",
+    )
+
     @model_validator(mode="after")
     def _unique_target_names(self) -> Settings:
         names = [t.name for t in self.targets]
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
             raise ValueError(f"duplicate target names: {', '.join(duplicated)}")
+        users = [u.name for u in self.users]
+        duplicated = sorted({n for n in users if users.count(n) > 1})
+        if duplicated:
+            raise ValueError(f"duplicate user names: {', '.join(duplicated)}")
         return self
 
     @classmethod

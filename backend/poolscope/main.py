@@ -12,9 +12,15 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from poolscope.api import live, metrics, targets
+from poolscope.actions.apply import Applier
+from poolscope.actions.audit import AuditLog
+from poolscope.actions.guard import Guard
+from poolscope.api import changes, live, metrics, targets
+from poolscope.auth import AuthService
+from poolscope.auth.router import router as auth_router
 from poolscope.config import Settings, load_settings
 from poolscope.poller.scheduler import Scheduler
+from poolscope.recommend.engine import Recommender
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 
@@ -38,14 +44,23 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
         scheduler = Scheduler(settings, store)
         app.state.store = store
         app.state.scheduler = scheduler
+        audit = AuditLog(store.engine)
+        await audit.interrupt_watches()
+        app.state.audit = audit
+        app.state.recommender = recommender = Recommender(settings, store)
+        app.state.applier = applier = Applier(settings, store, audit)
+        app.state.guard = guard = Guard(settings, store, audit, applier)
         if start_poller:
             scheduler.start()
+            recommender.start()
         log.info(
             "poolscope: %d target(s), polling every %g s", len(settings.targets), settings.poll_interval_s
         )
         try:
             yield
         finally:
+            await guard.stop()
+            await recommender.stop()
             await scheduler.stop()
             await store.close()
 
@@ -59,9 +74,12 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.auth = AuthService(settings)
+    app.include_router(auth_router)
     app.include_router(targets.router)
     app.include_router(metrics.router)
     app.include_router(live.router)
+    app.include_router(changes.router)
 
     @app.get("/api/health", tags=["health"])
     async def health() -> dict[str, str]:

@@ -1,6 +1,6 @@
 // Generic time-series line chart (Recharts) with a fixed time domain, unit-aware axes/tooltips and an empty state.
 import { memo, useMemo, useState, type ReactNode } from 'react';
-import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Series } from '../api/types';
 import { fmtAxisTime, fmtDateTime } from '../lib/format';
 import { useElementWidth } from '../lib/hooks';
@@ -15,6 +15,14 @@ export interface LineSpec {
   series: Series | undefined;
   axis?: 'left' | 'right';
   dashed?: boolean;
+}
+
+/** A moment drawn as a vertical line across the chart (e.g. a variable change from the audit log). */
+export interface ChartMarker {
+  id: string;
+  t: number;
+  label: string;
+  color: string;
 }
 
 export interface TimeSeriesChartProps {
@@ -33,6 +41,7 @@ export interface TimeSeriesChartProps {
   maxGap?: number;
   /** Smallest top of the left axis, so an all-zero ratio does not get a 0–400 % axis. */
   minYMax?: number;
+  markers?: readonly ChartMarker[];
 }
 
 export const PALETTE = [
@@ -70,6 +79,7 @@ function TimeSeriesChartImpl({
   note,
   extra,
   loading,
+  markers,
 }: TimeSeriesChartProps) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
@@ -86,6 +96,7 @@ function TimeSeriesChartImpl({
   const hasValues = present.length > 0;
   const hasRight = present.some((l) => l.axis === 'right');
   const span = to - from;
+  const shownMarkers = useMemo(() => (markers ?? []).filter((m) => m.t >= from && m.t <= to), [markers, from, to]);
 
   return (
     <Panel title={title} testId={testId} extra={extra} className="chart-panel">
@@ -135,6 +146,18 @@ function TimeSeriesChartImpl({
                 return [f(typeof v === 'number' ? v : null), n];
               }}
             />
+            {shownMarkers.map((m) => (
+              <ReferenceLine
+                key={m.id}
+                x={m.t}
+                yAxisId="left"
+                stroke={m.color}
+                strokeDasharray="3 3"
+                ifOverflow="hidden"
+                className="chart-marker"
+                label={{ value: m.id, position: 'insideTopLeft', fill: m.color, fontSize: 10 }}
+              />
+            ))}
             {present.map((l) => (
               <Line
                 key={l.key}
@@ -174,6 +197,15 @@ function TimeSeriesChartImpl({
               {l.label}
               {l.axis === 'right' ? <span className="muted"> (right)</span> : null}
             </button>
+          ))}
+        </div>
+      ) : null}
+      {shownMarkers.length ? (
+        <div className="chart-markers" data-testid={`${testId}-markers`}>
+          {shownMarkers.map((m) => (
+            <span key={m.id} className="chart-marker-item" style={{ color: m.color }} title={fmtDateTime(m.t)}>
+              {m.id} {m.label}
+            </span>
           ))}
         </div>
       ) : null}

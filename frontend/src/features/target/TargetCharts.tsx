@@ -2,7 +2,7 @@
 import { useMemo, useState } from 'react';
 import type { Ratios, Series, ServerInfo } from '../../api/types';
 import { Heatmap } from '../../charts/Heatmap';
-import { groupColor, TimeSeriesChart, type LineSpec } from '../../charts/TimeSeriesChart';
+import { groupColor, TimeSeriesChart, type ChartMarker, type LineSpec } from '../../charts/TimeSeriesChart';
 import { fmtCompact, fmtMs, fmtPercent, fmtSeconds } from '../../lib/format';
 import { hasCap, queueTimeMode } from '../../lib/domain';
 import { seriesKey, seriesOf } from '../../lib/series';
@@ -86,6 +86,7 @@ export function TargetCharts({
   poolOff,
   loading,
   pollIntervalS,
+  markers,
 }: {
   history: History;
   server: ServerInfo | null;
@@ -93,6 +94,8 @@ export function TargetCharts({
   poolOff: boolean;
   loading: boolean;
   pollIntervalS: number;
+  /** Variable changes from the audit log, drawn on every chart. */
+  markers?: readonly ChartMarker[];
 }) {
   const { from, to } = history;
   // Break lines across missing polls/buckets (target down, Poolscope stopped) instead of bridging them.
@@ -174,7 +177,7 @@ export function TargetCharts({
 
   const tcm = ratios?.thread_cache_miss;
   // Every chart shares the range, the gap rule and the loading state.
-  const shared = { from, to, maxGap, loading };
+  const shared = { from, to, maxGap, loading, markers };
   return (
     <div className="chart-grid">
       {showQueueLength ? (

@@ -9,6 +9,9 @@ import { useNow } from '../../lib/hooks';
 import { rangeLabel, serializeRange } from '../../lib/range';
 import { isEmpty } from '../../lib/series';
 import { Link, Notice, Panel } from '../../ui/ui';
+import { AuditPanel } from '../recommend/AuditPanel';
+import { RecommendationsPanel } from '../recommend/RecommendationsPanel';
+import { auditMarkers, useAudit, useRecommendations } from '../recommend/useChanges';
 import { GroupTable } from './GroupTable';
 import { QueueTable, SessionsTable, TransactionsTable, WaitsTable } from './StateTables';
 import { HeatmapPanel, TargetCharts } from './TargetCharts';
@@ -34,6 +37,13 @@ export function TargetPage({ name }: { name: string }) {
   const d = useTargetData(name, range, refreshKey);
   const now = useNow(1000);
   const { target, state, history } = d;
+  const recs = useRecommendations(name);
+  const audit = useAudit(name);
+  const markers = useMemo(() => auditMarkers(audit.data), [audit.data]);
+  const onChanged = () => {
+    audit.refresh();
+    recs.refresh();
+  };
 
   const stalledCount = state?.groups.filter((g) => g.stalled).length ?? 0;
   useEffect(() => {
@@ -173,6 +183,8 @@ export function TargetPage({ name }: { name: string }) {
         </Panel>
       ) : null}
 
+      <RecommendationsPanel target={name} data={recs.data} error={recs.error} now={now} onChanged={onChanged} />
+
       <div className="section-head">
         <h2>History</h2>
         <span className="muted small" data-testid="history-range">
@@ -204,6 +216,7 @@ export function TargetPage({ name }: { name: string }) {
             poolOff={poolOff}
             loading={d.historyLoading}
             pollIntervalS={target.poll_interval_s ?? 1}
+            markers={markers}
           />
         </>
       ) : d.historyLoading ? (
@@ -211,6 +224,8 @@ export function TargetPage({ name }: { name: string }) {
           Loading history…
         </div>
       ) : null}
+
+      <AuditPanel target={name} entries={audit.data} error={audit.error} onChanged={onChanged} />
 
       <div className="section-head">
         <h2>Now</h2>

@@ -1,0 +1,1 @@
+"""Changing server variables safely: validate → SET GLOBAL → read back → audit (→ guard → revert)."""

@@ -1,0 +1,45 @@
+"""The variables Poolscope may change with SET GLOBAL: dynamic, understood, and cheap to revert.
+
+Anything else is refused before a connection is opened. A target can narrow this further with
+`apply_variables`; it can never widen it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from poolscope.config import TargetConfig
+
+ALLOWED_VARIABLES: frozenset[str] = frozenset(
+    {
+        "thread_pool_size",
+        "thread_pool_stall_limit",
+        "thread_pool_oversubscribe",
+        "thread_pool_max_threads",
+        "thread_pool_idle_timeout",
+        "thread_pool_prio_kickup_timer",
+        "thread_pool_priority",
+        "thread_pool_exact_stats",
+        "thread_pool_dedicated_listener",
+        "thread_pool_high_prio_mode",
+        "thread_pool_high_prio_tickets",
+        "thread_cache_size",
+        "max_connections",
+        "extra_max_connections",
+    }
+)
+
+# Identifiers are spliced into SQL (a variable name cannot be a bound parameter), so besides
+# being on the list they must also be plain lower-case words.
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+def refusal(target: TargetConfig, variable: str) -> str | None:
+    """Why `variable` may not be changed on `target`, or None when it may."""
+    if not target.apply_enabled:
+        return f"applying is not configured for {target.name}: set admin_dsn on the target"
+    if not _IDENTIFIER.fullmatch(variable) or variable not in ALLOWED_VARIABLES:
+        return f"{variable[:80]!r} is not on the allow-list of variables Poolscope may change"
+    if target.apply_variables is not None and variable not in target.apply_variables:
+        return f"{variable} is not in apply_variables for {target.name}"
+    return None

@@ -1,0 +1,79 @@
+"""The audit log in the store's database: append a change, list them, mark reverts and guard outcomes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from poolscope.actions.models import AuditEntry
+from poolscope.actions.tables import audit_changes
+
+
+class AuditLog:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def add(self, **values: Any) -> AuditEntry:
+        async with self.engine.begin() as conn:
+            result = await conn.execute(insert(audit_changes).values(**values))
+            key = result.inserted_primary_key
+            assert key is not None
+            new_id = int(key[0])
+        entry = await self.get(new_id)
+        assert entry is not None
+        return entry
+
+    async def get(self, change_id: int) -> AuditEntry | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(audit_changes).where(audit_changes.c.id == change_id))).first()
+        return _entry(row._mapping) if row else None
+
+    async def list(self, target: str | None = None, limit: int = 200) -> list[AuditEntry]:
+        stmt = select(audit_changes).order_by(audit_changes.c.id.desc()).limit(limit)
+        if target is not None:
+            stmt = stmt.where(audit_changes.c.target == target)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [_entry(r._mapping) for r in rows]
+
+    async def update(self, change_id: int, **values: Any) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(update(audit_changes).where(audit_changes.c.id == change_id).values(**values))
+
+    async def interrupt_watches(self) -> int:
+        """Guards cannot outlive the process that watched: say so instead of leaving them 'watching'."""
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                update(audit_changes)
+                .where(audit_changes.c.guard_status == "watching")
+                .values(
+                    guard_status="interrupted",
+                    guard_note="Poolscope restarted before the guard window ended; the change was kept",
+                )
+            )
+        return int(result.rowcount or 0)
+
+
+def _entry(row: Any) -> AuditEntry:
+    return AuditEntry(
+        id=row["id"],
+        ts=row["ts"],
+        target=row["target"],
+        action=row["action"],
+        variable=row["variable"],
+        old_value=row["old_value"],
+        new_value=row["new_value"],
+        result=row["result"],
+        detail=row["detail"],
+        user=row["user"],
+        recommendation_id=row["recommendation_id"],
+        reverts_id=row["reverts_id"],
+        reverted_by_id=row["reverted_by_id"],
+        port_kind=row["port_kind"],
+        guarded=bool(row["guarded"]),
+        guard_status=row["guard_status"],
+        guard_until=row["guard_until"],
+        guard_note=row["guard_note"],
+    )

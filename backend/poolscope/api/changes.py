@@ -1,0 +1,162 @@
+"""Recommendations, one-click apply, revert and the audit log of a target."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+
+from poolscope.actions.apply import Actor, Applier, ApplyError
+from poolscope.actions.audit import AuditLog
+from poolscope.actions.compare import compare
+from poolscope.actions.guard import Guard
+from poolscope.actions.models import ApplyIn, ApplyPreview, AuditEntry, Comparison
+from poolscope.api.deps import SettingsDep, StoreDep, TargetName
+from poolscope.auth import User, require_role
+from poolscope.auth.deps import client_address
+from poolscope.recommend.engine import Recommender
+from poolscope.recommend.models import RecommendationsOut
+
+router = APIRouter(prefix="/api/targets", tags=["recommendations"])
+
+Operator = Annotated[User, Depends(require_role("operator"))]
+
+
+def _recommender(request: Request) -> Recommender:
+    return request.app.state.recommender  # type: ignore[no-any-return]
+
+
+def _applier(request: Request) -> Applier:
+    return request.app.state.applier  # type: ignore[no-any-return]
+
+
+def _audit(request: Request) -> AuditLog:
+    return request.app.state.audit  # type: ignore[no-any-return]
+
+
+def _guard(request: Request) -> Guard:
+    return request.app.state.guard  # type: ignore[no-any-return]
+
+
+RecommenderDep = Annotated[Recommender, Depends(_recommender)]
+ApplierDep = Annotated[Applier, Depends(_applier)]
+AuditDep = Annotated[AuditLog, Depends(_audit)]
+GuardDep = Annotated[Guard, Depends(_guard)]
+
+
+def _http(exc: ApplyError) -> HTTPException:
+    headers = {"X-Poolscope-Audit-Id": str(exc.entry.id)} if exc.entry else None
+    return HTTPException(status_code=exc.status, detail=exc.detail, headers=headers)
+
+
+@router.get("/{name}/recommendations", response_model=RecommendationsOut, response_model_by_alias=True)
+async def get_recommendations(
+    name: TargetName,
+    recommender: RecommenderDep,
+    fresh: Annotated[
+        bool, Query(description="evaluate now instead of returning the last evaluation")
+    ] = False,
+) -> RecommendationsOut:
+    """Active recommendations with their evidence, the ones that went away (and why), each rule's verdict."""
+    if fresh:
+        return await recommender.evaluate(name)
+    return recommender.get(name)
+
+
+@router.get("/{name}/apply/preview", response_model=ApplyPreview)
+async def preview_apply(
+    name: TargetName,
+    _user: Operator,
+    applier: ApplierDep,
+    variable: Annotated[str, Query(min_length=1, max_length=64)],
+    value: Annotated[str, Query(min_length=1, max_length=64)],
+) -> ApplyPreview:
+    """What applying would do: current → proposed as the server will store it, limits, persistence."""
+    try:
+        return await applier.preview(name, variable, value)
+    except ApplyError as exc:
+        raise _http(exc) from None
+
+
+@router.post("/{name}/apply", response_model=AuditEntry)
+async def apply_change(
+    name: TargetName,
+    body: ApplyIn,
+    user: Operator,
+    request: Request,
+    applier: ApplierDep,
+    recommender: RecommenderDep,
+    guard: GuardDep,
+) -> AuditEntry:
+    """SET GLOBAL one allow-listed variable through the admin credential; audited; optionally guarded."""
+    if body.recommendation_id is not None:
+        rec = recommender.find(name, body.recommendation_id)
+        if rec is None:
+            raise HTTPException(
+                status_code=409,
+                detail=f"recommendation {body.recommendation_id!r} no longer holds (see the vanished list)",
+            )
+        if rec.variable != body.variable:
+            raise HTTPException(
+                status_code=422, detail=f"recommendation is about {rec.variable}, not {body.variable}"
+            )
+    try:
+        entry = await applier.apply(
+            name,
+            body.variable,
+            body.value,
+            Actor(user.name, client_address(request)),
+            recommendation_id=body.recommendation_id,
+            guard=body.guard,
+        )
+    except ApplyError as exc:
+        raise _http(exc) from None
+    if body.guard:
+        guard.watch(entry)
+    # So the page never shows a proposal this change just fulfilled.
+    recommender.evaluate_after_change(name, entry.variable, entry.new_value)
+    return entry
+
+
+@router.post("/{name}/audit/{change_id}/revert", response_model=AuditEntry)
+async def revert_change(
+    name: TargetName,
+    change_id: int,
+    user: Operator,
+    request: Request,
+    applier: ApplierDep,
+    recommender: RecommenderDep,
+) -> AuditEntry:
+    """Put back the value change #id replaced (refused when the variable was changed since)."""
+    try:
+        entry = await applier.revert(name, change_id, Actor(user.name, client_address(request)))
+    except ApplyError as exc:
+        raise _http(exc) from None
+    recommender.evaluate_after_change(name, entry.variable, entry.new_value)
+    return entry
+
+
+@router.get("/{name}/audit", response_model=list[AuditEntry])
+async def list_changes(
+    name: TargetName, audit: AuditDep, limit: Annotated[int, Query(ge=1, le=1000)] = 200
+) -> list[AuditEntry]:
+    """Every change made (or attempted) on this target, newest first."""
+    return await audit.list(name, limit)
+
+
+@router.get("/{name}/audit/{change_id}/compare", response_model=Comparison)
+async def compare_change(
+    name: TargetName,
+    change_id: int,
+    audit: AuditDep,
+    store: StoreDep,
+    settings: SettingsDep,
+    window_s: Annotated[float | None, Query(ge=10, le=86400)] = None,
+) -> Comparison:
+    """Throughput, queue length, queue wait and stalls in the windows before and after change #id."""
+    entry = await audit.get(change_id)
+    if entry is None or entry.target != name:
+        raise HTTPException(status_code=404, detail=f"no change #{change_id} on {name}")
+    return await compare(
+        store, name, change_id, entry.ts, window_s or settings.guard_window_s, settings.poll_interval_s
+    )

@@ -1,0 +1,1 @@
+"""Tuning recommendations from live evidence: pure rules over state + a window of history."""

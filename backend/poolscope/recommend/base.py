@@ -1,0 +1,116 @@
+"""What a rule is: a pure function from a RuleContext to a Finding (recommend) or a Clear (why not)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from poolscope.recommend.flavors import VarSpec, spec
+from poolscope.recommend.models import ApplyKind, Evidence, Severity
+from poolscope.recommend.window import Window
+from poolscope.schemas import ServerInfo, TargetInfo, TargetState
+
+#: Fewer polls than this in the window is too little evidence to recommend a change.
+MIN_POLLS = 10
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    target: str
+    now: float
+    server: ServerInfo
+    state: TargetState
+    info: TargetInfo
+    window: Window
+    cpus: int | None  # CPUs of the server's host, when known
+    cpus_source: str | None = None  # "configured" | "local host"
+
+    @property
+    def variables(self) -> dict[str, str]:
+        return self.state.variables
+
+    def var(self, key: str) -> tuple[VarSpec, str] | None:
+        """The flavor's variable for a logical setting and its current value, if the server has it."""
+        found = spec(self.server, key)
+        if found is None or found.name not in self.variables:
+            return None
+        return found, self.variables[found.name]
+
+
+@dataclass
+class Finding:
+    variable: str
+    current: str | None
+    proposed: str
+    title: str
+    why: str
+    evidence: list[Evidence]
+    severity: Severity
+    read_more: str
+    chart_metrics: list[str]
+    apply: ApplyKind = "live"
+    unit: str | None = None
+
+
+@dataclass
+class Clear:
+    """Nothing to recommend, and why (becomes the note when a recommendation goes away)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    title: str
+    evaluate: Callable[[RuleContext], Finding | Clear]
+    # Metrics the rule reads from the window (the engine fetches their union once).
+    metrics: tuple[str, ...] = field(default=())
+
+
+def ev(label: str, value: object, metric: str | None = None) -> Evidence:
+    return Evidence(label=label, value=fmt(value), metric=metric)
+
+
+def fmt(value: object) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "n/a"
+        if abs(value) >= 100 or value == int(value):
+            return f"{value:,.0f}"
+        return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3f}"
+    return str(value)
+
+
+def pct(fraction: float | None) -> str:
+    return "n/a" if fraction is None else f"{fraction * 100:.0f}%"
+
+
+def nice_round(value: float) -> int:
+    """Round up to 1, 2 or 5 × a power of ten: proposals people can read and remember."""
+    if value <= 1:
+        return 1
+    exp = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 5, 10):
+        if value <= step * exp:
+            return int(step * exp)
+    return int(10 * exp)
+
+
+def as_int(value: str | None) -> int | None:
+    try:
+        return int(float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def too_little(ctx: RuleContext, metric: str) -> Clear | None:
+    polls = ctx.window.count(metric)
+    if polls < MIN_POLLS:
+        return Clear(
+            f"only {polls} polls of {metric} in the last {ctx.window.seconds:.0f} s; waiting for more"
+        )
+    return None

@@ -1,0 +1,269 @@
+"""Runs the rules for every target every few seconds, off the poll path, and remembers what changed.
+
+It reads only the store (latest state + a window of history), never the server, so a slow rule
+or a slow history query delays recommendations, never a poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import os
+import time
+from collections import deque
+
+from poolscope.actions.allowlist import refusal
+from poolscope.config import Settings, TargetConfig
+from poolscope.poller.collectors.global_variables import GlobalVariables
+from poolscope.recommend.base import Clear, Finding, Rule, RuleContext
+from poolscope.recommend.flavors import config_snippet, supports_set_persist
+from poolscope.recommend.models import (
+    EvidenceWindow,
+    Recommendation,
+    RecommendationsOut,
+    RuleStatus,
+    VanishedRecommendation,
+)
+from poolscope.recommend.rules import ALL_RULES
+from poolscope.recommend.window import Window
+from poolscope.schemas import ServerInfo, TargetState
+from poolscope.store.sql import SqlStore
+
+log = logging.getLogger(__name__)
+
+VANISHED_KEPT = 50
+VARIABLES_EVERY_S = GlobalVariables.every_s
+MAX_WINDOW_POINTS = 2000
+
+
+def local_cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def host_cpus(target: TargetConfig) -> tuple[int | None, str | None]:
+    """CPUs of the server's host: configured, or this machine's when the server is on loopback."""
+    if target.cpus:
+        return target.cpus, "configured"
+    try:
+        host = target.connection_params().host
+    except ValueError:
+        return None, None
+    try:
+        local = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        local = False
+    return (local_cpu_count(), "local host") if local else (None, None)
+
+
+def evaluate_rules(rules: tuple[Rule, ...], ctx: RuleContext) -> list[tuple[Rule, Finding | Clear]]:
+    out: list[tuple[Rule, Finding | Clear]] = []
+    for rule in rules:
+        try:
+            out.append((rule, rule.evaluate(ctx)))
+        except Exception as exc:  # one broken rule must not hide the others
+            log.exception("rule %s failed on %s", rule.name, ctx.target)
+            out.append((rule, Clear(f"rule failed: {type(exc).__name__}: {exc}")))
+    return out
+
+
+class TargetRecommendations:
+    def __init__(self) -> None:
+        self.active: dict[str, Recommendation] = {}
+        self.vanished: deque[VanishedRecommendation] = deque(maxlen=VANISHED_KEPT)
+        self.rules: list[RuleStatus] = []
+        self.evaluated_at: float | None = None
+        self.note: str | None = "not evaluated yet"
+
+
+class Recommender:
+    def __init__(self, settings: Settings, store: SqlStore, rules: tuple[Rule, ...] = ALL_RULES) -> None:
+        self.settings = settings
+        self.store = store
+        self.rules = rules
+        self.targets = {t.name: t for t in settings.targets}
+        self._state = {name: TargetRecommendations() for name in self.targets}
+        self._task: asyncio.Task[None] | None = None
+        self._locks = {name: asyncio.Lock() for name in self.targets}
+        self._followups: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="recommender")
+
+    async def stop(self) -> None:
+        for followup in list(self._followups):
+            followup.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            for name in self.targets:
+                try:
+                    await self.evaluate(name)
+                except Exception:
+                    log.exception("recommendations for %s failed", name)
+            await asyncio.sleep(self.settings.recommend_interval_s)
+
+    def get(self, name: str) -> RecommendationsOut:
+        st = self._state[name]
+        return RecommendationsOut(
+            target=name,
+            evaluated_at=st.evaluated_at,
+            active=sorted(st.active.values(), key=_severity_order),
+            vanished=list(reversed(st.vanished)),
+            rules=st.rules,
+            note=st.note,
+        )
+
+    def find(self, name: str, rec_id: str) -> Recommendation | None:
+        return self._state[name].active.get(rec_id)
+
+    async def evaluate(self, name: str, now: float | None = None) -> RecommendationsOut:
+        async with self._locks[name]:
+            await self._evaluate(name, time.time() if now is None else now)
+        return self.get(name)
+
+    def evaluate_after_change(self, name: str, variable: str, value: str) -> None:
+        """Re-evaluate, in the background, once a poll has seen `variable` = `value` (variables are
+        read every few seconds), so a fulfilled proposal does not linger until the next round."""
+        task = asyncio.create_task(self._evaluate_when_seen(name, variable, value), name=f"reeval:{name}")
+        self._followups.add(task)
+        task.add_done_callback(self._followups.discard)
+
+    async def _evaluate_when_seen(self, name: str, variable: str, value: str) -> None:
+        deadline = time.monotonic() + 3 * self.settings.poll_interval_s + VARIABLES_EVERY_S + 2
+        while time.monotonic() < deadline:
+            latest = await self.store.latest(name)
+            if latest and latest[1] is not None and latest[1].variables.get(variable) == value:
+                break
+            await asyncio.sleep(self.settings.poll_interval_s / 2)
+        try:
+            await self.evaluate(name)
+        except Exception:
+            log.exception("re-evaluating %s after a change failed", name)
+
+    async def _evaluate(self, name: str, now: float) -> None:
+        st = self._state[name]
+        latest = await self.store.latest(name)
+        if latest is None or latest[1] is None or latest[0].server is None:
+            st.note = "no successful poll yet"
+            return
+        info, state = latest
+        assert state is not None and info.server is not None
+        if info.status != "up":
+            # Keep what we had: a target that is down tells nothing new about its tuning.
+            st.note = f"target is {info.status}; recommendations as of the last successful poll"
+            return
+        window_s = self.settings.recommend_window_s
+        start = now - window_s
+        metrics = sorted({m for rule in self.rules for m in rule.metrics})
+        points = int(min(MAX_WINDOW_POINTS, max(10, window_s / self.settings.poll_interval_s)))
+        history = await self.store.query(
+            name, metrics, start, now, points, "avg", min_step_s=self.settings.poll_interval_s
+        )
+        target = self.targets[name]
+        cpus, cpus_source = host_cpus(target)
+        ctx = RuleContext(
+            target=name,
+            now=now,
+            server=info.server,
+            state=state,
+            info=info,
+            window=Window(start, now, history.series),
+            cpus=cpus,
+            cpus_source=cpus_source,
+        )
+        results = evaluate_rules(self.rules, ctx)
+        st.rules = []
+        seen: set[str] = set()
+        for rule, result in results:
+            rec_id = f"{name}:{rule.name}"
+            if isinstance(result, Finding):
+                seen.add(rec_id)
+                previous = st.active.get(rec_id)
+                polls = max((ctx.window.count(m) for m in rule.metrics), default=0)
+                st.active[rec_id] = self._recommendation(
+                    rec_id, rule, result, target, info.server, ctx, polls, previous
+                )
+                st.rules.append(RuleStatus(rule=rule.name, recommends=True, note=result.title))
+            else:
+                st.rules.append(RuleStatus(rule=rule.name, recommends=False, note=result.reason))
+                gone = st.active.pop(rec_id, None)
+                if gone is not None:
+                    st.vanished.append(
+                        VanishedRecommendation(
+                            id=gone.id,
+                            rule=gone.rule,
+                            target=name,
+                            variable=gone.variable,
+                            title=gone.title,
+                            proposed=gone.proposed,
+                            first_seen=gone.first_seen,
+                            gone_at=now,
+                            why_gone=_why_gone(gone, state, result.reason),
+                        )
+                    )
+        st.evaluated_at = now
+        st.note = None
+
+    def _recommendation(
+        self,
+        rec_id: str,
+        rule: Rule,
+        finding: Finding,
+        target: TargetConfig,
+        server: ServerInfo,
+        ctx: RuleContext,
+        polls: int,
+        previous: Recommendation | None,
+    ) -> Recommendation:
+        reason = None
+        if finding.apply == "restart":
+            reason = f"{finding.variable} is read only at start-up: use the config snippet and restart"
+        else:
+            reason = refusal(target, finding.variable)
+        start, end = ctx.window.start, ctx.window.end
+        return Recommendation(
+            id=rec_id,
+            rule=rule.name,
+            target=ctx.target,
+            variable=finding.variable,
+            current=finding.current,
+            proposed=finding.proposed,
+            unit=finding.unit,
+            title=finding.title,
+            why=finding.why,
+            evidence=finding.evidence,
+            window=EvidenceWindow(from_=start, to=end, seconds=end - start, polls=polls),
+            severity=finding.severity,
+            apply=finding.apply,
+            applicable=reason is None,
+            not_applicable_reason=reason,
+            read_more=finding.read_more,
+            chart_metrics=finding.chart_metrics,
+            chart_url=f"/targets/{ctx.target}?from={int(start)}&to={int(end) + 1}",
+            config_snippet=config_snippet(server.flavor, finding.variable, finding.proposed),
+            persist_sql=(
+                f"SET PERSIST {finding.variable} = {finding.proposed}"
+                if finding.apply == "live" and supports_set_persist(server.flavor, server.version_tuple)
+                else None
+            ),
+            first_seen=previous.first_seen if previous else ctx.now,
+            last_seen=ctx.now,
+        )
+
+
+def _why_gone(gone: Recommendation, state: TargetState, reason: str) -> str:
+    now_value = state.variables.get(gone.variable)
+    if now_value is not None and gone.current is not None and now_value != gone.current:
+        return f"{gone.variable} changed from {gone.current} to {now_value}; now: {reason}"
+    return f"no longer holds: {reason}"
+
+
+def _severity_order(rec: Recommendation) -> tuple[int, str]:
+    return ({"critical": 0, "warning": 1, "info": 2}[rec.severity], rec.rule)

@@ -1,0 +1,57 @@
+"""extra_max_connections when the admin port has no room for both monitoring and an admin.
+
+The extra_port lets monitoring (and the apply credential) skip the pool's queue, but it allows
+only extra_max_connections logins (default 1): Poolscope takes one, so an admin in an incident
+falls back to the queued normal port — or Poolscope itself does.
+"""
+
+from __future__ import annotations
+
+from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev
+
+# Poolscope's monitoring connection + the apply credential + one human admin.
+WANTED_SLOTS = 3
+READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#extra_max_connections"
+
+
+def evaluate(ctx: RuleContext) -> Finding | Clear:
+    found = ctx.var("extra_max_connections")
+    if found is None or not ctx.server.extra_port:
+        return Clear("the server has no extra_port")
+    spec, native = found
+    current = as_int(native)
+    if current is None:
+        return Clear(f"{spec.name} reads {native!r}")
+    connection = ctx.info.connection
+    fell_back = connection is not None and connection.port_kind == "port" and bool(connection.note)
+    if current >= WANTED_SLOTS and not fell_back:
+        return Clear(f"{spec.name} {current} leaves room for monitoring and admins")
+    proposed = max(WANTED_SLOTS, current + 2)
+    why = (
+        f"Poolscope polls on extra_port {ctx.server.extra_port}, which allows {current} connection(s):"
+        " an admin (or the credential that applies changes) has no slot left and would wait in the very"
+        " queue it needs to fix."
+    )
+    if fell_back and connection is not None:
+        why = (
+            f"Poolscope could not use extra_port {ctx.server.extra_port} and polls on the normal port, inside"
+            f" the pool's queue ({connection.note}). {spec.name} is {current}."
+        )
+    return Finding(
+        variable=spec.name,
+        current=native,
+        proposed=str(proposed),
+        title=f"Raise {spec.name} from {current} to {proposed}",
+        why=why,
+        evidence=[
+            ev(spec.name, current),
+            ev("extra_port", ctx.server.extra_port),
+            ev("Poolscope polls on", "normal port (fell back)" if fell_back else "extra_port"),
+        ],
+        severity="warning" if fell_back or current <= 1 else "info",
+        read_more=READ_MORE,
+        chart_metrics=["poll_duration_ms"],
+    )
+
+
+RULE = Rule(name="extra_max_connections", title="Admin port headroom", evaluate=evaluate)

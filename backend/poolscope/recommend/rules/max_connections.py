@@ -1,0 +1,62 @@
+"""max_connections when client connections approach it: then monitoring and admins are locked out too."""
+
+from __future__ import annotations
+
+from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, nice_round, too_little
+
+NEAR_SHARE = 0.85
+AT_SHARE = 0.95
+MAX_VALUE = 100000
+READ_MORE = "https://mariadb.com/kb/en/server-system-variables/#max_connections"
+
+
+def evaluate(ctx: RuleContext) -> Finding | Clear:
+    found = ctx.var("max_connections")
+    if found is None:
+        return Clear("the server has no max_connections")
+    spec, native = found
+    limit = as_int(native)
+    if not limit:
+        return Clear(f"{spec.name} reads {native!r}")
+    if (short := too_little(ctx, "threads_connected")) is not None:
+        return short
+    w = ctx.window
+    peak = w.peak("threads_connected") or 0.0
+    aborted = w.mean("aborted_connects_per_s") or 0.0
+    if peak < NEAR_SHARE * limit:
+        return Clear(f"connections peaked at {peak:.0f} of {limit} ({peak / limit:.0%})")
+    proposed = min(MAX_VALUE, nice_round(max(peak * 1.5, limit * 1.25)))
+    extra = ctx.var("extra_max_connections")
+    admin_way = (
+        f" The extra_port allows {extra[1]} more connection(s) for admins."
+        if extra and ctx.server.extra_port
+        else " Without an extra_port, only one more connection is reserved (for SUPER): the monitoring"
+        " and admin logins compete with the application for the last slots."
+    )
+    return Finding(
+        variable=spec.name,
+        current=native,
+        proposed=str(proposed),
+        title=f"Raise {spec.name} from {limit} to {proposed}",
+        why=(
+            f"Connections peaked at {peak:.0f} of {limit} ({peak / limit:.0%}) over the last {w.seconds:.0f} s"
+            f" ({aborted:.2f} aborted connects/s).{admin_way} Check memory per connection first; with the"
+            " thread pool on, more connections do not mean more threads."
+        ),
+        evidence=[
+            ev(spec.name, limit),
+            ev("peak connections", peak, "threads_connected"),
+            ev("aborted connects / s", aborted, "aborted_connects_per_s"),
+        ],
+        severity="critical" if peak >= AT_SHARE * limit else "warning",
+        read_more=READ_MORE,
+        chart_metrics=["threads_connected", "aborted_connects_per_s"],
+    )
+
+
+RULE = Rule(
+    name="max_connections",
+    title="Connection headroom",
+    evaluate=evaluate,
+    metrics=("threads_connected", "aborted_connects_per_s"),
+)

@@ -1,0 +1,57 @@
+"""thread_pool_max_threads when the pool's threads approach the cap (then new work just waits)."""
+
+from __future__ import annotations
+
+from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, nice_round, too_little
+
+NEAR_SHARE = 0.8
+AT_SHARE = 0.95
+CEILING = 65536
+READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_max_threads"
+
+
+def evaluate(ctx: RuleContext) -> Finding | Clear:
+    found = ctx.var("max_threads")
+    if not ctx.server.pool_enabled or found is None:
+        return Clear("the thread pool is off or this flavor has no thread cap")
+    spec, native = found
+    cap = as_int(native)
+    if cap is None or cap <= 0:
+        return Clear(f"{spec.name} reads {native!r}")
+    if (short := too_little(ctx, "pool_threads")) is not None:
+        return short
+    peak = ctx.window.peak("pool_threads") or 0.0
+    mean = ctx.window.mean("pool_threads") or 0.0
+    if peak < NEAR_SHARE * cap:
+        return Clear(f"pool threads peaked at {peak:.0f} of {cap} ({peak / cap:.0%})")
+    proposed = min(CEILING, nice_round(cap * 2))
+    if proposed <= cap:
+        return Clear(f"{spec.name} is already at its maximum {cap}")
+    return Finding(
+        variable=spec.name,
+        current=native,
+        proposed=str(proposed),
+        title=f"Raise {spec.name} from {cap} to {proposed}",
+        why=(
+            f"The pool had up to {peak:.0f} threads (mean {mean:.1f}) over the last {ctx.window.seconds:.0f} s,"
+            f" {peak / cap:.0%} of the cap {cap}. At the cap, statements that wait (locks, I/O) cannot be"
+            " covered by new workers and every group's queue stops moving. Check memory per thread first;"
+            " hitting the cap constantly usually also means contention worth finding."
+        ),
+        evidence=[
+            ev(spec.name, cap),
+            ev("peak pool threads", peak, "pool_threads"),
+            ev("mean pool threads", mean, "pool_threads"),
+        ],
+        severity="critical" if peak >= AT_SHARE * cap else "warning",
+        read_more=READ_MORE,
+        chart_metrics=["pool_threads", "tp_group_queue_length", "qps"],
+    )
+
+
+RULE = Rule(
+    name="thread_pool_max_threads",
+    title="Thread cap headroom",
+    evaluate=evaluate,
+    metrics=("pool_threads",),
+)

@@ -1,0 +1,65 @@
+"""thread_pool_size against the host's CPUs: CPUs sit idle while requests queue → more groups."""
+
+from __future__ import annotations
+
+from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, pct, too_little
+
+# Queues non-empty in at least this share of polls, while on average fewer than this share of
+# the CPUs had an active worker: the pool leaves CPU unused.
+QUEUED_SHARE = 0.2
+IDLE_CPU_SHARE = 0.75
+READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_size"
+
+
+def evaluate(ctx: RuleContext) -> Finding | Clear:
+    found = ctx.var("pool_size")
+    if not ctx.server.pool_enabled or found is None:
+        return Clear("the thread pool is off")
+    spec, current_text = found
+    size = as_int(current_text)
+    if ctx.cpus is None:
+        return Clear("the server host's CPU count is unknown (set cpus on the target)")
+    if size is None:
+        return Clear(f"{spec.name} reads {current_text!r}")
+    if (short := too_little(ctx, "tp_group_queue_length")) is not None:
+        return short
+    w = ctx.window
+    queued = w.fraction("tp_group_queue_length", lambda v: v > 0) or 0.0
+    active = w.mean("tp_group_active_threads") or 0.0
+    if size >= ctx.cpus:
+        return Clear(f"{spec.name} {size} ≥ {ctx.cpus} CPUs")
+    if queued < QUEUED_SHARE or active >= ctx.cpus * IDLE_CPU_SHARE:
+        return Clear(
+            f"queues non-empty in {pct(queued)} of polls, {active:.1f} active workers on {ctx.cpus} CPUs:"
+            " no idle CPU with waiting requests"
+        )
+    return Finding(
+        variable=spec.name,
+        current=str(size),
+        proposed=str(ctx.cpus),
+        title=f"Raise {spec.name} to the {ctx.cpus} CPUs",
+        why=(
+            f"Requests waited in the queue in {pct(queued)} of polls over the last {w.seconds:.0f} s while on"
+            f" average only {active:.1f} workers were active on {ctx.cpus} CPUs ({ctx.cpus_source}). Each"
+            f" group runs about one statement at a time, so {size} groups leave CPUs idle. One group per"
+            " CPU is the documented default."
+        ),
+        evidence=[
+            ev("CPUs", ctx.cpus),
+            ev(spec.name, size),
+            ev("polls with a non-empty queue", pct(queued), "tp_group_queue_length"),
+            ev("mean active workers (all groups)", active, "tp_group_active_threads"),
+        ],
+        severity="warning",
+        apply="live" if spec.dynamic else "restart",
+        read_more=READ_MORE,
+        chart_metrics=["tp_group_queue_length", "tp_group_active_threads", "qps"],
+    )
+
+
+RULE = Rule(
+    name="thread_pool_size",
+    title="Thread groups vs CPUs",
+    evaluate=evaluate,
+    metrics=("tp_group_queue_length", "tp_group_active_threads"),
+)

@@ -1,0 +1,51 @@
+"""A window of metric history for rules: per-poll totals across labels, and plain statistics."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+
+from poolscope.schemas import SeriesOut
+
+
+class Window:
+    def __init__(self, start: float, end: float, series: Iterable[SeriesOut]) -> None:
+        self.start = start
+        self.end = end
+        self._by_metric: dict[str, list[SeriesOut]] = {}
+        for item in series:
+            self._by_metric.setdefault(item.metric, []).append(item)
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+    def totals(self, metric: str) -> list[float]:
+        """One value per poll: the sum across label sets (e.g. all thread groups)."""
+        per_ts: dict[float, float] = {}
+        for item in self._by_metric.get(metric, []):
+            for ts, value in item.points:
+                if value is not None and math.isfinite(value):
+                    per_ts[ts] = per_ts.get(ts, 0.0) + value
+        return [per_ts[ts] for ts in sorted(per_ts)]
+
+    def count(self, metric: str) -> int:
+        return len(self.totals(metric))
+
+    def mean(self, metric: str) -> float | None:
+        values = self.totals(metric)
+        return sum(values) / len(values) if values else None
+
+    def peak(self, metric: str) -> float | None:
+        values = self.totals(metric)
+        return max(values) if values else None
+
+    def fraction(self, metric: str, condition: Callable[[float], bool]) -> float | None:
+        values = self.totals(metric)
+        return sum(1 for v in values if condition(v)) / len(values) if values else None
+
+    def quantile(self, metric: str, q: float) -> float | None:
+        values = sorted(self.totals(metric))
+        if not values:
+            return None
+        return values[min(len(values) - 1, max(0, math.ceil(q * len(values)) - 1))]

@@ -1,0 +1,58 @@
+"""Build a RuleContext from plain numbers, so each rule is tested from data (no server)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from poolscope.recommend.base import RuleContext
+from poolscope.recommend.window import Window
+from poolscope.schemas import SeriesOut, ServerInfo, TargetInfo, TargetState
+
+NOW = 1_700_000_000.0
+
+
+def ctx(
+    variables: dict[str, str],
+    series: dict[str, list[float] | dict[str, list[float]]] | None = None,
+    *,
+    flavor: str = "mariadb",
+    pool: bool = True,
+    cpus: int | None = 4,
+    state: dict[str, Any] | None = None,
+    info: dict[str, Any] | None = None,
+    extra_port: int = 0,
+) -> RuleContext:
+    """`series`: metric -> values one per second (or label value -> values, for per-group metrics)."""
+    out = []
+    for metric, values in (series or {}).items():
+        per_label = values if isinstance(values, dict) else {"": values}
+        for label, points in per_label.items():
+            start = NOW - len(points)
+            out.append(
+                SeriesOut(
+                    metric=metric,
+                    labels={"group": label} if label else {},
+                    points=[(start + i, v) for i, v in enumerate(points)],
+                )
+            )
+    server = ServerInfo(
+        flavor=flavor,  # type: ignore[arg-type]
+        version="10.11.19-MariaDB",
+        version_tuple=(10, 11, 19),
+        thread_handling=variables.get(
+            "thread_handling", "pool-of-threads" if pool else "one-thread-per-connection"
+        ),
+        pool_enabled=pool,
+        pool_kind=({"mysql": "mysql_enterprise"}.get(flavor, flavor) if pool else None),  # type: ignore[arg-type]
+        extra_port=extra_port,
+    )
+    return RuleContext(
+        target="t",
+        now=NOW,
+        server=server,
+        state=TargetState(target="t", ts=NOW, status="up", variables=variables, **(state or {})),
+        info=TargetInfo(name="t", status="up", poll_interval_s=1.0, server=server, **(info or {})),
+        window=Window(NOW - 300, NOW, out),
+        cpus=cpus,
+        cpus_source="configured",
+    )

@@ -1,0 +1,131 @@
+// Confirm step of one-click apply: current → proposed as the server will store it, what happens, optional guard.
+import { useEffect, useState } from 'react';
+import { useAuth } from '../../api/auth';
+import { applyChange, fetchPreview, type ApplyPreview, type AuditEntry } from '../../api/changes';
+import { errorMessage } from '../../api/client';
+import { Notice } from '../../ui/ui';
+
+export interface ApplyRequest {
+  variable: string;
+  value: string;
+  recommendationId: string | null;
+  title: string;
+}
+
+export function ApplyDialog({
+  target,
+  request,
+  guardWindowS,
+  onClose,
+  onApplied,
+}: {
+  target: string;
+  request: ApplyRequest;
+  guardWindowS?: number;
+  onClose: () => void;
+  onApplied: (entry: AuditEntry) => void;
+}) {
+  const auth = useAuth();
+  const [preview, setPreview] = useState<ApplyPreview | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [guard, setGuard] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    fetchPreview(target, request.variable, request.value)
+      .then((p) => live && setPreview(p))
+      .catch((err: unknown) => live && setError(errorMessage(err)));
+    return () => {
+      live = false;
+    };
+  }, [target, request.variable, request.value]);
+
+  async function confirm() {
+    setBusy(true);
+    setError(null);
+    try {
+      const entry = await applyChange(target, {
+        variable: request.variable,
+        value: request.value,
+        recommendation_id: request.recommendationId,
+        guard,
+      });
+      onApplied(entry);
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
+      <div
+        className="dialog panel"
+        role="dialog"
+        aria-modal="true"
+        aria-label={`Apply ${request.variable}`}
+        data-testid="apply-dialog"
+        onClick={(e) => e.stopPropagation()}
+      >
+        <h2>{request.title}</h2>
+        {preview ? (
+          <>
+            <p className="apply-change mono">
+              {preview.variable}: <span data-testid="apply-current">{preview.current ?? '—'}</span> →{' '}
+              <strong data-testid="apply-proposed">{preview.proposed}</strong>
+            </p>
+            <p className="small" data-testid="apply-what-happens">
+              {preview.what_happens}
+            </p>
+            <p className="muted small">
+              Server limits: {preview.meta.type}
+              {preview.meta.min !== null ? `, ${preview.meta.min} – ${preview.meta.max}` : ''}
+              {preview.meta.enum_values.length ? `, one of ${preview.meta.enum_values.join(', ')}` : ''}
+            </p>
+            <details className="small">
+              <summary>Make it permanent</summary>
+              {preview.persist_sql ? (
+                <pre className="snippet">{preview.persist_sql}</pre>
+              ) : (
+                <>
+                  <span className="muted">MariaDB has no SET PERSIST; add to the server's option file:</span>
+                  <pre className="snippet" data-testid="apply-snippet">
+                    {preview.config_snippet}
+                  </pre>
+                </>
+              )}
+            </details>
+            <label className="small apply-guard">
+              <input type="checkbox" checked={guard} onChange={(e) => setGuard(e.target.checked)} data-testid="apply-guard" />{' '}
+              Guarded: watch throughput, queue length and stalls{guardWindowS ? ` for ${guardWindowS} s` : ''} and revert
+              automatically if they get worse
+            </label>
+          </>
+        ) : error ? null : (
+          <div className="loading">Checking against the server…</div>
+        )}
+        {error ? (
+          <Notice tone="bad" title="Not applied" testId="apply-error">
+            {error}
+          </Notice>
+        ) : null}
+        <div className="dialog-buttons">
+          <button type="button" className="btn" onClick={onClose} data-testid="apply-cancel">
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={!preview || busy || !auth.can('operator')}
+            onClick={() => void confirm()}
+            data-testid="apply-confirm"
+          >
+            {busy ? 'Applying…' : `Apply as ${auth.user?.name ?? '…'}`}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,183 @@
+// The audit log of a target: who changed what when, the outcome, guard verdicts, revert and before/after.
+import { Fragment, useState } from 'react';
+import { useAuth } from '../../api/auth';
+import { fetchComparison, revertChange, type AuditEntry, type Comparison } from '../../api/changes';
+import { errorMessage } from '../../api/client';
+import { fmtDateTime, fmtNum } from '../../lib/format';
+import { Badge, Notice, Panel } from '../../ui/ui';
+
+function ComparisonTable({ c }: { c: Comparison }) {
+  return (
+    <table className="compare-table small" data-testid="compare-table">
+      <caption className="muted">
+        {Math.round(c.window_s)} s before vs after{c.complete ? '' : ' (after-window still running)'}
+      </caption>
+      <thead>
+        <tr>
+          <th>metric</th>
+          <th className="num">before</th>
+          <th className="num">after</th>
+          <th className="num">change</th>
+        </tr>
+      </thead>
+      <tbody>
+        {c.metrics.map((m) => (
+          <tr key={m.metric} data-testid={`compare-${m.metric}`}>
+            <td>{m.label}</td>
+            <td className="num">{fmtNum(m.before)}</td>
+            <td className="num">{fmtNum(m.after)}</td>
+            <td className="num">{m.change === null ? '—' : `${m.change > 0 ? '+' : ''}${(m.change * 100).toFixed(0)}%`}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function actionLabel(e: AuditEntry): string {
+  if (e.action === 'auto_revert') return `auto-revert of #${e.reverts_id}`;
+  if (e.action === 'revert') return `revert of #${e.reverts_id}`;
+  return 'apply';
+}
+
+export function AuditPanel({
+  target,
+  entries,
+  error,
+  onChanged,
+}: {
+  target: string;
+  entries: AuditEntry[] | null;
+  error: string | null;
+  onChanged: (entry: AuditEntry) => void;
+}) {
+  const auth = useAuth();
+  const [busy, setBusy] = useState<number | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [open, setOpen] = useState<Record<number, Comparison | string>>({});
+
+  async function revert(e: AuditEntry) {
+    setBusy(e.id);
+    setActionError(null);
+    try {
+      onChanged(await revertChange(target, e.id));
+    } catch (err) {
+      setActionError(`Revert of #${e.id} failed: ${errorMessage(err)}`);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  async function toggleCompare(id: number) {
+    if (open[id]) {
+      const next = { ...open };
+      delete next[id];
+      setOpen(next);
+      return;
+    }
+    try {
+      const c = await fetchComparison(target, id);
+      setOpen((o) => ({ ...o, [id]: c }));
+    } catch (err) {
+      setOpen((o) => ({ ...o, [id]: errorMessage(err) }));
+    }
+  }
+
+  return (
+    <Panel title="Changes (audit)" testId="audit-panel">
+      {error ? (
+        <Notice tone="warn" title="Audit log unavailable">
+          {error}
+        </Notice>
+      ) : null}
+      {actionError ? (
+        <Notice tone="bad" title="Not reverted" testId="audit-error">
+          {actionError}
+        </Notice>
+      ) : null}
+      {entries && !entries.length ? (
+        <div className="empty" data-testid="audit-empty">
+          No changes made through Poolscope yet.
+        </div>
+      ) : null}
+      {entries?.length ? (
+        <div className="table-wrap">
+          <table className="audit-table">
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>when</th>
+                <th>who</th>
+                <th>action</th>
+                <th>variable</th>
+                <th>old → new</th>
+                <th>result</th>
+                <th>guard</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => {
+                const cmp = open[e.id];
+                const revertable = e.result === 'applied' && e.action === 'apply' && e.reverted_by_id === null;
+                return (
+                  <Fragment key={e.id}>
+                    <tr data-testid={`audit-row-${e.id}`} data-variable={e.variable} data-result={e.result}>
+                      <td className="num">{e.id}</td>
+                      <td>{fmtDateTime(e.ts)}</td>
+                      <td>{e.user}</td>
+                      <td>{actionLabel(e)}</td>
+                      <td className="mono">{e.variable}</td>
+                      <td className="mono" data-testid="audit-values">
+                        {e.old_value ?? '—'} → {e.new_value}
+                      </td>
+                      <td title={e.detail ?? undefined}>
+                        <Badge tone={e.result === 'applied' ? 'ok' : 'bad'}>{e.result}</Badge>
+                        {e.reverted_by_id !== null ? <span className="muted small"> reverted by #{e.reverted_by_id}</span> : null}
+                        {e.detail ? <div className="muted small">{e.detail}</div> : null}
+                      </td>
+                      <td className="small" data-testid="audit-guard">
+                        {e.guard_status ? (
+                          <Badge tone={e.guard_status === 'reverted' ? 'bad' : 'muted'}>{e.guard_status}</Badge>
+                        ) : null}
+                        {e.guard_note ? <div className="muted">{e.guard_note}</div> : null}
+                      </td>
+                      <td className="audit-actions">
+                        <button
+                          type="button"
+                          className="link-btn"
+                          onClick={() => void toggleCompare(e.id)}
+                          data-testid={`audit-compare-${e.id}`}
+                        >
+                          {cmp ? 'hide' : 'before/after'}
+                        </button>
+                        {revertable && auth.can('operator') ? (
+                          <button
+                            type="button"
+                            className="btn btn-danger"
+                            disabled={busy === e.id}
+                            onClick={() => void revert(e)}
+                            data-testid={`audit-revert-${e.id}`}
+                          >
+                            {busy === e.id ? 'Reverting…' : 'Revert'}
+                          </button>
+                        ) : null}
+                      </td>
+                    </tr>
+                    {cmp ? (
+                      <tr>
+                        <td colSpan={9}>
+                          {typeof cmp === 'string' ? <span className="text-bad">{cmp}</span> : <ComparisonTable c={cmp} />}
+                        </td>
+                      </tr>
+                    ) : null}
+                  </Fragment>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </Panel>
+  );
+}

@@ -1,0 +1,168 @@
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { resetAuthForTests } from '../../api/auth';
+import type { AuditEntry, Recommendations } from '../../api/changes';
+import { AuditPanel } from './AuditPanel';
+import { RecommendationsPanel } from './RecommendationsPanel';
+import { auditMarkers } from './useChanges';
+
+const NOW = 1_700_000_300;
+
+const RECS: Recommendations = {
+  target: 'db',
+  evaluated_at: NOW - 2,
+  note: null,
+  rules: [{ rule: 'thread_pool_stall_limit', recommends: true, note: 'Lower ...' }],
+  vanished: [
+    {
+      id: 'db:thread_pool_exact_stats',
+      rule: 'thread_pool_exact_stats',
+      variable: 'thread_pool_exact_stats',
+      title: 'Turn thread_pool_exact_stats ON',
+      proposed: 'ON',
+      first_seen: NOW - 100,
+      gone_at: NOW - 10,
+      why_gone: 'thread_pool_exact_stats changed from OFF to ON; now: queue times are exact',
+    },
+  ],
+  active: [
+    {
+      id: 'db:thread_pool_stall_limit',
+      rule: 'thread_pool_stall_limit',
+      target: 'db',
+      variable: 'thread_pool_stall_limit',
+      current: '500',
+      proposed: '30',
+      unit: 'ms',
+      title: 'Lower thread_pool_stall_limit from 500 ms to 30 ms',
+      why: 'Requests queued ...',
+      evidence: [{ label: 'longest queue wait', value: '480 ms', metric: 'tp_queue_wait_max_ms' }],
+      window: { from: NOW - 300, to: NOW, seconds: 300, polls: 290 },
+      severity: 'warning',
+      apply: 'live',
+      applicable: true,
+      not_applicable_reason: null,
+      read_more: 'https://mariadb.com/kb/',
+      chart_metrics: ['qps'],
+      chart_url: `/targets/db?from=${NOW - 300}&to=${NOW + 1}`,
+      config_snippet: '[mariadb]\nthread_pool_stall_limit = 30\n',
+      persist_sql: null,
+      first_seen: NOW - 60,
+      last_seen: NOW,
+    },
+  ],
+};
+
+const ENTRY: AuditEntry = {
+  id: 7,
+  ts: NOW - 30,
+  target: 'db',
+  action: 'apply',
+  variable: 'thread_pool_stall_limit',
+  old_value: '500',
+  new_value: '30',
+  result: 'applied',
+  detail: null,
+  user: 'op',
+  recommendation_id: 'db:thread_pool_stall_limit',
+  reverts_id: null,
+  reverted_by_id: null,
+  port_kind: 'extra_port',
+  guarded: false,
+  guard_status: null,
+  guard_until: null,
+  guard_note: null,
+  config_snippet: null,
+};
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+describe('recommendations and audit', () => {
+  beforeEach(() => resetAuthForTests({ status: 'user', user: { name: 'op', role: 'operator' }, note: null }));
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+  });
+
+  it('shows evidence, the window link and the vanished note; operators get an apply button', () => {
+    render(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={() => {}} />);
+    const card = screen.getByTestId('rec-thread_pool_stall_limit');
+    expect(card.textContent).toContain('thread_pool_stall_limit: 500 → 30 ms');
+    expect(screen.getByTestId('rec-evidence').textContent).toContain('longest queue wait480 ms');
+    expect(screen.getByTestId('rec-window').getAttribute('href')).toBe(RECS.active[0].chart_url);
+    expect(screen.getByTestId('vanished-thread_pool_exact_stats').textContent).toContain('changed from OFF to ON');
+    expect(screen.getByTestId('rec-apply-thread_pool_stall_limit')).toBeTruthy();
+  });
+
+  it('viewers see no apply button', () => {
+    resetAuthForTests({ status: 'user', user: { name: 'vi', role: 'viewer' }, note: null });
+    render(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={() => {}} />);
+    expect(screen.queryByTestId('rec-apply-thread_pool_stall_limit')).toBeNull();
+    expect(screen.getByTestId('rec-thread_pool_stall_limit').textContent).toContain('log in as an operator');
+  });
+
+  it('apply previews, then confirms with the recommendation id and the guard choice', async () => {
+    const calls: { url: string; init?: RequestInit }[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn<(url: string, init?: RequestInit) => Promise<Response>>(async (url, init) => {
+        calls.push({ url, init });
+        if (url.includes('/apply/preview'))
+          return json(200, {
+            target: 'db',
+            variable: 'thread_pool_stall_limit',
+            current: '500',
+            proposed: '30',
+            meta: {
+              name: 'thread_pool_stall_limit',
+              type: 'INT UNSIGNED',
+              min: '1',
+              max: '4294967295',
+              enum_values: [],
+              read_only: false,
+            },
+            what_happens: 'SET GLOBAL thread_pool_stall_limit = 30 ... until the server restarts',
+            config_snippet: '[mariadb]\nthread_pool_stall_limit = 30\n',
+            persist_sql: null,
+            port_kind: 'extra_port',
+          });
+        return json(200, ENTRY);
+      }),
+    );
+    const onChanged = vi.fn<(e: AuditEntry) => void>();
+    render(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={onChanged} />);
+    fireEvent.click(screen.getByTestId('rec-apply-thread_pool_stall_limit'));
+    expect((await screen.findByTestId('apply-proposed')).textContent).toBe('30');
+    expect(screen.getByTestId('apply-current').textContent).toBe('500');
+    fireEvent.click(screen.getByTestId('apply-guard'));
+    fireEvent.click(screen.getByTestId('apply-confirm'));
+    await waitFor(() => expect(onChanged).toHaveBeenCalledWith(ENTRY));
+    const post = calls.find((c) => c.init?.method === 'POST');
+    expect(post?.url).toBe('/api/targets/db/apply');
+    expect(JSON.parse(String(post?.init?.body))).toEqual({
+      variable: 'thread_pool_stall_limit',
+      value: '30',
+      recommendation_id: 'db:thread_pool_stall_limit',
+      guard: true,
+    });
+  });
+
+  it('the audit list reverts and shows a refusal clearly', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn<() => Promise<Response>>(async () => json(409, { detail: 'thread_pool_stall_limit is 40 now' })),
+    );
+    render(<AuditPanel target="db" entries={[ENTRY]} error={null} onChanged={() => {}} />);
+    expect(screen.getByTestId('audit-row-7').textContent).toContain('500 → 30');
+    fireEvent.click(screen.getByTestId('audit-revert-7'));
+    expect((await screen.findByTestId('audit-error')).textContent).toContain('is 40 now');
+  });
+
+  it('turns applied changes into chart markers', () => {
+    const markers = auditMarkers([ENTRY, { ...ENTRY, id: 8, result: 'failed' }, { ...ENTRY, id: 9, action: 'auto_revert' }]);
+    expect(markers.map((m) => m.id)).toEqual(['#7', '#9']);
+    expect(markers[1].label).toContain('auto-revert');
+  });
+});
