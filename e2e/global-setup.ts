@@ -4,6 +4,7 @@
 // killed half-way is cleaned up by the next run (see stopLeftovers). The UI comes from frontend/dist,
 // rebuilt here when it is missing or older than its sources (POOLSCOPE_E2E_SKIP_BUILD=1 skips that),
 // and is served from a private copy in the run's directory.
+import { randomBytes, scryptSync } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -101,9 +102,10 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     const listenPort = await freePort();
     const baseURL = `http://127.0.0.1:${listenPort}`;
     const configFile = path.join(tmpDir, 'poolscope.toml');
+    const users = e2eUsers();
     writeFileSync(
       configFile,
-      renderConfig({ tmpDir, staticDir, listenPort, poolOn, poolOff, unreachablePort }),
+      renderConfig({ tmpDir, staticDir, listenPort, poolOn, poolOff, unreachablePort }) + renderUsers(users),
       { mode: 0o600 },
     );
 
@@ -193,6 +195,36 @@ function renderConfig(o: {
     ),
     '',
   ].join('\n');
+}
+
+/**
+ * The e2e users (`viewer`, `operator`): passwords from POOLSCOPE_E2E_VIEWER_PW / _OPERATOR_PW, or random
+ * for this run. They are put back into this process's environment, which the workers inherit
+ * (e2e/support/auth.ts reads them there).
+ */
+function e2eUsers(): { name: string; role: string; password: string }[] {
+  const out = [];
+  for (const role of ['viewer', 'operator']) {
+    const key = `POOLSCOPE_E2E_${role.toUpperCase()}_PW`;
+    const password = process.env[key] || randomBytes(18).toString('base64url');
+    process.env[key] = password;
+    out.push({ name: role, role, password });
+  }
+  return out;
+}
+
+/** Same format as `poolscope hash-password` (backend/poolscope/auth/passwords.py): scrypt, N=2^14, r=8, p=1. */
+function scryptHash(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password, salt, 32, { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+  return `scrypt$14$8$1$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+function renderUsers(users: { name: string; role: string; password: string }[]): string {
+  const q = (s: string) => JSON.stringify(s);
+  return users
+    .map((u) => `\n[[users]]\nname = ${q(u.name)}\nrole = ${q(u.role)}\npassword_hash = ${q(scryptHash(u.password))}\n`)
+    .join('');
 }
 
 /** Copy a sandbox's MariaDB error log and install log out of the temp dir (which is deleted). */

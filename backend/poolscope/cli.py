@@ -1,4 +1,4 @@
-"""Command line: `poolscope serve`, `poolscope migrate`, `poolscope check` (a config dry run)."""
+"""Command line: `poolscope serve`, `migrate`, `check` (a config dry run), `hash-password`."""
 
 from __future__ import annotations
 
@@ -90,6 +90,25 @@ def cmd_check(args: argparse.Namespace) -> None:
     raise SystemExit(asyncio.run(run()))
 
 
+def cmd_hash_password(args: argparse.Namespace) -> None:
+    """Print a password hash for a [[users]] entry; the password comes from stdin or a prompt."""
+    import getpass
+
+    from poolscope.auth.passwords import hash_password
+
+    if sys.stdin.isatty():
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            print("poolscope: the passwords differ", file=sys.stderr)
+            raise SystemExit(2)
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    if not password:
+        print("poolscope: empty password", file=sys.stderr)
+        raise SystemExit(2)
+    print(hash_password(password))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="poolscope", description=__doc__)
     parser.add_argument("--config", help="TOML settings file (default: $POOLSCOPE_CONFIG)")
@@ -100,6 +119,9 @@ def main(argv: list[str] | None = None) -> None:
     serve.set_defaults(func=cmd_serve)
     sub.add_parser("migrate", help="upgrade the store schema").set_defaults(func=cmd_migrate)
     sub.add_parser("check", help="poll each target once and report").set_defaults(func=cmd_check)
+    sub.add_parser(
+        "hash-password", help="print a password hash for [[users]] (reads the password from stdin)"
+    ).set_defaults(func=cmd_hash_password)
     # Accept --config after the sub-command too, the way people type it.
     serve.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

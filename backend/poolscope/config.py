@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
@@ -86,6 +86,35 @@ class TargetConfig(BaseModel):
         description="admin port to poll on; None = use @@extra_port if the server has one; 0 = never",
     )
     connect_timeout_s: float = Field(default=3.0, gt=0, le=60)
+    # Applying recommendations (off unless admin_dsn is set): a SEPARATE credential that may
+    # SET GLOBAL (SUPER or CONNECTION ADMIN); it never leaves the backend.
+    admin_dsn: SecretStr | None = Field(
+        default=None, description="mysql://user:password@host:port/ of the credential that may SET GLOBAL"
+    )
+    admin_password_env: str | None = Field(
+        default=None, description="name of an environment variable holding the admin password"
+    )
+    apply_variables: list[str] | None = Field(
+        default=None,
+        description="narrow the built-in allow-list of variables this target may change (None = all of it)",
+    )
+
+    @property
+    def apply_enabled(self) -> bool:
+        return self.admin_dsn is not None
+
+    def admin_connection_params(self) -> ParsedDsn:
+        if self.admin_dsn is None:
+            raise DsnError(f"applying is not configured for {self.name} (no admin_dsn)")
+        parsed = parse_dsn(self.admin_dsn.get_secret_value())
+        if self.admin_password_env:
+            secret = os.environ.get(self.admin_password_env)
+            if secret is None:
+                raise DsnError(
+                    f"environment variable {self.admin_password_env} (admin password for {self.name}) is not set"
+                )
+            parsed.password = SecretStr(secret)
+        return parsed
 
     def connection_params(self) -> ParsedDsn:
         parsed = parse_dsn(self.dsn.get_secret_value())
@@ -97,6 +126,34 @@ class TargetConfig(BaseModel):
                 )
             parsed.password = SecretStr(secret)
         return parsed
+
+
+Role = Literal["viewer", "operator"]
+
+
+class UserConfig(BaseModel):
+    """A person who may log in: viewers read, operators may also apply and revert."""
+
+    model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$")
+    role: Role
+    password_hash: SecretStr | None = Field(
+        default=None, description="scrypt hash printed by `poolscope hash-password`"
+    )
+    password_env: str | None = Field(
+        default=None, description="name of an environment variable holding the plain password"
+    )
+
+    @model_validator(mode="after")
+    def _one_password_source(self) -> UserConfig:
+        if (self.password_hash is None) == (self.password_env is None):
+            raise ValueError(f"user {self.name!r}: set exactly one of password_hash or password_env")
+        if self.password_hash is not None:
+            from poolscope.auth.passwords import check_hash_format
+
+            check_hash_format(self.password_hash.get_secret_value())
+        return self
 
 
 class Settings(BaseSettings):
@@ -124,12 +181,50 @@ class Settings(BaseSettings):
     alerts: AlertSettings = Field(default_factory=AlertSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
 
+    # --- who may log in (see README "Users, roles and applying changes") ---
+    users: list[UserConfig] = Field(default_factory=list)
+    session_secret: SecretStr | None = Field(
+        default=None,
+        min_length=32,
+        description="signs session cookies; unset = random per process (a restart logs everyone out)",
+    )
+    session_ttl_hours: float = Field(default=12, gt=0, le=24 * 30)
+    cookie_secure: bool = Field(default=False, description="mark cookies Secure (serve over HTTPS)")
+    login_attempts_per_minute: int = Field(default=10, ge=1, le=1000, description="per user name + address")
+    mutations_per_minute: int = Field(default=30, ge=1, le=10000, description="per user + address")
+
+    # --- recommendations and applying them ---
+    recommend_interval_s: float = Field(default=5.0, ge=1, le=300, description="how often rules run")
+    recommend_window_s: int = Field(default=300, ge=30, le=86400, description="history the rules look at")
+    guard_window_s: float = Field(
+        default=60, ge=10, le=3600, description="a guarded apply watches this long after the change"
+    )
+    guard_max_throughput_drop: float = Field(
+        default=0.2, gt=0, lt=1, description="guarded apply reverts when QPS falls by more than this fraction"
+    )
+    guard_max_queue_growth: float = Field(
+        default=1.0,
+        gt=0,
+        le=100,
+        description="... or the mean queue grows by more than this fraction (and by ≥ 2)",
+    )
+    guard_max_stall_growth: float = Field(
+        default=1.0,
+        gt=0,
+        le=100,
+        description="... or the stall rate grows by more than this fraction (and ≥ 0.5/s)",
+    )
+
     @model_validator(mode="after")
     def _unique_target_names(self) -> Settings:
         names = [t.name for t in self.targets]
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
             raise ValueError(f"duplicate target names: {', '.join(duplicated)}")
+        users = [u.name for u in self.users]
+        duplicated = sorted({n for n in users if users.count(n) > 1})
+        if duplicated:
+            raise ValueError(f"duplicate user names: {', '.join(duplicated)}")
         return self
 
     @classmethod

@@ -13,6 +13,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from poolscope.api import live, metrics, targets
+from poolscope.auth import AuthService
+from poolscope.auth.router import router as auth_router
 from poolscope.config import Settings, load_settings
 from poolscope.poller.scheduler import Scheduler
 from poolscope.store.migrate import upgrade_to_head
@@ -59,6 +61,8 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.auth = AuthService(settings)
+    app.include_router(auth_router)
     app.include_router(targets.router)
     app.include_router(metrics.router)
     app.include_router(live.router)

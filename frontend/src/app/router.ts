@@ -1,11 +1,13 @@
 // Minimal history-API routing (no router library): parse the path, navigate with pushState, re-render on popstate.
 import { useSyncExternalStore } from 'react';
 
-export type Route = { page: 'overview' } | { page: 'target'; name: string } | { page: 'notfound'; path: string };
+export type Route =
+  { page: 'overview' } | { page: 'target'; name: string } | { page: 'login' } | { page: 'notfound'; path: string };
 
 export function parseRoute(pathname: string): Route {
   const path = pathname.replace(/\/+$/, '') || '/';
   if (path === '/') return { page: 'overview' };
+  if (path === '/login') return { page: 'login' };
   const m = /^\/targets\/([^/]+)$/.exec(path);
   if (m) {
     try {
@@ -47,4 +49,11 @@ export function navigate(url: string, replace = false): void {
   if (replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
   window.dispatchEvent(new Event(NAV_EVENT));
+}
+
+/** Where to go after logging in: `?next=` when it is a path on this site, else the overview. */
+export function loginNext(search: string): string {
+  const next = new URLSearchParams(search).get('next');
+  // Only same-site paths: "//evil.example" or "https://..." would be an open redirect.
+  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
 }

@@ -1,0 +1,96 @@
+"""Log in, log out, who am I."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from pydantic import BaseModel, Field
+
+from poolscope.auth.deps import (
+    CSRF_COOKIE,
+    SESSION_COOKIE,
+    client_address,
+    get_auth,
+    require_role,
+)
+from poolscope.auth.service import NO_USERS_DETAIL, AuthService, User
+from poolscope.config import Role
+
+router = APIRouter(prefix="/api/auth", tags=["auth"])
+
+AuthDep = Annotated[AuthService, Depends(get_auth)]
+
+
+class LoginIn(BaseModel):
+    username: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=1024)
+
+
+class UserOut(BaseModel):
+    name: str
+    role: Role
+
+
+@router.post("/login", response_model=UserOut)
+async def login(body: LoginIn, request: Request, response: Response, auth: AuthDep) -> UserOut:
+    """Check the password; set the session cookie (HttpOnly) and the CSRF cookie (readable by JS)."""
+    if not auth.enabled:
+        raise HTTPException(status_code=403, detail=NO_USERS_DETAIL)
+    address = client_address(request)
+    wait = auth.login_limiter.hit((body.username, address)) or auth.address_limiter.hit((address,))
+    if wait is not None:
+        raise HTTPException(
+            status_code=429,
+            detail=f"too many login attempts; try again in {wait:.0f} s",
+            headers={"Retry-After": f"{wait:.0f}"},
+        )
+    # scrypt takes tens of milliseconds: keep it off the event loop.
+    user = await asyncio.to_thread(auth.authenticate, body.username, body.password)
+    if user is None:
+        raise HTTPException(status_code=401, detail="wrong user name or password")
+    auth.login_limiter.reset((body.username, address))
+    token, claims = auth.issue(user)
+    max_age = int(auth.ttl_s)
+    secure = auth.settings.cookie_secure
+    response.set_cookie(
+        SESSION_COOKIE, token, max_age=max_age, httponly=True, samesite="strict", secure=secure, path="/"
+    )
+    response.set_cookie(
+        CSRF_COOKIE,
+        auth.signer.csrf_for(claims.sid),
+        max_age=max_age,
+        httponly=False,
+        samesite="strict",
+        secure=secure,
+        path="/",
+    )
+    return UserOut(name=user.name, role=user.role)
+
+
+@router.post("/logout", status_code=204)
+async def logout(request: Request, response: Response, auth: AuthDep) -> Response:
+    """End the session (the token is revoked server-side) and clear both cookies."""
+    found = auth.session_user(request.cookies.get(SESSION_COOKIE))
+    if found is not None:
+        _user, claims = found
+        # Logging someone out is a state change too: a cross-site form must not do it.
+        if not auth.signer.csrf_valid(
+            claims.sid, request.headers.get("X-CSRF-Token"), request.cookies.get(CSRF_COOKIE)
+        ):
+            raise HTTPException(status_code=403, detail="missing or wrong X-CSRF-Token header")
+        auth.revoke(claims)
+    out = Response(status_code=204)
+    out.delete_cookie(SESSION_COOKIE, path="/", samesite="strict")
+    out.delete_cookie(CSRF_COOKIE, path="/", samesite="strict")
+    return out
+
+
+@router.get("/me", response_model=UserOut)
+async def me(request: Request, auth: AuthDep) -> UserOut:
+    """The logged-in user, or 401 (whose detail says when no users are configured)."""
+    if not auth.enabled:
+        raise HTTPException(status_code=401, detail=NO_USERS_DETAIL)
+    user: User = await require_role("viewer")(request)
+    return UserOut(name=user.name, role=user.role)

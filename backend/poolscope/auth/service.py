@@ -1,0 +1,94 @@
+"""Who is logged in: password checks, session issue/verify/revoke, and the rate limits."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass
+
+from poolscope.auth.passwords import DUMMY_HASH, hash_password, verify_password
+from poolscope.auth.ratelimit import RateLimiter
+from poolscope.auth.tokens import SessionClaims, TokenSigner
+from poolscope.config import Role, Settings
+
+log = logging.getLogger(__name__)
+
+ROLE_RANK: dict[str, int] = {"viewer": 0, "operator": 1}
+NO_USERS_DETAIL = (
+    "no users configured: add [[users]] to the config (poolscope hash-password prints a password hash)"
+)
+# Spraying many user names from one address is limited too, at a multiple of the per-name limit.
+PER_ADDRESS_FACTOR = 3
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    role: Role
+
+
+class AuthService:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        secret = settings.session_secret
+        self.signer = TokenSigner(
+            secret.get_secret_value().encode("utf-8") if secret else secrets.token_bytes(32)
+        )
+        self.ttl_s = settings.session_ttl_hours * 3600
+        self._hashes: dict[str, str] = {}
+        self._roles: dict[str, Role] = {}
+        for user in settings.users:
+            self._roles[user.name] = user.role
+            if user.password_hash is not None:
+                self._hashes[user.name] = user.password_hash.get_secret_value()
+            elif user.password_env:
+                plain = os.environ.get(user.password_env)
+                if plain:
+                    # Hashed once here so the plain text is not kept around in memory.
+                    self._hashes[user.name] = hash_password(plain)
+                else:
+                    log.warning(
+                        "user %s cannot log in: environment variable %s is not set",
+                        user.name,
+                        user.password_env,
+                    )
+        self._revoked: dict[str, float] = {}
+        self.login_limiter = RateLimiter(settings.login_attempts_per_minute, 60)
+        self.address_limiter = RateLimiter(settings.login_attempts_per_minute * PER_ADDRESS_FACTOR, 60)
+        self.mutation_limiter = RateLimiter(settings.mutations_per_minute, 60)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self._roles)
+
+    def authenticate(self, name: str, password: str) -> User | None:
+        stored = self._hashes.get(name)
+        # Always derive a key, so unknown names take as long as wrong passwords.
+        ok = verify_password(password, stored or DUMMY_HASH)
+        if not ok or stored is None:
+            return None
+        return User(name=name, role=self._roles[name])
+
+    def issue(self, user: User) -> tuple[str, SessionClaims]:
+        return self.signer.issue(user.name, self.ttl_s)
+
+    def session_user(self, token: str | None) -> tuple[User, SessionClaims] | None:
+        """The user behind a session cookie, with today's role from the config."""
+        if not token:
+            return None
+        claims = self.signer.verify(token)
+        if claims is None or claims.sid in self._revoked:
+            return None
+        role = self._roles.get(claims.user)
+        if role is None:  # removed from the config since logging in
+            return None
+        return User(name=claims.user, role=role), claims
+
+    def revoke(self, claims: SessionClaims) -> None:
+        now = time.time()
+        # Forget revocations of tokens that would have expired anyway.
+        for sid in [s for s, exp in self._revoked.items() if exp <= now]:
+            del self._revoked[sid]
+        self._revoked[claims.sid] = claims.expires_at
