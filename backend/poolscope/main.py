@@ -12,7 +12,8 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from poolscope.api import live, metrics, targets
+from poolscope.alerts.runtime import start_incident_services
+from poolscope.api import alerts, live, metrics, prometheus, snapshots, targets
 from poolscope.auth import AuthService
 from poolscope.auth.router import router as auth_router
 from poolscope.config import Settings, load_settings
@@ -40,6 +41,7 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
         scheduler = Scheduler(settings, store)
         app.state.store = store
         app.state.scheduler = scheduler
+        incidents = await start_incident_services(app, settings, store)
         if start_poller:
             scheduler.start()
         log.info(
@@ -49,6 +51,7 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
             yield
         finally:
             await scheduler.stop()
+            await incidents.stop()
             await store.close()
 
     app = FastAPI(
@@ -66,6 +69,10 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
     app.include_router(targets.router)
     app.include_router(metrics.router)
     app.include_router(live.router)
+    app.include_router(alerts.router)
+    app.include_router(snapshots.router)
+    # Before the SPA catch-all below, which would otherwise answer /metrics with index.html.
+    app.include_router(prometheus.router)
 
     @app.get("/api/health", tags=["health"])
     async def health() -> dict[str, str]:

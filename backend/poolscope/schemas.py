@@ -240,7 +240,9 @@ class MetricsOut(BaseModel):
 # --- alerts (issue #3; see docs/API.md "Alerts") -----------------------------------------------
 
 AlertStatus = Literal["pending", "firing", "resolved"]
-AlertTransition = Literal["pending", "firing", "resolved", "acknowledged", "silenced", "unsilenced", "updated"]
+AlertTransition = Literal[
+    "pending", "firing", "resolved", "acknowledged", "silenced", "unsilenced", "updated"
+]
 
 
 class Alert(BaseModel):

@@ -108,7 +108,11 @@ class AlertEngine:
             history.popleft()
         thresholds = self.settings.thresholds_for(target)
         ctx = RuleContext(
-            target=target, now=now, info=event.target_info, state=event.state, history=tuple(history),
+            target=target,
+            now=now,
+            info=event.target_info,
+            state=event.state,
+            history=tuple(history),
             thresholds=thresholds,
         )
         untouched: set[str] = set()
@@ -132,7 +136,9 @@ class AlertEngine:
                 continue
             if alert.status == "pending":
                 del self.active[fp]
-                await self._publish(alert.model_copy(update={"status": "resolved", "resolved_at": now}), "resolved")
+                await self._publish(
+                    alert.model_copy(update={"status": "resolved", "resolved_at": now}), "resolved"
+                )
                 continue
             delay = self.settings.flap_resolve_after_s if alert.flapping else self.settings.resolve_after_s
             if now - alert.last_active_at >= delay:
@@ -164,14 +170,20 @@ class AlertEngine:
             if for_s > 0:
                 await self._publish(alert, "pending")
         else:
-            alert.summary, alert.description, alert.value = finding.summary, finding.description, finding.value
+            alert.summary, alert.description, alert.value = (
+                finding.summary,
+                finding.description,
+                finding.value,
+            )
             alert.labels = {**alert.labels, **finding.labels}
             alert.last_active_at = now
         if alert.status == "pending":
             if finding.level != "breach":
                 # Back under the firing threshold before the for-duration: it never fires.
                 del self.active[fp]
-                await self._publish(alert.model_copy(update={"status": "resolved", "resolved_at": now}), "resolved")
+                await self._publish(
+                    alert.model_copy(update={"status": "resolved", "resolved_at": now}), "resolved"
+                )
             elif now - alert.started_at >= for_s:
                 await self._fire(fp, alert, now, poll_ts)
 
@@ -200,7 +212,9 @@ class AlertEngine:
 
     async def _publish(self, alert: Alert, transition: AlertTransition) -> None:
         snapshot = alert.model_copy()
-        self.hub.publish(AlertEvent(target=alert.target, ts=time.time(), transition=transition, alert=snapshot))
+        self.hub.publish(
+            AlertEvent(target=alert.target, ts=time.time(), transition=transition, alert=snapshot)
+        )
         # Only page on firing and resolution, and not for muted alerts.
         if (
             self.dispatcher is not None

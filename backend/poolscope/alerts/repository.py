@@ -88,12 +88,14 @@ class AlertRepository:
     async def insert(self, alert: Alert) -> int:
         async with self.engine.begin() as conn:
             result = await conn.execute(insert(alert_alerts).values(**_alert_row(alert)))
-            return int(result.inserted_primary_key[0])
+            return int(result.inserted_primary_key[0])  # type: ignore[index]
 
     async def save(self, alert: Alert) -> None:
         assert alert.id is not None
         async with self.engine.begin() as conn:
-            await conn.execute(update(alert_alerts).where(alert_alerts.c.id == alert.id).values(**_alert_row(alert)))
+            await conn.execute(
+                update(alert_alerts).where(alert_alerts.c.id == alert.id).values(**_alert_row(alert))
+            )
 
     async def open_alerts(self) -> list[Alert]:
         """Alerts that were firing when the backend last stopped: they are restored, not forgotten."""
@@ -107,7 +109,11 @@ class AlertRepository:
         return _alert_from(row) if row else None
 
     async def history(
-        self, target: str | None = None, since: float | None = None, until: float | None = None, limit: int = 200
+        self,
+        target: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int = 200,
     ) -> list[Alert]:
         """Alerts that fired, newest first; with since/until: those active at some time in that range."""
         stmt = select(alert_alerts)
@@ -131,7 +137,13 @@ class AlertRepository:
     # --- silences --------------------------------------------------------------------------
 
     async def add_silence(
-        self, target: str | None, rule: str | None, group: str | None, ends_at: float, created_by: str, comment: str
+        self,
+        target: str | None,
+        rule: str | None,
+        group: str | None,
+        ends_at: float,
+        created_by: str,
+        comment: str,
     ) -> Silence:
         now = time.time()
         values = {
@@ -145,17 +157,29 @@ class AlertRepository:
         }
         async with self.engine.begin() as conn:
             result = await conn.execute(insert(alert_silences).values(**values))
-            silence_id = int(result.inserted_primary_key[0])
-        return Silence(id=silence_id, target=target, rule=rule, group=group, starts_at=now, ends_at=ends_at,
-                       created_by=created_by, comment=comment)
+            silence_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+        return Silence(
+            id=silence_id,
+            target=target,
+            rule=rule,
+            group=group,
+            starts_at=now,
+            ends_at=ends_at,
+            created_by=created_by,
+            comment=comment,
+        )
 
     async def expire_silence(self, silence_id: int, now: float) -> Silence | None:
         async with self.engine.begin() as conn:
-            row = (await conn.execute(select(alert_silences).where(alert_silences.c.id == silence_id))).first()
+            row = (
+                await conn.execute(select(alert_silences).where(alert_silences.c.id == silence_id))
+            ).first()
             if row is None:
                 return None
             ends_at = min(row.ends_at, now)
-            await conn.execute(update(alert_silences).where(alert_silences.c.id == silence_id).values(ends_at=ends_at))
+            await conn.execute(
+                update(alert_silences).where(alert_silences.c.id == silence_id).values(ends_at=ends_at)
+            )
         silence = _silence_from(row)
         silence.ends_at = ends_at
         return silence
@@ -175,7 +199,9 @@ class AlertRepository:
             self._deliveries_written += 1
             if self._deliveries_written % 100 == 0:
                 newest = (await conn.execute(select(func.max(alert_deliveries.c.id)))).scalar() or 0
-                await conn.execute(delete(alert_deliveries).where(alert_deliveries.c.id <= newest - DELIVERY_LOG_ROWS))
+                await conn.execute(
+                    delete(alert_deliveries).where(alert_deliveries.c.id <= newest - DELIVERY_LOG_ROWS)
+                )
 
     async def deliveries(self, receiver: str | None = None, limit: int = 200) -> list[Delivery]:
         stmt = select(alert_deliveries).order_by(alert_deliveries.c.id.desc()).limit(limit)

@@ -16,16 +16,27 @@ class Thresholds(BaseModel):
     # group_stalled: the stall verdict already needs the server's STALLS counter to rise or the
     # queue to make no progress for longer than thread_pool_stall_limit, so it fires on the first
     # poll that shows it (the 2 s promise); resolve_after_s keeps one clear poll from resolving it.
-    stall_for_s: float = Field(default=0.0, ge=0, le=3600, description="group stalled for this long before firing")
+    stall_for_s: float = Field(
+        default=0.0, ge=0, le=3600, description="group stalled for this long before firing"
+    )
     queue_length_max: int = Field(default=20, ge=1, description="a group's QUEUE_LENGTH above this ...")
     queue_length_for_s: float = Field(default=10.0, ge=0, le=3600, description="... for this long fires")
-    queue_length_resolve: int = Field(default=10, ge=0, description="resolves only at or below this (hysteresis)")
-    queue_wait_max_ms: float = Field(default=2000.0, gt=0, description="oldest queued connection waiting longer fires")
+    queue_length_resolve: int = Field(
+        default=10, ge=0, description="resolves only at or below this (hysteresis)"
+    )
+    queue_wait_max_ms: float = Field(
+        default=2000.0, gt=0, description="oldest queued connection waiting longer fires"
+    )
     queue_wait_for_s: float = Field(default=3.0, ge=0, le=3600)
     trx_age_max_s: float = Field(default=300.0, gt=0, description="a transaction open longer than this fires")
-    lock_wait_max_s: float = Field(default=30.0, gt=0, description="a transaction in lock wait longer than this fires")
+    lock_wait_max_s: float = Field(
+        default=30.0, gt=0, description="a transaction in lock wait longer than this fires"
+    )
     pool_threads_ratio: float = Field(
-        default=0.9, gt=0, le=1, description="Threadpool_threads at or above this share of thread_pool_max_threads"
+        default=0.9,
+        gt=0,
+        le=1,
+        description="Threadpool_threads at or above this share of thread_pool_max_threads",
     )
     pool_threads_for_s: float = Field(default=30.0, ge=0, le=3600)
     connections_ratio: float = Field(
@@ -80,7 +91,10 @@ class AlertSettings(BaseModel):
         default_factory=dict, description="target name -> thresholds that differ for that target"
     )
     resolve_after_s: float = Field(
-        default=5.0, ge=0, le=3600, description="a firing alert resolves after its condition is clear this long"
+        default=5.0,
+        ge=0,
+        le=3600,
+        description="a firing alert resolves after its condition is clear this long",
     )
     flap_window_s: float = Field(default=600.0, gt=0, le=86400)
     flap_max_fires: int = Field(

@@ -24,7 +24,8 @@ async def live(
     settings: SettingsDep,
     target: Annotated[str | None, Query(description="only this target's polls")] = None,
     events: Annotated[
-        str | None, Query(pattern=r"^(poll|alert)(,(poll|alert))?$", description="poll, alert or both (default)")
+        str | None,
+        Query(pattern=r"^(poll|alert)(,(poll|alert))?$", description="poll, alert or both (default)"),
     ] = None,
 ) -> StreamingResponse:
     """Server-Sent Events stream of every poll's result (target info, state and samples) and alert changes."""

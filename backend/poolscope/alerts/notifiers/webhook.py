@@ -142,12 +142,20 @@ class ReceiverWorker:
             await self._log(job, "failed" if last else "retrying", attempt, status, error, started)
             if last:
                 self.failed += 1
-                log.warning("webhook %s (%s): gave up after %d attempts: %s", r.name, r.safe_url(), attempt, error)
+                log.warning(
+                    "webhook %s (%s): gave up after %d attempts: %s", r.name, r.safe_url(), attempt, error
+                )
                 return
             await asyncio.sleep(min(r.backoff_initial_s * 2 ** (attempt - 1), r.backoff_max_s))
 
     async def _log(
-        self, job: _Job, outcome: str, attempt: int, status: int | None, error: str | None, started: float | None
+        self,
+        job: _Job,
+        outcome: str,
+        attempt: int,
+        status: int | None,
+        error: str | None,
+        started: float | None,
     ) -> None:
         try:
             await self.repo.log_delivery(

@@ -10,7 +10,10 @@ from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable
 from poolscope.alerts.settings import Thresholds
 
 # The server-flag-only verdict is the instantaneous IS_STALLED: not enough on its own.
-ALERTING_REASONS = {"stalls_counter": "STALLS counter rose", "no_dequeue": "no dequeue for longer than the stall limit"}
+ALERTING_REASONS = {
+    "stalls_counter": "STALLS counter rose",
+    "no_dequeue": "no dequeue for longer than the stall limit",
+}
 
 
 class GroupStalled:

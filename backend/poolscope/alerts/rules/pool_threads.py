@@ -9,7 +9,9 @@ from poolscope.alerts.settings import Thresholds
 class PoolThreadsNearMax:
     name = "pool_threads_near_max"
     severity: Severity = "warning"
-    help = "Threadpool_threads at or above pool_threads_ratio x thread_pool_max_threads for pool_threads_for_s"
+    help = (
+        "Threadpool_threads at or above pool_threads_ratio x thread_pool_max_threads for pool_threads_for_s"
+    )
     needs_state = True
 
     def for_s(self, thresholds: Thresholds) -> float:
