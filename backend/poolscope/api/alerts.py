@@ -13,6 +13,7 @@ from poolscope.api.deps import SettingsDep
 from poolscope.auth import User, require_role
 from poolscope.schemas import Alert, Delivery, Silence
 
+# Reads are as open as /api/live, which carries every alert change anyway; changes need an operator.
 router = APIRouter(prefix="/api/alerts", tags=["alerts"])
 
 
@@ -24,7 +25,6 @@ def get_engine(request: Request) -> AlertEngine:
 
 
 EngineDep = Annotated[AlertEngine, Depends(get_engine)]
-Viewer = Annotated[User, Depends(require_role("viewer"))]
 Operator = Annotated[User, Depends(require_role("operator"))]
 
 
@@ -60,7 +60,7 @@ class SilenceIn(BaseModel):
 
 
 @router.get("", response_model=AlertsOut)
-async def current_alerts(engine: EngineDep, _user: Viewer) -> AlertsOut:
+async def current_alerts(engine: EngineDep) -> AlertsOut:
     """Alerts firing or pending now, and the silences in effect."""
     now = time.time()
     return AlertsOut(active=engine.current(), silences=[s for s in engine.silences if s.ends_at > now])
@@ -69,7 +69,6 @@ async def current_alerts(engine: EngineDep, _user: Viewer) -> AlertsOut:
 @router.get("/history", response_model=list[Alert])
 async def alert_history(
     engine: EngineDep,
-    _user: Viewer,
     target: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[Alert]:
@@ -78,7 +77,7 @@ async def alert_history(
 
 
 @router.get("/rules", response_model=RulesOut)
-async def alert_rules(engine: EngineDep, settings: SettingsDep, _user: Viewer) -> RulesOut:
+async def alert_rules(engine: EngineDep, settings: SettingsDep) -> RulesOut:
     """Every rule with its severity and for-duration, the thresholds, overrides and webhook receivers."""
     a = settings.alerts
     return RulesOut(
@@ -102,7 +101,6 @@ async def alert_rules(engine: EngineDep, settings: SettingsDep, _user: Viewer) -
 @router.get("/deliveries", response_model=list[Delivery])
 async def deliveries(
     engine: EngineDep,
-    _user: Viewer,
     receiver: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[Delivery]:
