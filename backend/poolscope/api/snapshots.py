@@ -115,7 +115,7 @@ async def import_snapshot(request: Request, service: ServiceDep, _user: Operator
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise HTTPException(
-            status_code=413, detail=f"snapshot file is {int(declared)} bytes; the limit is {limit}"
+            status_code=413, detail=f"snapshot file is {int(declared)} bytes, over the limit of {limit} bytes"
         )
     chunks, size = [], 0
     async for chunk in request.stream():

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import delete, distinct, insert, select, update
+from sqlalchemy import delete, insert, select, update
 
 from poolscope import __version__
 from poolscope.alerts.repository import AlertRepository
@@ -157,7 +157,7 @@ class SnapshotService:
             metrics = [
                 r[0]
                 for r in await conn.execute(
-                    select(distinct(series.c.metric)).where(series.c.target == doc.target)
+                    select(series.c.metric).where(series.c.target == doc.target).distinct()
                 )
             ]
         if metrics:

@@ -103,7 +103,11 @@ def served(settings: Settings) -> Iterator[httpx.Client]:
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(settings), host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
+            create_app(settings),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=1,
         )
     )
     thread = threading.Thread(target=server.run, daemon=True)
@@ -120,7 +124,10 @@ def served(settings: Settings) -> Iterator[httpx.Client]:
 
 def _ready(client: httpx.Client) -> bool:
     try:
-        return all(client.get(f"/api/targets/{t['name']}/state").is_success for t in client.get("/api/targets").json())
+        return all(
+            client.get(f"/api/targets/{t['name']}/state").is_success
+            for t in client.get("/api/targets").json()
+        )
     except httpx.TransportError:
         return False
 
@@ -146,7 +153,9 @@ MARKER = "poolscope-incident"
 
 
 @contextmanager
-def incident_load(sandbox: MariaDBSandbox, connections: int = 8, seconds: float = 2.5, rounds: int = 3) -> Iterator[None]:
+def incident_load(
+    sandbox: MariaDBSandbox, connections: int = 8, seconds: float = 2.5, rounds: int = 3
+) -> Iterator[None]:
     """The REFERENCE.md stall recipe with named SQL.
 
     Each connection first runs a visible `SELECT SLEEP(1.2) /* poolscope-incident warmup N */`, so

@@ -43,9 +43,14 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
         with served(settings) as api:
             sse = SseReader(str(api.base_url), "?target=db1")
             headers = login(api, "op", OPERATOR_PW)
-            with global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=100), incident_load(mariadb):
+            with (
+                global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=100),
+                incident_load(mariadb),
+            ):
                 firing = wait_for(
-                    lambda: [a for a in api.get("/api/alerts").json()["active"] if a["rule"] == "group_stalled"],
+                    lambda: [
+                        a for a in api.get("/api/alerts").json()["active"] if a["rule"] == "group_stalled"
+                    ],
                     60,
                     "no group_stalled alert fired during a provoked stall",
                 )[0]
@@ -54,9 +59,15 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
                 assert firing["fired_at"] == firing["poll_ts"] == firing["started_at"]
                 polls_before = len(sse.of("poll"))
 
-                body = wait_for(lambda: _payload(good, "firing"), 30, "the good receiver got no firing payload")
+                body = wait_for(
+                    lambda: _payload(good, "firing"), 30, "the good receiver got no firing payload"
+                )
                 # Polling goes on while a receiver hangs on the same alert.
-                wait_for(lambda: len(sse.of("poll")) > polls_before + 2, 15, "polling stopped while a receiver hung")
+                wait_for(
+                    lambda: len(sse.of("poll")) > polls_before + 2,
+                    15,
+                    "polling stopped while a receiver hung",
+                )
                 assert hanging.in_flight >= 1 and not hanging.bodies
 
                 acked = api.post(f"/api/alerts/{firing['id']}/ack", headers=headers)
@@ -80,21 +91,34 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
             _assert_alertmanager_v4(resolved_body, "resolved", firing)
 
             dead_log = wait_for(
-                lambda: [d for d in api.get("/api/alerts/deliveries", params={"receiver": "dead"}).json()
-                         if d["outcome"] == "failed"],
+                lambda: [
+                    d
+                    for d in api.get("/api/alerts/deliveries", params={"receiver": "dead"}).json()
+                    if d["outcome"] == "failed"
+                ],
                 30,
                 "the dead receiver's failure was never logged",
             )
             assert dead_log[0]["attempt"] == 3 and dead_log[0]["error"]
-            outcomes = {d["outcome"] for d in api.get("/api/alerts/deliveries", params={"receiver": "dead"}).json()}
+            outcomes = {
+                d["outcome"] for d in api.get("/api/alerts/deliveries", params={"receiver": "dead"}).json()
+            }
             assert "retrying" in outcomes
             good_log = api.get("/api/alerts/deliveries", params={"receiver": "good"}).json()
-            assert {d["alert_status"] for d in good_log if d["outcome"] == "delivered"} >= {"firing", "resolved"}
+            assert {d["alert_status"] for d in good_log if d["outcome"] == "delivered"} >= {
+                "firing",
+                "resolved",
+            }
 
             # The hanging receiver, once it answers, gets its (queued) notifications in order.
             hang.set()
+
             def stall_statuses() -> list[str]:
-                seen = [b["status"] for b in hanging.bodies if b["alerts"][0]["fingerprint"] == firing["fingerprint"]]
+                seen = [
+                    b["status"]
+                    for b in hanging.bodies
+                    if b["alerts"][0]["fingerprint"] == firing["fingerprint"]
+                ]
                 # A request that timed out while hanging is retried: the same status may come twice.
                 return [s for i, s in enumerate(seen) if i == 0 or seen[i - 1] != s]
 
@@ -103,8 +127,14 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
 
             # The automatic snapshot: linked to the alert, names who waited and what they ran.
             snapshot_id = wait_for(
-                lambda: next((a["snapshot_id"] for a in api.get("/api/alerts/history").json()
-                              if a["id"] == firing["id"] and a["snapshot_id"]), None),
+                lambda: next(
+                    (
+                        a["snapshot_id"]
+                        for a in api.get("/api/alerts/history").json()
+                        if a["id"] == firing["id"] and a["snapshot_id"]
+                    ),
+                    None,
+                ),
                 30,
                 "no automatic snapshot was linked to the stall alert",
             )
@@ -142,7 +172,11 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
 
 def _payload(receiver: Receiver, status: str) -> dict | None:
     return next(
-        (b for b in receiver.bodies if b["status"] == status and b["commonLabels"].get("alertname") == "group_stalled"),
+        (
+            b
+            for b in receiver.bodies
+            if b["status"] == status and b["commonLabels"].get("alertname") == "group_stalled"
+        ),
         None,
     )
 
