@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -72,23 +73,23 @@ class SseReader:
         self._thread.start()
 
     def _run(self, base_url: str, query: str) -> None:
-        try:
+        with contextlib.suppress(httpx.HTTPError):  # the server goes away at the end of the test
             self._read(base_url, query)
-        except httpx.HTTPError:
-            pass  # the server went away at the end of the test
 
     def _read(self, base_url: str, query: str) -> None:
-        with httpx.Client(base_url=base_url, timeout=httpx.Timeout(10, read=30)) as client:
-            with client.stream("GET", f"/api/live{query}") as response:
-                name = None
-                for line in response.iter_lines():
-                    if self._stop.is_set():
-                        return
-                    if line.startswith("event: "):
-                        name = line[7:]
-                    elif line.startswith("data: ") and name:
-                        self.events.append((time.time(), name, json.loads(line[6:])))
-                        name = None
+        with (
+            httpx.Client(base_url=base_url, timeout=httpx.Timeout(10, read=30)) as client,
+            client.stream("GET", f"/api/live{query}") as response,
+        ):
+            name = None
+            for line in response.iter_lines():
+                if self._stop.is_set():
+                    return
+                if line.startswith("event: "):
+                    name = line[7:]
+                elif line.startswith("data: ") and name:
+                    self.events.append((time.time(), name, json.loads(line[6:])))
+                    name = None
 
     def of(self, name: str) -> list[dict[str, Any]]:
         return [data for _, kind, data in self.events if kind == name]
