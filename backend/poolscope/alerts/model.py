@@ -68,3 +68,12 @@ def int_variable(state: TargetState, name: str) -> int | None:
         return int(float(raw))
     except ValueError:
         return None
+
+
+def level_of(value: float, fire_above: float, hold_above: float, inclusive: bool = False) -> Level | None:
+    """breach past the firing threshold, hold inside the hysteresis band below it, None when clear."""
+    if value > fire_above or (inclusive and value == fire_above):
+        return "breach"
+    if value > hold_above or (inclusive and value == hold_above):
+        return "hold"
+    return None

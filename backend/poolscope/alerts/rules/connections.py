@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable
+from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable, level_of
 from poolscope.alerts.settings import Thresholds
 
 
@@ -23,15 +23,12 @@ class ConnectionsNearMax:
             return []
         t = ctx.thresholds
         share = connected / cap
-        if share >= t.connections_ratio:
-            level = "breach"
-        elif share >= t.connections_ratio * t.resolve_factor:
-            level = "hold"
-        else:
+        level = level_of(share, t.connections_ratio, t.connections_ratio * t.resolve_factor, inclusive=True)
+        if level is None:
             return []
         return [
             Finding(
-                level=level,  # type: ignore[arg-type]
+                level=level,
                 value=share,
                 summary=f"{ctx.target}: {connected} of max_connections {cap}",
                 description=(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity
+from poolscope.alerts.model import Finding, RuleContext, Severity, level_of
 from poolscope.alerts.settings import Thresholds
 
 
@@ -26,15 +26,12 @@ class LockWait:
             return []
         worst = max(waits, key=lambda i: i.wait_s or 0.0)
         wait = worst.wait_s or 0.0
-        if wait > t.lock_wait_max_s:
-            level = "breach"
-        elif wait > t.lock_wait_max_s * t.resolve_factor:
-            level = "hold"
-        else:
+        level = level_of(wait, t.lock_wait_max_s, t.lock_wait_max_s * t.resolve_factor)
+        if level is None:
             return []
         return [
             Finding(
-                level=level,  # type: ignore[arg-type]
+                level=level,
                 value=wait,
                 summary=f"{ctx.target}: lock wait {wait:.0f} s",
                 description=(

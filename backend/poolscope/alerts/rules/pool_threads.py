@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable
+from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable, level_of
 from poolscope.alerts.settings import Thresholds
 
 
@@ -25,15 +25,12 @@ class PoolThreadsNearMax:
             return []
         t = ctx.thresholds
         share = threads / cap
-        if share >= t.pool_threads_ratio:
-            level = "breach"
-        elif share >= t.pool_threads_ratio * t.resolve_factor:
-            level = "hold"
-        else:
+        level = level_of(share, t.pool_threads_ratio, t.pool_threads_ratio * t.resolve_factor, inclusive=True)
+        if level is None:
             return []
         return [
             Finding(
-                level=level,  # type: ignore[arg-type]
+                level=level,
                 value=share,
                 summary=f"{ctx.target}: pool threads {threads} of max {cap}",
                 description=(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity
+from poolscope.alerts.model import Finding, RuleContext, Severity, level_of
 from poolscope.alerts.settings import Thresholds
 
 
@@ -20,15 +20,12 @@ class QueueLength:
         t = ctx.thresholds
         out = []
         for group in ctx.state.groups:
-            if group.queue_length > t.queue_length_max:
-                level = "breach"
-            elif group.queue_length > t.queue_length_resolve:
-                level = "hold"
-            else:
+            level = level_of(group.queue_length, t.queue_length_max, t.queue_length_resolve)
+            if level is None:
                 continue
             out.append(
                 Finding(
-                    level=level,  # type: ignore[arg-type]
+                    level=level,
                     group=str(group.group_id),
                     value=float(group.queue_length),
                     summary=f"{ctx.target}: group {group.group_id} queue length {group.queue_length}",

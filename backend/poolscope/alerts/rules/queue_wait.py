@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity
+from poolscope.alerts.model import Finding, RuleContext, Severity, level_of
 from poolscope.alerts.settings import Thresholds
 
 
@@ -24,17 +24,14 @@ class QueueWait:
             waited = group.oldest_queued_ms
             if waited is None:
                 continue
-            if waited > t.queue_wait_max_ms:
-                level = "breach"
-            elif waited > t.queue_wait_max_ms * t.resolve_factor:
-                level = "hold"
-            else:
+            level = level_of(waited, t.queue_wait_max_ms, t.queue_wait_max_ms * t.resolve_factor)
+            if level is None:
                 continue
             waiter = next((q for q in ctx.state.queue if q.group_id == group.group_id), None)
             who = f" ({waiter.user}@{waiter.host}, db {waiter.db})" if waiter and waiter.user else ""
             out.append(
                 Finding(
-                    level=level,  # type: ignore[arg-type]
+                    level=level,
                     group=str(group.group_id),
                     value=waited,
                     summary=f"{ctx.target}: group {group.group_id} oldest queued request waits {waited:.0f} ms",

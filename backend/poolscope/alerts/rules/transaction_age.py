@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity
+from poolscope.alerts.model import Finding, RuleContext, Severity, level_of
 from poolscope.alerts.settings import Thresholds
 
 
@@ -22,11 +22,8 @@ class TransactionAge:
         if trx is None or trx.longest_age_s is None:
             return []
         age = trx.longest_age_s
-        if age > t.trx_age_max_s:
-            level = "breach"
-        elif age > t.trx_age_max_s * t.resolve_factor:
-            level = "hold"
-        else:
+        level = level_of(age, t.trx_age_max_s, t.trx_age_max_s * t.resolve_factor)
+        if level is None:
             return []
         oldest = trx.items[0] if trx.items else None
         who = (
@@ -36,7 +33,7 @@ class TransactionAge:
         )
         return [
             Finding(
-                level=level,  # type: ignore[arg-type]
+                level=level,
                 value=age,
                 summary=f"{ctx.target}: transaction open {age:.0f} s",
                 description=f"The oldest open transaction{who} is {age:.0f} s old (threshold {t.trx_age_max_s:g} s).",
