@@ -1,15 +1,34 @@
 // Test fixtures: the running stack, a typed API client, load generators and a provoked pool stall, all cleaned up after use.
-import path from 'node:path';
-import { test as base, expect, type APIRequestContext } from '@playwright/test';
-import { groupMembers, pidAlive, runChecked, startProcess, stopGroup, tail, type Spawned } from './procs';
-import { PYTHON, REPO_DIR, readState, type SandboxInfo, type StackState } from './stack';
+import path from "node:path";
+import { test as base, expect, type APIRequestContext } from "@playwright/test";
+import {
+  groupMembers,
+  pidAlive,
+  runChecked,
+  startProcess,
+  stopGroup,
+  tail,
+  type Spawned,
+} from "./procs";
+import {
+  PYTHON,
+  REPO_DIR,
+  readState,
+  type SandboxInfo,
+  type StackState,
+} from "./stack";
 
 /** The subset of the API's Target / TargetState the fixtures look at (docs/API.md). */
 export interface ApiTarget {
   name: string;
-  status: 'up' | 'down' | 'starting';
+  status: "up" | "down" | "starting";
   reason: string | null;
-  server: { flavor: string; version: string; pool_enabled: boolean; thread_handling: string } | null;
+  server: {
+    flavor: string;
+    version: string;
+    pool_enabled: boolean;
+    thread_handling: string;
+  } | null;
   missing_privileges: string[];
   last_poll_at: number | null;
 }
@@ -30,25 +49,35 @@ export class PoolscopeApi {
   constructor(private readonly request: APIRequestContext) {}
 
   async targets(): Promise<ApiTarget[]> {
-    const res = await this.request.get('/api/targets');
+    const res = await this.request.get("/api/targets");
     expect(res.ok(), `GET /api/targets answered ${res.status()}`).toBeTruthy();
     return (await res.json()) as ApiTarget[];
   }
 
   async target(name: string): Promise<ApiTarget> {
-    const res = await this.request.get(`/api/targets/${encodeURIComponent(name)}`);
-    expect(res.ok(), `GET /api/targets/${name} answered ${res.status()}`).toBeTruthy();
+    const res = await this.request.get(
+      `/api/targets/${encodeURIComponent(name)}`,
+    );
+    expect(
+      res.ok(),
+      `GET /api/targets/${name} answered ${res.status()}`,
+    ).toBeTruthy();
     return (await res.json()) as ApiTarget;
   }
 
   async state(name: string): Promise<ApiState> {
-    const res = await this.request.get(`/api/targets/${encodeURIComponent(name)}/state`);
-    expect(res.ok(), `GET /api/targets/${name}/state answered ${res.status()}`).toBeTruthy();
+    const res = await this.request.get(
+      `/api/targets/${encodeURIComponent(name)}/state`,
+    );
+    expect(
+      res.ok(),
+      `GET /api/targets/${name}/state answered ${res.status()}`,
+    ).toBeTruthy();
     return (await res.json()) as ApiState;
   }
 }
 
-export type LoadMode = 'waves' | 'stall' | 'trx';
+export type LoadMode = "waves" | "stall" | "trx";
 
 /** Starts bounded loadgen runs against the pool-on sandbox; every run is stopped when the test ends. */
 export class LoadDriver {
@@ -60,12 +89,27 @@ export class LoadDriver {
     private readonly testSlug: string,
   ) {}
 
-  start(mode: LoadMode, opts: { durationS: number; connections?: number; extra?: string[] }): Spawned {
-    const dsn = this.sandbox.dsns.sbtest.replace(/\/$/, '/sbtest');
-    const args = ['-m', 'poolscope.devtools.loadgen', '--dsn', dsn, '--mode', mode, '--duration', String(opts.durationS)];
-    if (opts.connections) args.push('--connections', String(opts.connections));
+  start(
+    mode: LoadMode,
+    opts: { durationS: number; connections?: number; extra?: string[] },
+  ): Spawned {
+    const dsn = this.sandbox.dsns.sbtest.replace(/\/$/, "/sbtest");
+    const args = [
+      "-m",
+      "poolscope.devtools.loadgen",
+      "--dsn",
+      dsn,
+      "--mode",
+      mode,
+      "--duration",
+      String(opts.durationS),
+    ];
+    if (opts.connections) args.push("--connections", String(opts.connections));
     args.push(...(opts.extra ?? []));
-    const log = path.join(this.logDir, `loadgen-${mode}-${this.testSlug}-${this.runs.length}.log`);
+    const log = path.join(
+      this.logDir,
+      `loadgen-${mode}-${this.testSlug}-${this.runs.length}.log`,
+    );
     const run = startProcess(`loadgen-${mode}`, PYTHON, args, log, REPO_DIR);
     this.runs.push(run);
     return run;
@@ -79,9 +123,11 @@ export class LoadDriver {
     const problems: string[] = [];
     for (const run of this.runs.splice(0).reverse()) {
       const left = await stopGroup(run.pid, 15_000);
-      if (left.length) problems.push(`${run.name} left ${left.join(', ')}\n${tail(run.log)}`);
+      if (left.length)
+        problems.push(`${run.name} left ${left.join(", ")}\n${tail(run.log)}`);
     }
-    if (problems.length) throw new Error(`load generators did not stop:\n${problems.join('\n')}`);
+    if (problems.length)
+      throw new Error(`load generators did not stop:\n${problems.join("\n")}`);
   }
 }
 
@@ -90,13 +136,29 @@ export class SandboxAdmin {
   constructor(private readonly sandbox: SandboxInfo) {}
 
   sql(statements: string): string {
-    return runChecked('mariadb', ['-S', this.sandbox.socket, '-uroot', '--batch', '--skip-column-names', '-e', statements], {
-      timeoutMs: 30_000,
-    });
+    return runChecked(
+      "mariadb",
+      [
+        "-S",
+        this.sandbox.socket,
+        "-uroot",
+        "--batch",
+        "--skip-column-names",
+        "-e",
+        statements,
+      ],
+      {
+        timeoutMs: 30_000,
+      },
+    );
   }
 
   globals(names: string[]): Record<string, string> {
-    const out = this.sql(`SELECT ${names.map((n) => `@@GLOBAL.${n}`).join(', ')}`).trim().split('\t');
+    const out = this.sql(
+      `SELECT ${names.map((n) => `@@GLOBAL.${n}`).join(", ")}`,
+    )
+      .trim()
+      .split("\t");
     return Object.fromEntries(names.map((n, i) => [n, out[i]]));
   }
 
@@ -104,7 +166,7 @@ export class SandboxAdmin {
     this.sql(
       Object.entries(values)
         .map(([k, v]) => `SET GLOBAL ${k} = ${v};`)
-        .join(' '),
+        .join(" "),
     );
   }
 }
@@ -116,7 +178,7 @@ export interface PoolStall {
   load: Spawned;
 }
 
-const STALL_VARS = ['thread_pool_size', 'thread_pool_stall_limit'];
+const STALL_VARS = ["thread_pool_size", "thread_pool_stall_limit"];
 
 interface Fixtures {
   /** Fails a test (with the server's crash log) when a sandbox MariaDB died while it ran. */
@@ -126,6 +188,8 @@ interface Fixtures {
   load: LoadDriver;
   admin: SandboxAdmin;
   stalledPool: PoolStall;
+  /** Like stalledPool, but the test says when: call it once the page is open (cleaned up the same way). */
+  provokeStall: () => PoolStall;
 }
 
 export const test = base.extend<Fixtures>({
@@ -139,11 +203,13 @@ export const test = base.extend<Fixtures>({
   serversAlive: [
     async ({ stack }, use) => {
       await use();
-      const dead = [stack.poolOn, stack.poolOff].filter((s) => !pidAlive(s.pid));
+      const dead = [stack.poolOn, stack.poolOff].filter(
+        (s) => !pidAlive(s.pid),
+      );
       if (dead.length) {
         throw new Error(
           `sandbox MariaDB died during this test (a server crash, not a UI failure):\n` +
-            dead.map((s) => tail(s.log_file, 60)).join('\n'),
+            dead.map((s) => tail(s.log_file, 60)).join("\n"),
         );
       }
     },
@@ -153,7 +219,10 @@ export const test = base.extend<Fixtures>({
     await use(new PoolscopeApi(request));
   },
   load: async ({ stack }, use, testInfo) => {
-    const slug = testInfo.titlePath.join('-').replace(/[^A-Za-z0-9]+/g, '-').slice(-60);
+    const slug = testInfo.titlePath
+      .join("-")
+      .replace(/[^A-Za-z0-9]+/g, "-")
+      .slice(-60);
     const driver = new LoadDriver(stack.poolOn, stack.logDir, slug);
     try {
       await use(driver);
@@ -164,18 +233,33 @@ export const test = base.extend<Fixtures>({
   admin: async ({ stack }, use) => {
     await use(new SandboxAdmin(stack.poolOn));
   },
-  stalledPool: async ({ admin, load }, use) => {
-    const before = admin.globals(STALL_VARS);
-    admin.setGlobals({ thread_pool_size: 1, thread_pool_stall_limit: 100 });
+  stalledPool: async ({ provokeStall }, use) => {
+    await use(provokeStall());
+  },
+  provokeStall: async ({ admin, load }, use) => {
+    let before: Record<string, string> | null = null;
     try {
-      const run = load.start('stall', { durationS: 90, extra: ['--stall-seconds', '3'] });
-      await use({ before, load: run });
+      await use(() => {
+        before = admin.globals(STALL_VARS);
+        admin.setGlobals({ thread_pool_size: 1, thread_pool_stall_limit: 100 });
+        return {
+          before,
+          load: load.start("stall", {
+            durationS: 90,
+            extra: ["--stall-seconds", "3"],
+          }),
+        };
+      });
     } finally {
-      // Stop the long statements first so the restore does not queue behind them.
-      await load.stopAll();
-      admin.setGlobals(before);
-      const after = admin.globals(STALL_VARS);
-      expect(after, 'pool variables restored after the stall').toEqual(before);
+      if (before) {
+        // Stop the long statements first so the restore does not queue behind them.
+        await load.stopAll();
+        admin.setGlobals(before);
+        const after = admin.globals(STALL_VARS);
+        expect(after, "pool variables restored after the stall").toEqual(
+          before,
+        );
+      }
     }
   },
 });

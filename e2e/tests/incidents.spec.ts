@@ -12,10 +12,9 @@ test.describe("incidents", () => {
   test("a provoked stall fires an alert on every page; an operator acknowledges it and opens its snapshot", async ({
     page,
     stack,
-    stalledPool,
+    provokeStall,
   }) => {
     test.setTimeout(180_000);
-    void stalledPool; // requesting the fixture is what provokes the stall
     // Note when the banner first shows the stall, to report (not assert: timings are noisy here)
     // how long after the poll that showed it the browser had it.
     await page.addInitScript(() => {
