@@ -1,27 +1,13 @@
 // Test fixtures: the running stack, a typed API client, load generators and a provoked pool stall, all cleaned up after use.
-import path from "node:path";
-import { test as base, expect, type APIRequestContext } from "@playwright/test";
-import {
-  groupMembers,
-  pidAlive,
-  runChecked,
-  startProcess,
-  stopGroup,
-  tail,
-  type Spawned,
-} from "./procs";
-import {
-  PYTHON,
-  REPO_DIR,
-  readState,
-  type SandboxInfo,
-  type StackState,
-} from "./stack";
+import path from 'node:path';
+import { test as base, expect, type APIRequestContext } from '@playwright/test';
+import { groupMembers, pidAlive, runChecked, startProcess, stopGroup, tail, type Spawned } from './procs';
+import { PYTHON, REPO_DIR, readState, type SandboxInfo, type StackState } from './stack';
 
 /** The subset of the API's Target / TargetState the fixtures look at (docs/API.md). */
 export interface ApiTarget {
   name: string;
-  status: "up" | "down" | "starting";
+  status: 'up' | 'down' | 'starting';
   reason: string | null;
   server: {
     flavor: string;
@@ -49,35 +35,25 @@ export class PoolscopeApi {
   constructor(private readonly request: APIRequestContext) {}
 
   async targets(): Promise<ApiTarget[]> {
-    const res = await this.request.get("/api/targets");
+    const res = await this.request.get('/api/targets');
     expect(res.ok(), `GET /api/targets answered ${res.status()}`).toBeTruthy();
     return (await res.json()) as ApiTarget[];
   }
 
   async target(name: string): Promise<ApiTarget> {
-    const res = await this.request.get(
-      `/api/targets/${encodeURIComponent(name)}`,
-    );
-    expect(
-      res.ok(),
-      `GET /api/targets/${name} answered ${res.status()}`,
-    ).toBeTruthy();
+    const res = await this.request.get(`/api/targets/${encodeURIComponent(name)}`);
+    expect(res.ok(), `GET /api/targets/${name} answered ${res.status()}`).toBeTruthy();
     return (await res.json()) as ApiTarget;
   }
 
   async state(name: string): Promise<ApiState> {
-    const res = await this.request.get(
-      `/api/targets/${encodeURIComponent(name)}/state`,
-    );
-    expect(
-      res.ok(),
-      `GET /api/targets/${name}/state answered ${res.status()}`,
-    ).toBeTruthy();
+    const res = await this.request.get(`/api/targets/${encodeURIComponent(name)}/state`);
+    expect(res.ok(), `GET /api/targets/${name}/state answered ${res.status()}`).toBeTruthy();
     return (await res.json()) as ApiState;
   }
 }
 
-export type LoadMode = "waves" | "stall" | "trx";
+export type LoadMode = 'waves' | 'stall' | 'trx';
 
 /** Starts bounded loadgen runs against the pool-on sandbox; every run is stopped when the test ends. */
 export class LoadDriver {
@@ -89,27 +65,12 @@ export class LoadDriver {
     private readonly testSlug: string,
   ) {}
 
-  start(
-    mode: LoadMode,
-    opts: { durationS: number; connections?: number; extra?: string[] },
-  ): Spawned {
-    const dsn = this.sandbox.dsns.sbtest.replace(/\/$/, "/sbtest");
-    const args = [
-      "-m",
-      "poolscope.devtools.loadgen",
-      "--dsn",
-      dsn,
-      "--mode",
-      mode,
-      "--duration",
-      String(opts.durationS),
-    ];
-    if (opts.connections) args.push("--connections", String(opts.connections));
+  start(mode: LoadMode, opts: { durationS: number; connections?: number; extra?: string[] }): Spawned {
+    const dsn = this.sandbox.dsns.sbtest.replace(/\/$/, '/sbtest');
+    const args = ['-m', 'poolscope.devtools.loadgen', '--dsn', dsn, '--mode', mode, '--duration', String(opts.durationS)];
+    if (opts.connections) args.push('--connections', String(opts.connections));
     args.push(...(opts.extra ?? []));
-    const log = path.join(
-      this.logDir,
-      `loadgen-${mode}-${this.testSlug}-${this.runs.length}.log`,
-    );
+    const log = path.join(this.logDir, `loadgen-${mode}-${this.testSlug}-${this.runs.length}.log`);
     const run = startProcess(`loadgen-${mode}`, PYTHON, args, log, REPO_DIR);
     this.runs.push(run);
     return run;
@@ -123,11 +84,9 @@ export class LoadDriver {
     const problems: string[] = [];
     for (const run of this.runs.splice(0).reverse()) {
       const left = await stopGroup(run.pid, 15_000);
-      if (left.length)
-        problems.push(`${run.name} left ${left.join(", ")}\n${tail(run.log)}`);
+      if (left.length) problems.push(`${run.name} left ${left.join(', ')}\n${tail(run.log)}`);
     }
-    if (problems.length)
-      throw new Error(`load generators did not stop:\n${problems.join("\n")}`);
+    if (problems.length) throw new Error(`load generators did not stop:\n${problems.join('\n')}`);
   }
 }
 
@@ -136,29 +95,15 @@ export class SandboxAdmin {
   constructor(private readonly sandbox: SandboxInfo) {}
 
   sql(statements: string): string {
-    return runChecked(
-      "mariadb",
-      [
-        "-S",
-        this.sandbox.socket,
-        "-uroot",
-        "--batch",
-        "--skip-column-names",
-        "-e",
-        statements,
-      ],
-      {
-        timeoutMs: 30_000,
-      },
-    );
+    return runChecked('mariadb', ['-S', this.sandbox.socket, '-uroot', '--batch', '--skip-column-names', '-e', statements], {
+      timeoutMs: 30_000,
+    });
   }
 
   globals(names: string[]): Record<string, string> {
-    const out = this.sql(
-      `SELECT ${names.map((n) => `@@GLOBAL.${n}`).join(", ")}`,
-    )
+    const out = this.sql(`SELECT ${names.map((n) => `@@GLOBAL.${n}`).join(', ')}`)
       .trim()
-      .split("\t");
+      .split('\t');
     return Object.fromEntries(names.map((n, i) => [n, out[i]]));
   }
 
@@ -166,7 +111,7 @@ export class SandboxAdmin {
     this.sql(
       Object.entries(values)
         .map(([k, v]) => `SET GLOBAL ${k} = ${v};`)
-        .join(" "),
+        .join(' '),
     );
   }
 }
@@ -178,7 +123,7 @@ export interface PoolStall {
   load: Spawned;
 }
 
-const STALL_VARS = ["thread_pool_size", "thread_pool_stall_limit"];
+const STALL_VARS = ['thread_pool_size', 'thread_pool_stall_limit'];
 
 interface Fixtures {
   /** Fails a test (with the server's crash log) when a sandbox MariaDB died while it ran. */
@@ -203,13 +148,11 @@ export const test = base.extend<Fixtures>({
   serversAlive: [
     async ({ stack }, use) => {
       await use();
-      const dead = [stack.poolOn, stack.poolOff].filter(
-        (s) => !pidAlive(s.pid),
-      );
+      const dead = [stack.poolOn, stack.poolOff].filter((s) => !pidAlive(s.pid));
       if (dead.length) {
         throw new Error(
           `sandbox MariaDB died during this test (a server crash, not a UI failure):\n` +
-            dead.map((s) => tail(s.log_file, 60)).join("\n"),
+            dead.map((s) => tail(s.log_file, 60)).join('\n'),
         );
       }
     },
@@ -220,8 +163,8 @@ export const test = base.extend<Fixtures>({
   },
   load: async ({ stack }, use, testInfo) => {
     const slug = testInfo.titlePath
-      .join("-")
-      .replace(/[^A-Za-z0-9]+/g, "-")
+      .join('-')
+      .replace(/[^A-Za-z0-9]+/g, '-')
       .slice(-60);
     const driver = new LoadDriver(stack.poolOn, stack.logDir, slug);
     try {
@@ -244,9 +187,9 @@ export const test = base.extend<Fixtures>({
         admin.setGlobals({ thread_pool_size: 1, thread_pool_stall_limit: 100 });
         return {
           before,
-          load: load.start("stall", {
+          load: load.start('stall', {
             durationS: 90,
-            extra: ["--stall-seconds", "3"],
+            extra: ['--stall-seconds', '3'],
           }),
         };
       });
@@ -256,9 +199,7 @@ export const test = base.extend<Fixtures>({
         await load.stopAll();
         admin.setGlobals(before);
         const after = admin.globals(STALL_VARS);
-        expect(after, "pool variables restored after the stall").toEqual(
-          before,
-        );
+        expect(after, 'pool variables restored after the stall').toEqual(before);
       }
     }
   },
