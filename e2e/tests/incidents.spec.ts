@@ -18,6 +18,17 @@ test.describe('incidents', () => {
     // Note when the banner first shows the stall, to report (not assert: timings are noisy here)
     // how long after the poll that showed it the browser had it.
     await page.addInitScript(() => {
+      // Desktop notifications as if the user had allowed them; each one is recorded.
+      const shown: string[] = [];
+      class RecordingNotification {
+        static permission = 'granted';
+        static requestPermission = () => Promise.resolve('granted');
+        constructor(title: string) {
+          shown.push(title);
+        }
+        addEventListener() {}
+      }
+      Object.assign(window, { Notification: RecordingNotification, __notifications: shown });
       new MutationObserver(() => {
         const w = window as unknown as { __stallSeenAt?: number };
         if (!w.__stallSeenAt && document.querySelector('[data-testid="alert-banner-item"][data-rule="group_stalled"]')) {
@@ -52,6 +63,9 @@ test.describe('incidents', () => {
       console.log(`[incidents] ${latency}`);
       test.info().annotations.push({ type: 'stall-to-browser', description: latency });
     }
+
+    const notified = await page.evaluate(() => (window as unknown as { __notifications: string[] }).__notifications);
+    expect(notified.some((title) => title.includes('stalled'))).toBe(true);
 
     // Every page carries the banner: the target page too, without a reload of the alert list.
     await page.goto(`/targets/${stack.targets.poolOn}`);
@@ -125,5 +139,16 @@ test.describe('incidents', () => {
     } finally {
       await offline.close();
     }
+
+    // A colleague's file: the archive imports; a broken file is refused with the reason.
+    await page.goto('/snapshots');
+    const input = page.getByTestId('snapshot-import');
+    await input.setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "nope"') });
+    await expect(page.getByTestId('import-result')).toContainText('broken.json was not imported: not a JSON document');
+    const rowsBefore = await page.getByTestId('snapshot-row').count();
+    await input.setInputFiles(zip);
+    await expect(page.getByTestId('import-result')).toContainText('Imported snapshot.zip');
+    await expect(page.getByTestId('snapshot-row')).toHaveCount(rowsBefore + 1);
+    await expect(page.locator('[data-testid="snapshot-row"][data-trigger="import"]').first()).toBeVisible();
   });
 });
