@@ -103,7 +103,8 @@ class AlertSettings(BaseModel):
     flap_resolve_after_s: float = Field(
         default=120.0, ge=0, le=86400, description="a flapping alert resolves only after this long clear"
     )
-    history_s: float = Field(default=600.0, ge=10, le=7200, description="recent polls kept for rules")
+    # Each kept poll holds a whole TargetState (tens of kB on a busy server): keep the window short.
+    history_s: float = Field(default=120.0, ge=10, le=3600, description="recent polls kept for rules")
     external_url: str | None = Field(
         default=None, description="Poolscope's address for links in webhooks; default http://listen_host:port"
     )
