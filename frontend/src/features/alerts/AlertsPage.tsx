@@ -131,7 +131,7 @@ export function AlertsPage() {
                       <div className="small">{a.summary}</div>
                     </td>
                     <td title={fmtDateTime(a.fired_at ?? a.started_at)}>{fmtAgo(a.fired_at ?? a.started_at, now)}</td>
-                    <td className="small">
+                    <td className="small alert-details">
                       {a.description}
                       {a.acked_by ? <div data-testid="alert-acked">acknowledged by {a.acked_by}</div> : null}
                       {a.snapshot_id !== null ? (
