@@ -344,7 +344,7 @@ def render_report(doc: SnapshotDocument) -> str:
 {" · SQL literals redacted" if doc.redacted_sql else ""} · snapshot format v{doc.schema_version}</p></header>
 <main>
 <section><h2>At the moment</h2>
-<p>{len(state.groups)} groups{f', <span class="bad">stalled: {", ".join(map(str, stalled))}</span>' if stalled else ""}
+<p>{len(state.groups)} groups{f', <span class="bad">stalled group{"s" if len(stalled) > 1 else ""}: {", ".join(map(str, stalled))}</span>' if stalled else ""}
  · {state.queued_connections if state.queued_connections is not None else len(state.queue)} queued connections
  · threads connected {_e(state.threads.connected)}, running {_e(state.threads.running)}, pool {_e(state.threads.pool_threads)}
  · qps {_fmt(state.throughput.qps)} · tps {_fmt(state.throughput.tps)}</p>{errors}</section>
