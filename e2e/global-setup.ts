@@ -23,6 +23,7 @@ import {
   type Spawned,
 } from './support/procs';
 import {
+  FIXTURE_TARGETS,
   FRONTEND_DIR,
   POOLSCOPE,
   PYTHON,
@@ -193,6 +194,8 @@ function renderConfig(o: {
       `mysql://poolscope_monitor:unused@127.0.0.1:${o.unreachablePort}/`,
       'connect_timeout_s = 2\n',
     ),
+    // Flavors that cannot be installed here, replayed from backend/tests/fixtures (test facility).
+    ...Object.entries(FIXTURE_TARGETS).map(([name, dir]) => target(name, `fixture://${dir}`)),
     '',
   ].join('\n');
 }
@@ -268,7 +271,8 @@ async function waitForBackend(baseURL: string, serve: Spawned): Promise<void> {
         by.get(TARGETS.poolOn) === 'up' &&
         by.get(TARGETS.poolOff) === 'up' &&
         by.get(TARGETS.noProcess) === 'up' &&
-        by.get(TARGETS.unreachable) === 'down';
+        by.get(TARGETS.unreachable) === 'down' &&
+        Object.keys(FIXTURE_TARGETS).every((name) => by.get(name) === 'up');
       return ready ? true : undefined;
     },
     BACKEND_READY_MS,

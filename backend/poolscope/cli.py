@@ -78,13 +78,18 @@ def cmd_check(args: argparse.Namespace) -> None:
                 f"{target.name}: up - {server.flavor} {server.version}, thread_handling={server.thread_handling},"
                 f" polled on {conn.port_kind} {conn.port}{' (' + conn.note + ')' if conn.note else ''}"
             )
+            print(
+                f"  pool: {server.pool_kind or 'none'}; can report: {', '.join(server.capabilities) or '-'}"
+            )
+            for note in server.notes:
+                print(f"  note: {note}")
             for status in info.collectors:
                 word = (
                     "ok"
                     if status.ok
                     else ("skipped: " + status.skipped if status.skipped else f"FAILED: {status.error}")
                 )
-                print(f"  {status.name:<20} {word}")
+                print(f"  {status.name:<26} {word}")
         return 1 if failures else 0
 
     raise SystemExit(asyncio.run(run()))

@@ -83,7 +83,10 @@ class TargetConfig(BaseModel):
         default=None,
         ge=0,
         le=65535,
-        description="admin port to poll on; None = use @@extra_port if the server has one; 0 = never",
+        description=(
+            "admin port to poll on; None = the server's own (@@extra_port, or @@admin_port on"
+            " MySQL/Percona 8.0.14+ with admin_address set); 0 = never"
+        ),
     )
     connect_timeout_s: float = Field(default=3.0, gt=0, le=60)
     # Applying recommendations (off unless admin_dsn is set): a SEPARATE credential that may

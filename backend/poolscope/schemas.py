@@ -21,7 +21,7 @@ class Sample(BaseModel):
 class ServerInfo(BaseModel):
     """What was detected on connect: decides which collectors apply."""
 
-    flavor: Literal["mariadb", "mysql", "percona", "unknown"]
+    flavor: Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
     version: str
     version_tuple: tuple[int, int, int] = (0, 0, 0)
     thread_handling: str
@@ -30,6 +30,21 @@ class ServerInfo(BaseModel):
     exact_stats: bool | None = None
     queue_time_mode: Literal["exact", "coarse"] | None = None
     extra_port: int = 0
+    # Which pool implementation runs (None: none, or the pool is off): decides the collectors and
+    # the variable names and units (poolscope/flavors.py).
+    pool_kind: Literal["mariadb", "percona", "mysql_enterprise"] | None = None
+    # "MySQL Enterprise", "Percona Server", ... as the server announces itself (@@version_comment).
+    edition: str | None = None
+    # MySQL / Percona 8.0.14+ administrative interface (0 = none: admin_address unset).
+    admin_port: int = 0
+    # What the UI may offer for this server (flavors.CAP_*).
+    capabilities: list[str] = Field(default_factory=list)
+    # Things the user should know about how this server is read (unknown version, Percona-derived
+    # pool, replayed fixture, ...). Shown on the target; never an error.
+    notes: list[str] = Field(default_factory=list)
+    # Pool off: what turning it on involves for this flavor, and a config snippet (flavors.py).
+    enable_hint: str | None = None
+    enable_snippet: str | None = None
     # Which of the variables Poolscope reads exist on this server (found on connect), so each
     # poll can read them as one cheap row of @@GLOBAL values. Internal: not in API answers.
     known_variables: list[str] = Field(default_factory=list, exclude=True)
@@ -38,7 +53,7 @@ class ServerInfo(BaseModel):
 class ConnectionInfo(BaseModel):
     host: str
     port: int
-    port_kind: Literal["extra_port", "port"]
+    port_kind: Literal["extra_port", "admin_port", "port", "fixture"]
     note: str | None = None
 
 
@@ -48,6 +63,11 @@ class CollectorStatus(BaseModel):
     duration_ms: float | None = None
     error: str | None = None
     skipped: str | None = None
+    # For collectors that do not run on every poll: their resolution, and the age of the
+    # section carried forward (None when it ran on this poll).
+    every_s: float | None = None
+    carried_s: float | None = None
+    note: str | None = None
 
 
 class TargetSummary(BaseModel):
@@ -60,6 +80,9 @@ class TargetSummary(BaseModel):
     qps: float | None = None
     tps: float | None = None
     active_transactions: int | None = None
+    # Threadpool_threads / Threadpool_idle_threads (MariaDB, Percona): Percona's only pool figures.
+    pool_threads: int | None = None
+    pool_idle_threads: int | None = None
 
 
 class TargetInfo(BaseModel):
@@ -74,6 +97,8 @@ class TargetInfo(BaseModel):
     last_success_at: float | None = None
     poll_duration_ms: float | None = None
     poll_interval_s: float
+    # While down: the pause before the next attempt (it grows, up to 10 s); None while up.
+    retry_in_s: float | None = None
     collectors: list[CollectorStatus] = Field(default_factory=list)
     missing_privileges: list[str] = Field(default_factory=list)
     summary: TargetSummary = Field(default_factory=TargetSummary)
@@ -98,6 +123,10 @@ class GroupState(BaseModel):
     throttles_per_s: float | None = None
     wakes_per_s: float | None = None
     oldest_queued_ms: float | None = None
+    # MySQL Enterprise: share of the statements executed since the last poll that stalled.
+    stalled_query_ratio: float | None = None
+    # MySQL Enterprise: tp_thread_group_state.STALLED_THREAD_COUNT (statements the pool marked stalled).
+    stalled_threads: int | None = None
 
 
 class Session(BaseModel):
@@ -151,6 +180,8 @@ class Transactions(BaseModel):
     count: int = 0
     longest_age_s: float | None = None
     lock_waits: int = 0
+    # Listed: open at least this long, or waiting for a lock (count and longest cover all).
+    listed_min_age_s: float | None = None
     items: list[Transaction] = Field(default_factory=list)
 
 
@@ -175,6 +206,32 @@ class Throughput(BaseModel):
     connections_per_s: float | None = None
     aborted_connects_per_s: float | None = None
     aborted_clients_per_s: float | None = None
+
+
+class QueueWaitStat(BaseModel):
+    """Percona 8.4+: a string-valued status like "avg: 12, min: 1, max: 90, dev: 4, cnt: 300", parsed."""
+
+    name: str
+    avg: float | None = None
+    min: float | None = None
+    max: float | None = None
+    dev: float | None = None
+    cnt: float | None = None
+
+
+class PoolSummary(BaseModel):
+    """Whole-pool figures for flavors without (or besides) per-group data."""
+
+    kind: Literal["mariadb", "percona", "mysql_enterprise"] | None = None
+    size: int | None = None
+    stall_limit_ms: float | None = None
+    # As the server spells it, with its unit (MySQL Enterprise: "6 ×10 ms").
+    stall_limit_raw: str | None = None
+    threads: int | None = None
+    idle_threads: int | None = None
+    high_prio_mode: str | None = None
+    high_prio_tickets: str | None = None
+    queue_wait: list[QueueWaitStat] = Field(default_factory=list)
 
 
 class Ratio(BaseModel):
@@ -206,6 +263,7 @@ class TargetState(BaseModel):
     throughput: Throughput = Field(default_factory=Throughput)
     ratios: Ratios = Field(default_factory=Ratios)
     variables: dict[str, str] = Field(default_factory=dict)
+    pool: PoolSummary | None = None
     collectors: list[CollectorStatus] = Field(default_factory=list)
     missing_privileges: list[str] = Field(default_factory=list)
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from poolscope.devtools.pgsandbox import PostgresSandbox
 from poolscope.devtools.sandbox import (
     ADMIN_USER,
     MONITOR_USER,
@@ -34,6 +35,17 @@ def mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDBSandbox
         yield sb
     finally:
         sb.destroy()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresSandbox]:
+    """A private PostgreSQL (Debian's package), to run the store on PostgreSQL too."""
+    pg = PostgresSandbox()
+    pg.start()
+    try:
+        yield pg
+    finally:
+        pg.destroy()
 
 
 @pytest.fixture(scope="session")

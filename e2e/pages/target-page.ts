@@ -60,17 +60,16 @@ export class TargetPage {
   get groupsPanel(): Locator {
     return this.page.getByTestId('groups-panel');
   }
-  /** "poll at HH:MM:SS (n s ago) · …" in the groups panel header. */
+  /** The `<time>` of the poll the page shows, in the groups panel header ("poll at HH:MM:SS (n s ago)"). */
   get lastPollClock(): Locator {
-    return this.groupsPanel.getByText(/poll at/);
+    return this.groupsPanel.getByTestId('state-poll-time');
   }
   /**
-   * The HH:MM:SS of the poll the page shows. Only new data changes it (the "(n s ago)" part
-   * ticks by itself, so comparing the whole text would not prove the page is live).
+   * The poll's timestamp (ISO, from `dateTime`). Only new data changes it; the "(n s ago)" beside it
+   * ticks by itself, so comparing that text would not prove the page is live.
    */
   async lastPollTime(): Promise<string> {
-    const text = await this.lastPollClock.innerText();
-    return /poll at\s+(\S+)/.exec(text)?.[1] ?? '';
+    return (await this.lastPollClock.getAttribute('datetime')) ?? '';
   }
   get groupTable(): Locator {
     return this.page.getByTestId('group-table');
@@ -158,5 +157,30 @@ export class TargetPage {
   }
   get applyCustomRange(): Locator {
     return this.page.getByRole('button', { name: 'Apply' });
+  }
+
+  // ------------------------------------------------------------------ flavors (issue #5)
+
+  get poolKind(): Locator {
+    return this.header.getByTestId('target-pool-kind');
+  }
+  get serverNotes(): Locator {
+    return this.page.getByTestId('server-notes');
+  }
+  /** Whole-pool panel: Percona's only pool data, a settings summary for the others. */
+  get poolPanel(): Locator {
+    return this.page.getByTestId('pool-panel');
+  }
+  get poolOffPanel(): Locator {
+    return this.page.getByTestId('pool-off-panel');
+  }
+  get waitsPanel(): Locator {
+    return this.page.getByTestId('waits-panel');
+  }
+  get collectorsTable(): Locator {
+    return this.page.getByTestId('collectors-table');
+  }
+  flavorChart(testId: 'chart-queue-wait-stats' | 'chart-stalled-ratio' | 'chart-cache-miss'): Locator {
+    return this.page.getByTestId(testId);
   }
 }

@@ -69,6 +69,25 @@ export const TARGETS = {
   unreachable: 'unreachable',
 } as const;
 
+/**
+ * Targets fed by captured output instead of a server (DSN `fixture://<flavor>/<version>`, replayed
+ * by backend/poolscope/devtools/replay.py from backend/tests/fixtures/): the flavors that cannot be
+ * installed here, run through the real poller, store, API and UI. Name -> fixture directory.
+ */
+export const FIXTURE_TARGETS = {
+  'fx-mariadb-10.11': 'mariadb/10.11',
+  'fx-percona-5.7': 'percona/5.7',
+  'fx-percona-8.0': 'percona/8.0',
+  'fx-percona-8.4': 'percona/8.4',
+  'fx-alisql-5.6': 'alisql/5.6',
+  'fx-mysql-enterprise-8.0': 'mysql-enterprise/8.0',
+  'fx-mysql-enterprise-8.4': 'mysql-enterprise/8.4',
+  'fx-mysql-enterprise-9.7': 'mysql-enterprise/9.7',
+  'fx-mysql-community-8.0': 'mysql/8.0',
+} as const;
+
+export type FixtureTarget = keyof typeof FIXTURE_TARGETS;
+
 export function readState(): StackState {
   const file = process.env.POOLSCOPE_E2E_STATE;
   if (!file || !existsSync(file)) {

@@ -11,13 +11,16 @@ import asyncio
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import aiomysql
 from pymysql.constants import CLIENT
 
+from poolscope import flavors
 from poolscope.config import TargetConfig
 from poolscope.schemas import ConnectionInfo, ServerInfo
+
+Flavor = Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
 
 POOL_TABLES = ("THREAD_POOL_GROUPS", "THREAD_POOL_QUEUES", "THREAD_POOL_STATS", "THREAD_POOL_WAITS")
 MYSQL_TP_TABLES = ("tp_thread_group_state", "tp_thread_group_stats", "tp_thread_state")
@@ -62,15 +65,138 @@ def parse_version(version: str) -> tuple[int, int, int]:
     return (major, minor, patch)
 
 
-def detect_flavor(version: str, version_comment: str) -> str:
+def detect_flavor(version: str, version_comment: str) -> Flavor:
     text = f"{version} {version_comment}".lower()
     if "mariadb" in text:
         return "mariadb"
+    if "alisql" in text:
+        return "alisql"
     if "percona" in text:
         return "percona"
     if "mysql" in text or re.match(r"\d+\.\d+\.\d+", version):
         return "mysql"
     return "unknown"
+
+
+def discovery_statements() -> list[str]:
+    """What is read once on connect to decide what the server is and which collectors apply."""
+    from poolscope.poller.collectors.global_variables import NAMES as POLLED_VARIABLES
+
+    wanted = ("version_comment", "admin_address", *POLLED_VARIABLES)
+    names = ", ".join(f"'{n}'" for n in wanted)
+    tables = ", ".join(f"'{t}'" for t in (*POOL_TABLES, *MYSQL_TP_TABLES))
+    return [
+        f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})",
+        "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES"
+        f" WHERE TABLE_NAME IN ({tables}) AND TABLE_SCHEMA IN ('information_schema', 'performance_schema')",
+    ]
+
+
+def server_from_discovery(
+    variable_rows: list[dict[str, Any]], table_rows: list[dict[str, Any]]
+) -> ServerInfo:
+    """Flavor, version, pool implementation and what can be read, from the discovery rows.
+
+    Never fails on an unknown server: what cannot be identified is read as far as it goes and
+    the reason is put in `notes`.
+    """
+    from poolscope.poller.collectors.global_variables import NAMES as POLLED_VARIABLES
+
+    variables = {str(r["variable_name"]): str(r["value"]) for r in variable_rows}
+    tables = {str(r["table_name"]) for r in table_rows}
+    version = variables.get("version", "")
+    version_comment = variables.get("version_comment", "")
+    version_tuple = parse_version(version)
+    flavor = detect_flavor(version, version_comment)
+    thread_handling = variables.get("thread_handling", "one-thread-per-connection")
+    notes: list[str] = []
+    pool_kind: flavors.PoolKind | None = None
+    percona_variables = "thread_pool_high_prio_mode" in variables
+    if tables & set(MYSQL_TP_TABLES):
+        pool_kind = "mysql_enterprise"
+    elif thread_handling == "pool-of-threads":
+        if flavor == "mariadb" or ("THREAD_POOL_GROUPS" in tables and not percona_variables):
+            pool_kind = "mariadb"
+        elif flavor in ("percona", "alisql") or percona_variables:
+            pool_kind = "percona"
+            if flavor not in ("percona", "alisql"):
+                notes.append(
+                    f"Percona-compatible thread pool variables (thread_pool_high_prio_mode) on a {flavor} "
+                    "server: read as a Percona-derived pool (status Threadpool_*, no per-group data)."
+                )
+        else:
+            notes.append(
+                "thread_handling=pool-of-threads, but neither MariaDB's THREAD_POOL_* tables nor "
+                "Percona's variables were found: only server-wide threads and throughput are shown."
+            )
+    if flavor == "unknown":
+        notes.append(
+            f"Could not tell the server's flavor from @@version {version!r} / @@version_comment "
+            f"{version_comment!r}: reading what it offers."
+        )
+    if version_tuple == (0, 0, 0):
+        notes.append(f"Could not parse the version {version!r}: version-dependent sources are skipped.")
+    exact = variables.get("thread_pool_exact_stats")
+    exact_stats = None if exact is None else exact.upper() == "ON"
+    admin_address = variables.get("admin_address", "")
+    server = ServerInfo(
+        flavor=flavor,
+        version=version,
+        version_tuple=version_tuple,
+        thread_handling=thread_handling,
+        pool_enabled=pool_kind is not None or thread_handling == "pool-of-threads",
+        pool_tables=sorted(tables),
+        exact_stats=exact_stats,
+        queue_time_mode=None if exact_stats is None else ("exact" if exact_stats else "coarse"),
+        extra_port=int(variables.get("extra_port", "0") or 0),
+        # The MySQL admin interface exists only when admin_address is set.
+        admin_port=int(variables.get("admin_port", "0") or 0) if admin_address else 0,
+        pool_kind=pool_kind,
+        edition=version_comment or None,
+        known_variables=[n for n in POLLED_VARIABLES if n in variables],
+        notes=notes,
+    )
+    server.capabilities = capabilities(server)
+    if not server.pool_enabled:
+        server.enable_hint, server.enable_snippet = flavors.how_to_enable(server)
+    note = flavors.version_note(server)
+    if note:
+        server.notes.append(note)
+    return server
+
+
+def capabilities(server: ServerInfo) -> list[str]:
+    tables = set(server.pool_tables)
+    caps: list[str] = []
+    if server.pool_kind == "mariadb":
+        for table, cap in (
+            ("THREAD_POOL_GROUPS", flavors.CAP_GROUPS),
+            ("THREAD_POOL_STATS", flavors.CAP_GROUP_STATS),
+            ("THREAD_POOL_QUEUES", flavors.CAP_QUEUE_ENTRIES),
+            ("THREAD_POOL_WAITS", flavors.CAP_WAITS),
+        ):
+            if table in tables:
+                caps.append(cap)
+        caps.append(flavors.CAP_POOL_THREADS)
+    elif server.pool_kind == "percona":
+        caps.append(flavors.CAP_POOL_THREADS)
+        if server.version_tuple >= (8, 4, 0):
+            caps.append(flavors.CAP_QUEUE_WAIT_STATS)
+    elif server.pool_kind == "mysql_enterprise":
+        if "tp_thread_group_state" in tables:
+            caps.append(flavors.CAP_GROUPS)
+        if "tp_thread_group_stats" in tables:
+            caps += [flavors.CAP_GROUP_STATS, flavors.CAP_WAITS]
+    return caps
+
+
+def admin_port_of(server: ServerInfo) -> tuple[Literal["extra_port", "admin_port"], int]:
+    """The port outside the pool this server offers, and what it is called there (0 = none)."""
+    variable = flavors.admin_port_variable(server.flavor, server.version_tuple)
+    if variable == "admin_port":
+        return "admin_port", server.admin_port
+    # Servers we cannot place still get extra_port when they report one.
+    return "extra_port", server.extra_port
 
 
 class TargetConnection:
@@ -121,63 +247,36 @@ class TargetConnection:
                 ) from None
             self.info = ConnectionInfo(host=params.host, port=params.port, port_kind="port", note=note)
         self.server = await self._discover()
-        if (
-            self.info
-            and self.info.port_kind == "port"
-            and configured_extra is None
-            and self.server.extra_port
-        ):
-            await self._move_to_extra_port(params.host, self.server.extra_port)
+        kind, admin_port = admin_port_of(self.server)
+        assert self.info is not None
+        if self.info.port_kind == "extra_port" and kind == "admin_port":
+            self.info.port_kind = "admin_port"  # a configured port on MySQL/Percona 8.0.14+
+        if self.info.port_kind == "port" and configured_extra is None and admin_port:
+            await self._move_to_admin_port(params.host, admin_port, kind)
 
-    async def _move_to_extra_port(self, host: str, extra_port: int) -> None:
+    async def _move_to_admin_port(
+        self, host: str, port: int, kind: Literal["extra_port", "admin_port"]
+    ) -> None:
         try:
-            extra = await self._open(host, extra_port)
+            admin = await self._open(host, port)
         except Exception as exc:
-            # extra_max_connections defaults to 1: another admin tool may hold the only slot.
+            # extra_max_connections defaults to 1: another admin tool may hold the only slot; the
+            # MySQL admin interface admits only SERVICE_CONNECTION_ADMIN holders.
             assert self.info is not None
-            self.info.note = f"extra_port {extra_port} refused ({describe_mysql_error(exc)}); using port"
+            hint = " (needs SERVICE_CONNECTION_ADMIN)" if kind == "admin_port" else ""
+            self.info.note = f"{kind} {port} refused ({describe_mysql_error(exc)}){hint}; using port"
             return
         assert self.conn is not None
         self.conn.close()
-        self.conn = extra
-        self.info = ConnectionInfo(host=host, port=extra_port, port_kind="extra_port")
+        self.conn = admin
+        self.info = ConnectionInfo(host=host, port=port, port_kind=kind)
 
     async def _discover(self) -> ServerInfo:
-        from poolscope.poller.collectors.global_variables import NAMES as POLLED_VARIABLES
-
-        wanted = ("version_comment", *POLLED_VARIABLES)
-        names = ", ".join(f"'{n}'" for n in wanted)
-        tables = ", ".join(f"'{t}'" for t in (*POOL_TABLES, *MYSQL_TP_TABLES))
-        results = await self.run_batch(
-            [
-                f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})",
-                "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES"
-                f" WHERE TABLE_NAME IN ({tables}) AND TABLE_SCHEMA IN ('information_schema', 'performance_schema')",
-            ]
-        )
+        results = await self.run_batch(discovery_statements())
         for result in results:
             if result.error is not None:
                 raise ConnectError(f"cannot read server variables: {describe_mysql_error(result.error)}")
-        variables = {str(r["variable_name"]): str(r["value"]) for r in results[0].rows or []}
-        version = variables.get("version", "")
-        thread_handling = variables.get("thread_handling", "one-thread-per-connection")
-        exact = variables.get("thread_pool_exact_stats")
-        exact_stats = None if exact is None else exact.upper() == "ON"
-        pool_enabled = thread_handling == "pool-of-threads" or bool(
-            {r["table_name"] for r in results[1].rows or []} & set(MYSQL_TP_TABLES)
-        )
-        return ServerInfo(
-            flavor=detect_flavor(version, variables.get("version_comment", "")),  # type: ignore[arg-type]
-            version=version,
-            version_tuple=parse_version(version),
-            thread_handling=thread_handling,
-            pool_enabled=pool_enabled,
-            pool_tables=sorted({str(r["table_name"]) for r in results[1].rows or []}),
-            exact_stats=exact_stats,
-            queue_time_mode=None if exact_stats is None else ("exact" if exact_stats else "coarse"),
-            extra_port=int(variables.get("extra_port", "0") or 0),
-            known_variables=[n for n in POLLED_VARIABLES if n in variables],
-        )
+        return server_from_discovery(results[0].rows or [], results[1].rows or [])
 
     async def run_batch(self, statements: list[str]) -> list[StatementResult]:
         """Run statements in as few round trips as possible, isolating each statement's failure.
@@ -231,3 +330,16 @@ class TargetConnection:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+# A DSN of this scheme replays captured output instead of connecting (poolscope/devtools/replay.py).
+FIXTURE_SCHEME = "fixture://"
+
+
+def open_connection(config: TargetConfig) -> TargetConnection:
+    """The connection for a target: a live server, or, for a fixture:// DSN, a replay (dev/test only)."""
+    if config.dsn.get_secret_value().startswith(FIXTURE_SCHEME):
+        from poolscope.devtools.replay import FixtureConnection
+
+        return FixtureConnection(config)
+    return TargetConnection(config)

@@ -60,21 +60,23 @@ class Scheduler:
         next_at = time.monotonic()
         while not self._stopping.is_set():
             result = await poller.poll_once()
-            try:
-                await self.store.write_poll(
-                    result.info, result.state, result.samples, ts=result.info.last_poll_at or time.time()
-                )
-            except Exception:
-                log.exception("target %s: storing the poll failed", poller.name)
             if result.info.status == "down":
                 retry = min(retry * 2, MAX_RETRY_INTERVAL_S)
                 next_at = time.monotonic() + retry
+                result.info.retry_in_s = retry  # so the UI says when, not "every 1 s"
             else:
                 retry = interval
                 next_at += interval
                 if next_at < time.monotonic():
                     # The poll overran: skip the missed ticks instead of bursting to catch up.
                     next_at = time.monotonic() + interval
+                result.info.retry_in_s = None
+            try:
+                await self.store.write_poll(
+                    result.info, result.state, result.samples, ts=result.info.last_poll_at or time.time()
+                )
+            except Exception:
+                log.exception("target %s: storing the poll failed", poller.name)
             await self._sleep(next_at - time.monotonic())
 
     async def _run_maintenance(self) -> None:

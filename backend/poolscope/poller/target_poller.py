@@ -15,31 +15,41 @@ from typing import Any
 from poolscope.analysis.counters import CounterMemory
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
+from poolscope.analysis.session_identity import SessionIdentities
 from poolscope.analysis.stalls import StallDetector
 from poolscope.config import DsnError, Settings, TargetConfig
+from poolscope.flavors import flavor_spec
 from poolscope.poller.collectors import all_collectors
-from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, unpack_rows
 from poolscope.poller.collectors.global_status import StatusSection
+from poolscope.poller.collectors.innodb_trx import MIN_LISTED_AGE_S
 from poolscope.poller.collectors.innodb_trx_summary import TrxSummary
+from poolscope.poller.collectors.mysql_tp_group_stats import MysqlGroupCounters, MysqlStatsSection
+from poolscope.poller.collectors.percona_threadpool_status import PerconaPoolSection
 from poolscope.poller.collectors.processlist import ProcesslistSection
+from poolscope.poller.collectors.session_lookup import SessionLookup
 from poolscope.poller.collectors.thread_pool_queues import QueueSection
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
 from poolscope.poller.connection import (
     PRIVILEGE_ERRORS,
     ConnectError,
-    TargetConnection,
+    StatementResult,
     describe_mysql_error,
     error_code,
+    open_connection,
 )
 from poolscope.schemas import (
     CollectorStatus,
     GroupState,
+    PoolSummary,
     Sample,
+    ServerInfo,
     TargetInfo,
     TargetState,
     TargetSummary,
     Threads,
     Throughput,
+    Transaction,
     Transactions,
 )
 
@@ -62,20 +72,37 @@ class TargetPoller:
         self.config = config
         self.settings = settings
         self.collectors = collectors if collectors is not None else all_collectors()
-        self.connection = TargetConnection(config)
+        self.connection = open_connection(config)
         self.counters = CounterMemory()
         self.stalls = StallDetector()
         self.ratios = CacheRatios(settings.ratio_window_s)
         self.last_statements = LastStatementMemory()
+        self.identities = SessionIdentities()
+        self.session_lookup = SessionLookup()
         self._statements_sent = 0
         self._privilege_retry_at: dict[str, float] = {}
         # collector name -> (privilege it needs, the server's refusal)
         self._missing_privileges: dict[str, tuple[str, str]] = {}
+        # Collectors with a resolution (every_s > 0): when each last succeeded and what it read.
+        self._last_run: dict[str, float] = {}
+        self._carried: dict[str, CollectorOutput] = {}
+        self._refresh_next: set[str] = set()
         self.info = TargetInfo(name=config.name, poll_interval_s=settings.poll_interval_s)
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    def refresh_soon(self, collector_name: str) -> None:
+        """Run that collector on the next poll whatever its resolution (e.g. variables after a SET)."""
+        self._refresh_next.add(collector_name)
+
+    def _due(self, collector: Collector, now: float) -> bool:
+        if collector.every_s <= 0 or collector.name in self._refresh_next:
+            return True
+        last = self._last_run.get(collector.name)
+        # Half a poll of slack: a 5 s collector polled every 1 s runs every 5th poll, not 6th.
+        return last is None or now - last >= collector.every_s - 0.5 * self.settings.poll_interval_s
 
     async def poll_once(self) -> PollResult:
         now = time.time()
@@ -96,6 +123,10 @@ class TargetPoller:
         self.counters.forget()
         self.stalls.forget()
         self.last_statements.forget()
+        self.identities.forget()
+        self._last_run.clear()
+        self._carried.clear()
+        self._refresh_next.clear()
         self.info = self.info.model_copy(
             update={
                 "status": "down",
@@ -108,6 +139,76 @@ class TargetPoller:
         )
         return PollResult(self.info, None, [Sample(metric="target_up", value=0.0)])
 
+    def _may_wait(self, collector: Collector) -> bool:
+        """Slow sources take turns, one per poll, so that no poll pays for all of them at once."""
+        return (
+            collector.every_s > 0
+            and collector.name not in self._refresh_next
+            and collector.name in self._carried
+        )
+
+    def _record(
+        self,
+        collector: Collector,
+        result: StatementResult,
+        ctx: ParseContext,
+        outputs: dict[str, CollectorOutput],
+        samples: list[Sample],
+    ) -> CollectorStatus:
+        """Parse one statement's rows into outputs + samples; its status, failures included."""
+        status = CollectorStatus(
+            name=collector.name,
+            ok=False,
+            duration_ms=round(result.duration_ms, 3),
+            every_s=collector.every_s or None,
+        )
+        if result.error is not None:
+            status.error = describe_mysql_error(result.error)
+            if error_code(result.error) in PRIVILEGE_ERRORS:
+                self._missing_privileges[collector.name] = (
+                    collector.privilege or "a privilege",
+                    status.error,
+                )
+                self._privilege_retry_at[collector.name] = ctx.now + PRIVILEGE_RETRY_S
+            return status
+        parse_started = time.perf_counter()
+        try:
+            output = collector.parse(unpack_rows(result.rows or []), ctx)
+        except Exception as exc:
+            log.exception("target %s: collector %s could not parse", self.name, collector.name)
+            status.error = f"parse failed: {type(exc).__name__}: {exc}"
+        else:
+            outputs[collector.name] = output
+            samples.extend(output.samples)
+            status.ok = True
+            if collector.every_s > 0:
+                self._last_run[collector.name] = ctx.now
+                self._carried[collector.name] = output
+            self._missing_privileges.pop(collector.name, None)
+            self._privilege_retry_at.pop(collector.name, None)
+        status.duration_ms = round(result.duration_ms + (time.perf_counter() - parse_started) * 1000, 3)
+        return status
+
+    async def _name_sessions(
+        self, ctx: ParseContext, outputs: dict[str, CollectorOutput], samples: list[Sample]
+    ) -> CollectorStatus:
+        """Learn who the active sessions are; look up by id the queued and trx ones still unknown."""
+        name = self.session_lookup.name
+        processlist: ProcesslistSection | None = _section(outputs, "processlist", None)
+        if processlist is None:
+            return CollectorStatus(name=name, ok=False, skipped="needs the processlist collector")
+        self.identities.observe(processlist.by_id.values())
+        unknown = self.identities.unknown(_referenced_ids(outputs))
+        if not unknown:
+            return CollectorStatus(name=name, ok=True, note="on demand: everyone listed is already known")
+        lookup = self.session_lookup.for_ids(unknown)
+        (result,) = await self.connection.run_batch([lookup.sql(ctx.server)])
+        self._statements_sent += 1
+        status = self._record(lookup, result, ctx, outputs, samples)
+        if name in outputs:
+            self.identities.learn(outputs[name].section)
+        return status
+
     async def _poll(self, now: float, started: float) -> PollResult:
         if self.connection.conn is None:
             await self.connection.connect()
@@ -115,7 +216,9 @@ class TargetPoller:
         assert server is not None
 
         statuses: dict[str, CollectorStatus] = {}
+        outputs: dict[str, CollectorOutput] = {}
         to_run: list[Collector] = []
+        slow_read = False
         for collector in self.collectors:
             skipped = collector.applies(server)
             retry_at = self._privilege_retry_at.get(collector.name, 0.0)
@@ -124,46 +227,37 @@ class TargetPoller:
                 skipped = f"needs {privilege} ({error}); retrying in {retry_at - now:.0f} s"
             if skipped is not None:
                 statuses[collector.name] = CollectorStatus(name=collector.name, ok=False, skipped=skipped)
-            else:
+            elif self._due(collector, now) and not (slow_read and self._may_wait(collector)):
                 to_run.append(collector)
+                slow_read = slow_read or self._may_wait(collector)
+                self._refresh_next.discard(collector.name)
+            else:
+                # Not due: its last section stands for this poll; its samples were stored when read.
+                outputs[collector.name] = CollectorOutput(section=self._carried[collector.name].section)
+                carried_s = now - self._last_run[collector.name]
+                statuses[collector.name] = CollectorStatus(
+                    name=collector.name,
+                    ok=True,
+                    every_s=collector.every_s,
+                    carried_s=round(carried_s, 3),
+                    note=f"read every {collector.every_s:g} s; last {carried_s:.1f} s ago",
+                )
 
         results = await self.connection.run_batch([c.sql(server) for c in to_run])
+        sent_before = self._statements_sent
         self._statements_sent += len(results)
-        ctx = ParseContext(
-            now=now, server=server, counters=self.counters, own_statements=self._statements_sent
-        )
-        outputs: dict[str, CollectorOutput] = {}
+        ctx = ParseContext(now=now, server=server, counters=self.counters)
         samples: list[Sample] = []
-        for collector, result in zip(to_run, results, strict=True):
-            status = CollectorStatus(name=collector.name, ok=False, duration_ms=round(result.duration_ms, 3))
-            if result.error is not None:
-                status.error = describe_mysql_error(result.error)
-                if error_code(result.error) in PRIVILEGE_ERRORS:
-                    self._missing_privileges[collector.name] = (
-                        collector.privilege or "a privilege",
-                        status.error,
-                    )
-                    self._privilege_retry_at[collector.name] = now + PRIVILEGE_RETRY_S
-            else:
-                parse_started = time.perf_counter()
-                try:
-                    output = collector.parse(result.rows or [], ctx)
-                except Exception as exc:
-                    log.exception("target %s: collector %s could not parse", self.name, collector.name)
-                    status.error = f"parse failed: {type(exc).__name__}: {exc}"
-                else:
-                    outputs[collector.name] = output
-                    samples.extend(output.samples)
-                    status.ok = True
-                    self._missing_privileges.pop(collector.name, None)
-                    self._privilege_retry_at.pop(collector.name, None)
-                status.duration_ms = round(
-                    result.duration_ms + (time.perf_counter() - parse_started) * 1000, 3
-                )
-            statuses[collector.name] = status
+        for index, (collector, result) in enumerate(zip(to_run, results, strict=True)):
+            # Our statements the server had counted when this one ran (QPS leaves them out); the
+            # batch varies in length now that some sources are read less often.
+            ctx.own_statements = sent_before + index + 1
+            statuses[collector.name] = self._record(collector, result, ctx, outputs, samples)
+
+        statuses[self.session_lookup.name] = await self._name_sessions(ctx, outputs, samples)
 
         state = self._derive(now, outputs, samples)
-        state.collectors = [statuses[c.name] for c in self.collectors]
+        state.collectors = [statuses[c.name] for c in (*self.collectors, self.session_lookup)]
         duration_ms = (time.perf_counter() - started) * 1000
         samples.append(Sample(metric="poll_duration_ms", value=round(duration_ms, 3)))
         samples.append(Sample(metric="target_up", value=1.0))
@@ -196,12 +290,24 @@ class TargetPoller:
             server.exact_stats = exact
             server.queue_time_mode = "exact" if exact else "coarse"
 
-        groups: list[GroupState] = _section(outputs, "thread_pool_groups", [])
-        counters: dict[int, GroupCounters] = _section(outputs, "thread_pool_stats", {})
+        # MariaDB's THREAD_POOL_* or MySQL Enterprise's tp_* tables: the same per-group model.
+        groups: list[GroupState] = _section(
+            outputs, "thread_pool_groups", _section(outputs, "mysql_tp_group_state", [])
+        )
+        mysql_stats: MysqlStatsSection | None = _section(outputs, "mysql_tp_group_stats", None)
+        counters: dict[int, GroupCounters] = _section(
+            outputs, "thread_pool_stats", dict(mysql_stats.groups) if mysql_stats else {}
+        )
         pool_size = _int_or_none(variables.get("thread_pool_size"))
-        stall_limit_ms = _int_or_none(variables.get("thread_pool_stall_limit"))
+        spec = flavor_spec(server)
+        # MySQL Enterprise counts thread_pool_stall_limit in 10 ms units (flavors.py).
+        stall_limit_ms = (
+            spec.stall_limit_ms(variables) if spec else _int_or_none(variables.get("thread_pool_stall_limit"))
+        )
         for group in groups:
             stats = counters.get(group.group_id)
+            if isinstance(stats, MysqlGroupCounters):
+                group.stalled_query_ratio = stats.stalled_query_ratio
             if stats is not None:
                 group.stalls_per_s = stats.rates["stalls"]
                 group.thread_creations_per_s = stats.rates["thread_creations"]
@@ -231,7 +337,9 @@ class TargetPoller:
 
         status: StatusSection = _section(outputs, "global_status", StatusSection())
         values, rates = status.values, status.rates
-        thread_ratio, buffer_ratio = self.ratios.update(now, values, server.thread_handling)
+        # MySQL Enterprise's plugin reports thread_handling=loaded-dynamically: still a pool.
+        regime = "pool-of-threads" if server.pool_enabled else server.thread_handling
+        thread_ratio, buffer_ratio = self.ratios.update(now, values, regime)
         samples.append(Sample(metric="thread_cache_miss_ratio", value=thread_ratio.value))
         samples.append(Sample(metric="buffer_pool_miss_ratio", value=buffer_ratio.value))
 
@@ -243,10 +351,11 @@ class TargetPoller:
                 count=summary.count,
                 lock_waits=summary.lock_waits,
                 longest_age_s=summary.longest_age_s,
+                listed_min_age_s=MIN_LISTED_AGE_S,
                 items=_section(outputs, "innodb_trx", []),
             )
         processlist: ProcesslistSection = _section(outputs, "processlist", ProcesslistSection())
-        _join_sessions(queue, transactions, processlist)
+        _join_sessions(queue, transactions, processlist, self.identities)
         self.last_statements.observe(processlist.active, now)
         if queue:
             self.last_statements.annotate(queue.listed, now)
@@ -259,7 +368,7 @@ class TargetPoller:
             groups=groups,
             queue=queue.listed if queue else [],
             transactions=transactions,
-            waits=_section(outputs, "thread_pool_waits", []),
+            waits=_section(outputs, "thread_pool_waits", mysql_stats.waits if mysql_stats else []),
             sessions=processlist.active,
             threads=Threads(
                 connected=_int_or_none(values.get("Threads_connected")),
@@ -277,6 +386,7 @@ class TargetPoller:
                 aborted_clients_per_s=rates.get("aborted_clients_per_s"),
             ),
             variables=variables,
+            pool=_pool_summary(server, variables, values, stall_limit_ms, groups, outputs),
             missing_privileges=sorted({privilege for privilege, _ in self._missing_privileges.values()}),
         )
         state.ratios.thread_cache_miss = thread_ratio
@@ -294,12 +404,31 @@ def _section(outputs: dict[str, CollectorOutput], name: str, default: Any) -> An
     return output.section if output is not None else default
 
 
+def _referenced_ids(outputs: dict[str, CollectorOutput]) -> set[int]:
+    """Connection ids this poll must name: the queued ones and the transactions' threads."""
+    queue: QueueSection | None = _section(outputs, "thread_pool_queues", None)
+    trx: list[Transaction] = _section(outputs, "innodb_trx", [])
+    ids = {e.connection_id for e in queue.listed} if queue else set()
+    ids.update(t.thread_id for t in trx)
+    ids.discard(None)
+    return ids  # type: ignore[return-value]
+
+
 def _join_sessions(
-    queue: QueueSection | None, transactions: Transactions | None, processlist: ProcesslistSection
+    queue: QueueSection | None,
+    transactions: Transactions | None,
+    processlist: ProcesslistSection,
+    identities: SessionIdentities,
 ) -> None:
-    """Name who is queued and whose transaction it is, from PROCESSLIST (joined here, not in SQL)."""
+    """Name who is queued and whose transaction it is, from PROCESSLIST (joined here, not in SQL).
+
+    Active sessions come from this poll's processlist; idle ones (a queued connection looks idle
+    until a worker reads its request) from what the poller has learnt of them.
+    """
     for entry in queue.listed if queue else []:
-        session = processlist.by_id.get(entry.connection_id) if entry.connection_id is not None else None
+        if entry.connection_id is None:
+            continue
+        session = processlist.by_id.get(entry.connection_id)
         if session is not None:
             entry.user, entry.host, entry.db = session.user, session.host, session.db
             entry.command, entry.time_s, entry.state, entry.info = (
@@ -308,10 +437,14 @@ def _join_sessions(
                 session.state,
                 session.info,
             )
+        elif (known := identities.get(entry.connection_id)) is not None:
+            entry.user, entry.host, entry.db = known
     for trx in transactions.items if transactions else []:
-        session = processlist.by_id.get(trx.thread_id) if trx.thread_id is not None else None
-        if session is not None:
-            trx.user, trx.host, trx.db = session.user, session.host, session.db
+        if trx.thread_id is None:
+            continue
+        known = identities.get(trx.thread_id)
+        if known is not None:
+            trx.user, trx.host, trx.db = known
 
 
 def _summary(state: TargetState) -> TargetSummary:
@@ -326,6 +459,40 @@ def _summary(state: TargetState) -> TargetSummary:
         qps=state.throughput.qps,
         tps=state.throughput.tps,
         active_transactions=state.transactions.count if state.transactions else None,
+        pool_threads=state.threads.pool_threads,
+        pool_idle_threads=state.threads.pool_idle_threads,
+    )
+
+
+def _pool_summary(
+    server: ServerInfo,
+    variables: dict[str, str],
+    status: dict[str, float],
+    stall_limit_ms: float | None,
+    groups: list[GroupState],
+    outputs: dict[str, CollectorOutput],
+) -> PoolSummary | None:
+    """Whole-pool figures; for Percona (no per-group tables) this is all there is of the pool."""
+    if not server.pool_enabled:
+        return None
+    spec = flavor_spec(server)
+    raw_limit = variables.get(spec.stall_limit.name if spec else "thread_pool_stall_limit")
+    percona: PerconaPoolSection | None = _section(outputs, "percona_threadpool_status", None)
+    threads = _int_or_none(status.get("Threadpool_threads"))
+    if threads is None and groups:
+        threads = sum(g.threads for g in groups)
+    return PoolSummary(
+        kind=server.pool_kind,
+        size=_int_or_none(variables.get("thread_pool_size")),
+        stall_limit_ms=stall_limit_ms,
+        stall_limit_raw=None
+        if raw_limit is None
+        else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
+        threads=threads,
+        idle_threads=_int_or_none(status.get("Threadpool_idle_threads")),
+        high_prio_mode=variables.get("thread_pool_high_prio_mode"),
+        high_prio_tickets=variables.get("thread_pool_high_prio_tickets"),
+        queue_wait=percona.stats if percona else [],
     )
 
 

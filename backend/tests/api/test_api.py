@@ -70,6 +70,9 @@ def test_targets_report_status_and_why(api):
     assert targets["noproc"]["missing_privileges"] == ["PROCESS"]
     assert targets["gone"]["status"] == "down"
     assert "cannot connect" in targets["gone"]["reason"]
+    # A down target is retried with growing pauses, and says so (the UI must not claim every 0.5 s).
+    assert targets["gone"]["retry_in_s"] >= 1.0
+    assert targets["live"]["retry_in_s"] is None
 
 
 def test_state_queue_transactions(api):

@@ -18,6 +18,7 @@ from pymysql.constants import CLIENT
 from poolscope.devtools.loadgen import run_load
 from poolscope.devtools.sandbox import MONITOR_USER
 from poolscope.poller.collectors import all_collectors
+from poolscope.poller.collectors.session_lookup import SessionLookup
 from poolscope.poller.connection import MYSQL_TP_TABLES, POOL_TABLES
 from poolscope.schemas import ServerInfo
 
@@ -28,6 +29,7 @@ SERVERS = [
         thread_handling="pool-of-threads",
         pool_enabled=True,
         pool_tables=list(POOL_TABLES),
+        pool_kind="mariadb",
     ),
     ServerInfo(
         flavor="mariadb",
@@ -41,6 +43,15 @@ SERVERS = [
         thread_handling="loaded-dynamically",
         pool_enabled=True,
         pool_tables=list(MYSQL_TP_TABLES),
+        pool_kind="mysql_enterprise",
+    ),
+    ServerInfo(
+        flavor="percona",
+        version="8.4.2-2",
+        version_tuple=(8, 4, 2),
+        thread_handling="pool-of-threads",
+        pool_enabled=True,
+        pool_kind="percona",
     ),
 ]
 SCHEMA_TABLE = re.compile(r"\b(information_schema|performance_schema)\.\w+", re.IGNORECASE)
@@ -48,7 +59,8 @@ SCHEMA_TABLE = re.compile(r"\b(information_schema|performance_schema)\.\w+", re.
 
 def statements():
     for server in SERVERS:
-        for collector in all_collectors():
+        # The on-demand lookup is not in the registry: the poller runs it itself.
+        for collector in [*all_collectors(), SessionLookup().for_ids({3, 1, 2})]:
             if collector.applies(server) is None:
                 yield pytest.param(
                     collector.sql(server), id=f"{server.flavor}-{server.thread_handling}-{collector.name}"

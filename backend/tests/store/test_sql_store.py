@@ -1,4 +1,4 @@
-"""The SQL store on a real SQLite file: ingest, downsampled queries, rollups, retention, restart."""
+"""The SQL store on SQLite, MariaDB and PostgreSQL: ingest, downsampled queries, rollups, retention, restart."""
 
 import itertools
 import math
@@ -16,11 +16,13 @@ T0 = 1_800_000_000.0  # a fixed, minute-aligned epoch second
 _databases = itertools.count()
 
 
-@pytest.fixture(params=["sqlite", "mariadb"])
+@pytest.fixture(params=["sqlite", "mariadb", "postgresql"])
 def store_url(request, tmp_path):
-    """Every store test runs on SQLite (the default) and on a real MariaDB as the store."""
+    """Every store test runs on SQLite (the default), a real MariaDB and a real PostgreSQL."""
     if request.param == "sqlite":
         url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
+    elif request.param == "postgresql":
+        url = request.getfixturevalue("postgres").create_database(f"poolscope_store_{next(_databases)}")
     else:
         sandbox = request.getfixturevalue("mariadb")
         name = f"poolscope_store_{next(_databases)}"

@@ -3,9 +3,13 @@
 export type Epoch = number; // UNIX seconds (float)
 
 export type TargetStatus = 'up' | 'down' | 'starting';
-export type Flavor = 'mariadb' | 'mysql' | 'percona' | 'unknown';
+export type Flavor = 'mariadb' | 'mysql' | 'percona' | 'alisql' | 'unknown';
+/** Which thread pool implementation runs (backend poolscope/flavors.py); null when none / off. */
+export type PoolKind = 'mariadb' | 'percona' | 'mysql_enterprise';
+/** What a server can report (ServerInfo.capabilities): the UI offers only these panels. */
+export type Capability = 'groups' | 'group_stats' | 'queue_entries' | 'waits' | 'pool_threads' | 'queue_wait_stats';
 export type QueueTimeMode = 'exact' | 'coarse';
-export type PortKind = 'extra_port' | 'port';
+export type PortKind = 'extra_port' | 'admin_port' | 'port' | 'fixture';
 
 export interface ServerInfo {
   flavor: Flavor;
@@ -17,6 +21,16 @@ export interface ServerInfo {
   queue_time_mode: QueueTimeMode | null;
   extra_port: number;
   version_tuple?: [number, number, number];
+  pool_kind?: PoolKind | null;
+  /** @@version_comment, e.g. "MySQL Enterprise Server - Commercial". */
+  edition?: string | null;
+  admin_port?: number;
+  capabilities?: Capability[];
+  /** How this server is read (unknown/future version, Percona-derived pool, replayed fixture). */
+  notes?: string[];
+  /** Pool off: what enabling it involves on this flavor, and a config snippet. */
+  enable_hint?: string | null;
+  enable_snippet?: string | null;
 }
 
 export interface ConnectionInfo {
@@ -32,6 +46,10 @@ export interface CollectorStatus {
   duration_ms: number | null;
   error: string | null;
   skipped: string | null;
+  /** Collectors read less often than every poll: their resolution, and the age of the carried reading. */
+  every_s?: number | null;
+  carried_s?: number | null;
+  note?: string | null;
 }
 
 export interface TargetSummary {
@@ -44,6 +62,8 @@ export interface TargetSummary {
   qps: number | null;
   tps: number | null;
   active_transactions: number | null;
+  pool_threads?: number | null;
+  pool_idle_threads?: number | null;
 }
 
 export interface Target {
@@ -58,6 +78,8 @@ export interface Target {
   last_success_at?: Epoch | null;
   poll_duration_ms: number | null;
   poll_interval_s: number | null;
+  /** While down: the pause before the next attempt (retries back off); null while up. */
+  retry_in_s?: number | null;
   collectors: CollectorStatus[];
   missing_privileges: string[];
   summary: TargetSummary | null;
@@ -84,6 +106,32 @@ export interface GroupState {
   throttles_per_s: number | null;
   wakes_per_s: number | null;
   oldest_queued_ms: number | null;
+  /** MySQL Enterprise: Δstalled / Δexecuted statements since the last poll. */
+  stalled_query_ratio?: number | null;
+  /** MySQL Enterprise: statements the pool marked stalled right now. */
+  stalled_threads?: number | null;
+}
+
+export interface QueueWaitStat {
+  name: string;
+  avg: number | null;
+  min: number | null;
+  max: number | null;
+  dev: number | null;
+  cnt: number | null;
+}
+
+/** Whole-pool figures (for Percona the only pool data there is). */
+export interface PoolSummary {
+  kind: PoolKind | null;
+  size: number | null;
+  stall_limit_ms: number | null;
+  stall_limit_raw: string | null;
+  threads: number | null;
+  idle_threads: number | null;
+  high_prio_mode: string | null;
+  high_prio_tickets: string | null;
+  queue_wait: QueueWaitStat[];
 }
 
 export interface QueuedConnection {
@@ -135,6 +183,8 @@ export interface Transactions {
   count: number | null;
   longest_age_s: number | null;
   lock_waits: number | null;
+  /** Listed are transactions open at least this long or in lock wait; the counts cover all. */
+  listed_min_age_s?: number | null;
   items: TransactionItem[];
 }
 
@@ -190,6 +240,7 @@ export interface TargetState {
   throughput: Throughput | null;
   ratios: Ratios | null;
   variables: Record<string, string> | null;
+  pool?: PoolSummary | null;
   collectors: CollectorStatus[];
   missing_privileges: string[];
 }

@@ -1,5 +1,6 @@
 // Thread-pool domain wording shared by the overview and target pages (see /work/shared/REFERENCE.md for the facts).
-import type { CollectorStatus, GroupState, ServerInfo, StallReason, Target } from '../api/types';
+import { flavorLabel, fmtNum } from './format';
+import type { Capability, CollectorStatus, GroupState, PoolKind, ServerInfo, StallReason, Target } from '../api/types';
 
 export const POOL_OFF_MESSAGE =
   'Thread pool off (one-thread-per-connection): per-group data needs thread_handling=pool-of-threads, which requires a restart';
@@ -9,6 +10,14 @@ export const POOL_OFF_DETAIL =
   'thread_handling is read-only at runtime: add thread_handling = pool-of-threads under [mysqld] in the server ' +
   'config (optionally thread_pool_size = <CPU count>, thread_pool_exact_stats = ON and an extra_port for admin ' +
   'access) and restart the server. Thread, throughput and transaction metrics below are still collected.';
+
+/** The pool-off headline in this flavor's terms: MySQL has no thread_handling=pool-of-threads. */
+export function poolOffMessage(server: ServerInfo | null | undefined): string {
+  if (server?.flavor === 'mysql') {
+    return 'Thread pool off (one-thread-per-connection): per-group data needs the MySQL Enterprise thread_pool plugin, loaded at startup (a restart)';
+  }
+  return POOL_OFF_MESSAGE;
+}
 
 /** True only when we know the pool is off; unknown (no server info yet) is not "off". */
 export function isPoolOff(server: ServerInfo | null | undefined): boolean {
@@ -82,6 +91,14 @@ const PRIV_IMPACT: Record<string, string> = {
 };
 
 export function explainPrivilege(priv: string, user = "'poolscope'@'%'"): PrivilegeExplanation {
+  // Object privileges come spelled as the GRANT needs them ("SELECT ON performance_schema.*").
+  if (/ ON /i.test(priv)) {
+    return {
+      privilege: priv.trim(),
+      impact: "MySQL Enterprise's thread pool tables (performance_schema.tp_*) are not readable, so there is no per-group data",
+      grant: `GRANT ${priv.trim()} TO ${user};`,
+    };
+  }
   const p = priv.trim().toUpperCase();
   return {
     privilege: p,
@@ -92,6 +109,8 @@ export function explainPrivilege(priv: string, user = "'poolscope'@'%'"): Privil
 
 export function portKindLabel(kind: string | null | undefined): string {
   if (kind === 'extra_port') return 'extra_port';
+  if (kind === 'admin_port') return 'admin_port';
+  if (kind === 'fixture') return 'fixture replay';
   if (kind === 'port') return 'normal port';
   return 'port unknown';
 }
@@ -99,8 +118,17 @@ export function portKindLabel(kind: string | null | undefined): string {
 export const PORT_EXPLANATION: Record<string, string> = {
   extra_port:
     'Polling through extra_port (one-thread-per-connection admin port): monitoring queries bypass the pool queue and stay fast during a stall.',
+  admin_port:
+    'Polling through the MySQL/Percona 8.0.14+ administrative interface (admin_address:admin_port): monitoring queries bypass the thread pool.',
+  fixture: 'Not a live server: captured output replayed from tests/fixtures (test/development facility).',
   port: 'Polling through the normal port: monitoring queries wait in the same pool queue as the workload, so polls slow down (and may time out) exactly when the pool stalls.',
 };
+
+/** How often the target is polled: the interval while up, the backed-off retry pause while down. */
+export function pollCadence(t: Pick<Target, 'status' | 'poll_interval_s' | 'retry_in_s'>): string {
+  if (t.status === 'down' && t.retry_in_s) return `retrying in ${fmtNum(t.retry_in_s)} s (backs off while down)`;
+  return t.poll_interval_s ? `every ${fmtNum(t.poll_interval_s)} s` : '';
+}
 
 export function failedCollectors(collectors: readonly CollectorStatus[] | null | undefined): CollectorStatus[] {
   return (collectors ?? []).filter((c) => !c.ok && !c.skipped);
@@ -112,4 +140,55 @@ export function skippedCollectors(collectors: readonly CollectorStatus[] | null 
 
 export function statusTone(t: Pick<Target, 'status'>): 'ok' | 'bad' | 'muted' {
   return t.status === 'up' ? 'ok' : t.status === 'down' ? 'bad' : 'muted';
+}
+
+// ---- Flavors (backend poolscope/flavors.py decides; these only word it) ----
+
+/** "MySQL Enterprise 8.0.36-commercial", "Percona Server 8.4.2-2", ... */
+export function serverLabel(server: ServerInfo): string {
+  if (server.flavor === 'mysql' && (server.pool_kind === 'mysql_enterprise' || /enterprise/i.test(server.edition ?? ''))) {
+    return 'MySQL Enterprise';
+  }
+  return flavorLabel(server.flavor);
+}
+
+export function poolKindLabel(kind: PoolKind | null | undefined): string {
+  switch (kind) {
+    case 'mariadb':
+      return 'MariaDB thread pool';
+    case 'percona':
+      return 'Percona thread pool';
+    case 'mysql_enterprise':
+      return 'MySQL Enterprise thread_pool plugin';
+    default:
+      return 'no thread pool';
+  }
+}
+
+/**
+ * Whether the server can report a kind of data. A backend from before flavors existed sends no
+ * capabilities: it only knew MariaDB, so a pool that is on means all of them.
+ */
+export function hasCap(server: ServerInfo | null | undefined, cap: Capability): boolean {
+  if (!server || !server.pool_enabled) return false;
+  if (!server.capabilities) return cap !== 'queue_wait_stats';
+  return server.capabilities.includes(cap);
+}
+
+/** Where pool wait reasons come from on this server. */
+export function waitsSource(server: ServerInfo | null | undefined): string {
+  return server?.pool_kind === 'mysql_enterprise' ? 'tp_thread_group_stats *_WAITS' : 'THREAD_POOL_WAITS';
+}
+
+/** What the pool-off view says when a flavor cannot report per-group data even with its pool on. */
+export function noGroupsExplanation(server: ServerInfo): string {
+  if (server.pool_kind === 'percona') {
+    return (
+      `${serverLabel(server)}'s thread pool publishes no per-group tables: only Threadpool_threads / ` +
+      'Threadpool_idle_threads' +
+      (hasCap(server, 'queue_wait_stats') ? ' and the queue-wait statistics' : '') +
+      ', so there is no group table, heatmap or per-connection queue for this server.'
+    );
+  }
+  return 'This server reports no per-group thread pool data: only server-wide figures are shown.';
 }

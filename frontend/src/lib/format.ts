@@ -120,6 +120,8 @@ export function flavorLabel(flavor: string | null | undefined): string {
       return 'MySQL';
     case 'percona':
       return 'Percona Server';
+    case 'alisql':
+      return 'AliSQL';
     default:
       return 'Unknown flavor';
   }

@@ -1,5 +1,5 @@
 // Tiny presentational building blocks (badges, notices, panels, expandable SQL) shared by all pages.
-import { useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { navigate } from '../app/router';
 import { truncate } from '../lib/format';
 
@@ -45,10 +45,12 @@ export function Panel({
   testId?: string;
   className?: string;
 }) {
+  // The heading names the region, so screen readers and getByRole('region', { name }) find it.
+  const headingId = useId();
   return (
-    <section className={`panel ${className ?? ''}`} data-testid={testId}>
+    <section className={`panel ${className ?? ''}`} data-testid={testId} aria-labelledby={headingId}>
       <header className="panel-head">
-        <h2>{title}</h2>
+        <h2 id={headingId}>{title}</h2>
         {extra ? <div className="panel-extra">{extra}</div> : null}
       </header>
       <div className="panel-body">{children}</div>

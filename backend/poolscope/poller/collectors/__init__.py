@@ -6,6 +6,10 @@ from poolscope.poller.collectors.global_variables import GlobalVariables
 from poolscope.poller.collectors.innodb_buffer_pool import InnodbBufferPool
 from poolscope.poller.collectors.innodb_trx import InnodbTrx
 from poolscope.poller.collectors.innodb_trx_summary import InnodbTrxSummary
+from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpGroupState
+from poolscope.poller.collectors.mysql_tp_group_stats import MysqlTpGroupStats
+from poolscope.poller.collectors.mysql_tp_thread_state import MysqlTpThreadState
+from poolscope.poller.collectors.percona_threadpool_status import PerconaThreadpoolStatus
 from poolscope.poller.collectors.processlist import Processlist
 from poolscope.poller.collectors.thread_pool_groups import ThreadPoolGroups
 from poolscope.poller.collectors.thread_pool_queues import ThreadPoolQueues
@@ -21,6 +25,11 @@ def all_collectors() -> list[Collector]:
         ThreadPoolStats(),
         ThreadPoolQueues(),
         ThreadPoolWaits(),
+        # Flavor-specific pools (each applies only to its own pool_kind).
+        PerconaThreadpoolStatus(),
+        MysqlTpGroupState(),
+        MysqlTpGroupStats(),
+        MysqlTpThreadState(),
         InnodbTrxSummary(),
         InnodbTrx(),
         Processlist(),

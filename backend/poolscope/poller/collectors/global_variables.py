@@ -18,9 +18,19 @@ NAMES = (
     "thread_pool_exact_stats",
     "thread_pool_high_prio_mode",
     "thread_pool_high_prio_tickets",
+    # MySQL Enterprise thread_pool plugin (stall_limit is in 10 ms units there: poolscope/flavors.py).
+    "thread_pool_algorithm",
+    "thread_pool_high_priority_connection",
+    "thread_pool_max_unused_threads",
+    "thread_pool_max_active_query_threads",
+    "thread_pool_query_threads_per_group",
+    "thread_pool_max_transactions_limit",
+    "thread_pool_transaction_delay",
+    "thread_pool_dedicated_listeners",
     "max_connections",
     "extra_port",
     "extra_max_connections",
+    "admin_port",
     "thread_cache_size",
     "innodb_buffer_pool_size",
     "innodb_buffer_pool_instances",
@@ -31,6 +41,8 @@ NAMES = (
 class GlobalVariables(Collector):
     name = "global_variables"
     help = "Thread pool, connection, thread cache and buffer pool settings."
+    # Variables change by hand (or by an apply, which asks for a re-read at once: refresh_soon).
+    every_s = 5.0
 
     def sql(self, server: ServerInfo) -> str:
         if server.known_variables:

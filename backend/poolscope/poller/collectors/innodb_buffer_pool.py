@@ -9,6 +9,8 @@ from poolscope.schemas import ServerInfo
 class InnodbBufferPool(Collector):
     name = "innodb_buffer_pool"
     help = "Buffer pool size, free and dirty pages per instance (MariaDB >= 10.5 has one)."
+    # Pool sizes move slowly; the miss ratio comes from global_status every poll.
+    every_s = 10.0
     privilege = "PROCESS"
 
     def sql(self, server: ServerInfo) -> str:

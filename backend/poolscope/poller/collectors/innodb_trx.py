@@ -1,4 +1,10 @@
-"""information_schema.INNODB_TRX: the oldest open transactions, listed (needs PROCESS)."""
+"""information_schema.INNODB_TRX: the oldest open transactions, listed (needs PROCESS).
+
+Listed are the transactions open for at least MIN_LISTED_AGE_S or waiting for a lock: the ones
+an incident is about. A busy OLTP server has dozens of millisecond-long transactions open at any
+instant; listing them would cost a row each per second and hide the long ones. Their count and
+the oldest age come from innodb_trx_summary, over every transaction.
+"""
 
 from __future__ import annotations
 
@@ -9,27 +15,41 @@ from poolscope.poller.collectors.base import (
     Row,
     as_float,
     as_int,
+    select_rows,
 )
 from poolscope.schemas import ServerInfo, Transaction
 
 MAX_LISTED = 50
+MIN_LISTED_AGE_S = 1.0
 
 
 class InnodbTrx(Collector):
     name = "innodb_trx"
-    help = "The oldest open InnoDB transactions with their state, lock wait and SQL."
+    help = "InnoDB transactions open for 1 s or more, or waiting for a lock: state, lock wait, SQL."
     privilege = "PROCESS"
 
     def sql(self, server: ServerInfo) -> str:
         # Ages come from the server's own clock so a skewed monitoring host cannot distort them.
-        return (
-            "SELECT trx_id, trx_state, UNIX_TIMESTAMP(trx_started) AS started_at,"
-            " TIMESTAMPDIFF(MICROSECOND, trx_started, NOW(6)) / 1e6 AS age_s,"
-            " TIMESTAMPDIFF(MICROSECOND, trx_wait_started, NOW(6)) / 1e6 AS wait_s,"
-            " trx_mysql_thread_id, trx_rows_locked, trx_rows_modified, trx_query"
-            # Only the oldest are listed; exact totals come from innodb_trx_summary, so a server
-            # with thousands of open transactions costs the poller 50 rows, not thousands.
-            f" FROM information_schema.INNODB_TRX ORDER BY trx_started LIMIT {MAX_LISTED}"
+        columns = {
+            "trx_id": "trx_id",
+            "trx_state": "trx_state",
+            "started_at": "UNIX_TIMESTAMP(trx_started)",
+            "age_s": "TIMESTAMPDIFF(MICROSECOND, trx_started, NOW(6)) / 1e6",
+            "wait_s": "TIMESTAMPDIFF(MICROSECOND, trx_wait_started, NOW(6)) / 1e6",
+            "trx_mysql_thread_id": "trx_mysql_thread_id",
+            "trx_rows_locked": "trx_rows_locked",
+            "trx_rows_modified": "trx_rows_modified",
+            "trx_query": "trx_query",
+        }
+        # Only the oldest are listed; exact totals come from innodb_trx_summary, so a server
+        # with thousands of open transactions costs the poller 50 rows, not thousands.
+        where = f"trx_started <= NOW(6) - INTERVAL {MIN_LISTED_AGE_S:g} SECOND OR trx_state = 'LOCK WAIT'"
+        return select_rows(
+            server,
+            columns,
+            f"information_schema.INNODB_TRX WHERE {where}",
+            order_by="trx_started",
+            limit=MAX_LISTED,
         )
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:

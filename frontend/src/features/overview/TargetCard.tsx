@@ -1,15 +1,19 @@
 // One target on the overview: health, server facts, poll timing and the summary numbers that matter in an incident.
 import type { Target } from '../../api/types';
 import { targetPath } from '../../app/router';
-import { flavorLabel, fmtAgo, fmtMs, fmtNum, fmtRateCompact } from '../../lib/format';
+import { fmtAgo, fmtMs, fmtNum, fmtRateCompact } from '../../lib/format';
 import {
   explainPrivilege,
   failedCollectors,
+  hasCap,
   isPoolOff,
-  POOL_OFF_MESSAGE,
   PORT_EXPLANATION,
+  pollCadence,
   portKindLabel,
+  poolKindLabel,
+  poolOffMessage,
   queueTimeMode,
+  serverLabel,
   statusTone,
 } from '../../lib/domain';
 import { Badge, Link, Stat } from '../../ui/ui';
@@ -29,6 +33,7 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
     <article
       className={`card target-card ${stalled ? 'card-stalled' : ''} ${t.status === 'down' ? 'card-down' : ''}`}
       data-testid={`target-card-${t.name}`}
+      aria-label={`target ${t.name}`}
     >
       <header className="card-head">
         <Link href={targetPath(t.name)} className="card-title" testId="target-link">
@@ -65,7 +70,7 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
         <div>
           <dt>Server</dt>
           <dd data-testid="target-version">
-            {t.server ? `${flavorLabel(t.server.flavor)} ${t.server.version}` : <span className="muted">not connected yet</span>}
+            {t.server ? `${serverLabel(t.server)} ${t.server.version}` : <span className="muted">not connected yet</span>}
           </dd>
         </div>
         <div>
@@ -73,6 +78,12 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
           <dd data-testid="target-thread-handling">
             {t.server ? t.server.thread_handling : '—'}
             {t.server && !poolOff ? (
+              <span className="muted small" data-testid="target-pool-kind">
+                {' '}
+                {poolKindLabel(t.server.pool_kind)}
+              </span>
+            ) : null}
+            {t.server && !poolOff && (t.server.pool_kind ?? 'mariadb') === 'mariadb' ? (
               <Badge tone={qmode.tone === 'warn' ? 'warn' : qmode.tone === 'ok' ? 'ok' : 'muted'} title={qmode.title}>
                 {t.server.queue_time_mode ?? 'queue mode ?'}
               </Badge>
@@ -96,20 +107,35 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
           <dt>Poll</dt>
           <dd data-testid="target-poll-duration">
             {fmtMs(t.poll_duration_ms)}
-            {t.poll_interval_s ? <span className="muted"> every {fmtNum(t.poll_interval_s)} s</span> : null}
+            {pollCadence(t) ? <span className="muted"> {pollCadence(t)}</span> : null}
           </dd>
         </div>
       </dl>
 
       {poolOff ? (
         <div className="pool-off-inline" data-testid="pool-off-notice">
-          {POOL_OFF_MESSAGE}
+          {poolOffMessage(t.server)}
+        </div>
+      ) : null}
+
+      {t.server?.notes?.length ? (
+        <div className="card-note muted small" data-testid="target-notes">
+          {t.server.notes.map((n) => (
+            <div key={n}>{n}</div>
+          ))}
         </div>
       ) : null}
 
       {hasSummary ? (
         <div className="stats" data-testid="target-summary">
-          {!poolOff ? (
+          {!hasCap(t.server, 'groups') && hasCap(t.server, 'pool_threads') ? (
+            <Stat
+              label="pool busy / threads"
+              value={`${fmtNum(s.pool_threads != null && s.pool_idle_threads != null ? s.pool_threads - s.pool_idle_threads : null)} / ${fmtNum(s.pool_threads)}`}
+              testId="summary-pool-threads"
+            />
+          ) : null}
+          {hasCap(t.server, 'groups') ? (
             <>
               <Stat
                 label="queued"

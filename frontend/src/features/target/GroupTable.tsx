@@ -1,6 +1,6 @@
 // Per-group table of the current poll: thread counts, queue, rates and Poolscope's stall verdict per group.
 import type { GroupState } from '../../api/types';
-import { fmtMs, fmtNum, fmtRate } from '../../lib/format';
+import { fmtMs, fmtNum, fmtPercent, fmtRate } from '../../lib/format';
 import { stallExplanation, stallLabel } from '../../lib/domain';
 import { Badge } from '../../ui/ui';
 
@@ -35,6 +35,8 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
     );
   }
   const oldest = Math.max(...sorted.map((g) => g.oldest_queued_ms ?? 0));
+  // MySQL Enterprise reports stalled statements per group (tp_thread_group_state / _stats).
+  const mysqlStalls = sorted.some((g) => g.stalled_threads != null || g.stalled_query_ratio != null);
   return (
     <div className="table-wrap">
       <table className="grid" data-testid="group-table">
@@ -50,6 +52,19 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
               oldest queued{coarse ? ' *' : ''}
             </th>
             <th className="num">stalls</th>
+            {mysqlStalls ? (
+              <>
+                <th
+                  className="num"
+                  title="tp_thread_group_state.STALLED_THREAD_COUNT: statements running past the stall limit now"
+                >
+                  stalled stmts
+                </th>
+                <th className="num" title="ΔSTALLED_QUERIES_EXECUTED / ΔQUERIES_EXECUTED since the last poll">
+                  stalled ratio
+                </th>
+              </>
+            ) : null}
             <th className="num">dequeues</th>
             <th className="num" title="Thread creations per second">
               thr. created
@@ -93,7 +108,23 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
                 >
                   {fmtMs(g.oldest_queued_ms)}
                 </td>
-                <td className={`num ${(g.stalls_per_s ?? 0) > 0 ? 'cell-bad' : ''}`}>{fmtRate(g.stalls_per_s)}</td>
+                {/* On MySQL Enterprise a statement past the stall limit is routine (the group starts another): not red. */}
+                <td className={`num ${(g.stalls_per_s ?? 0) > 0 && !mysqlStalls ? 'cell-bad' : ''}`}>
+                  {fmtRate(g.stalls_per_s)}
+                </td>
+                {mysqlStalls ? (
+                  <>
+                    <td
+                      className={`num ${(g.stalled_threads ?? 0) > 0 ? 'cell-hot' : ''}`}
+                      data-testid={`group-stalled-stmts-${id}`}
+                    >
+                      {fmtNum(g.stalled_threads ?? null)}
+                    </td>
+                    <td className="num" data-testid={`group-stalled-ratio-${id}`}>
+                      {fmtPercent(g.stalled_query_ratio ?? null, 2)}
+                    </td>
+                  </>
+                ) : null}
                 <td className="num">{fmtRate(g.dequeues_per_s)}</td>
                 <td className="num">{fmtRate(g.thread_creations_per_s)}</td>
                 <td data-testid={`group-verdict-${id}`}>
@@ -133,6 +164,12 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
               </td>
               <td className="num">{fmtMs(oldest > 0 ? oldest : null)}</td>
               <td className="num">{fmtRate(sum(sorted, (g) => g.stalls_per_s))}</td>
+              {mysqlStalls ? (
+                <>
+                  <td className="num">{fmtNum(sum(sorted, (g) => g.stalled_threads ?? null))}</td>
+                  <td />
+                </>
+              ) : null}
               <td className="num">{fmtRate(sum(sorted, (g) => g.dequeues_per_s))}</td>
               <td className="num">{fmtRate(sum(sorted, (g) => g.thread_creations_per_s))}</td>
               <td />

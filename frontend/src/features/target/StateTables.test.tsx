@@ -107,4 +107,13 @@ describe('TransactionsTable', () => {
       expect(body.querySelectorAll('tr')).toHaveLength(threads.length);
     }
   });
+
+  it('says which transactions the backend lists when it filters them by age', () => {
+    const { rerender } = render(<TransactionsTable items={[]} minAgeS={1} />);
+    expect(screen.getByTestId('trx-empty').textContent).toContain('No transaction open for 1 s or more, or waiting for a lock.');
+    expect(screen.getByTestId('trx-listed-note').textContent).toContain('open 1 s or more, or waiting for a lock');
+    rerender(<TransactionsTable items={[]} />);
+    expect(screen.getByTestId('trx-empty').textContent).toContain('No open InnoDB transactions.');
+    expect(screen.queryByTestId('trx-listed-note')).toBeNull();
+  });
 });

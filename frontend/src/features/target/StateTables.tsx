@@ -128,7 +128,8 @@ export function QueueTable({
   );
 }
 
-export function TransactionsTable({ items }: { items: TransactionItem[] }) {
+/** `minAgeS`: the backend lists transactions open at least this long, or in lock wait. */
+export function TransactionsTable({ items, minAgeS = null }: { items: TransactionItem[]; minAgeS?: number | null }) {
   return (
     <div className="table-wrap">
       <table className="grid" data-testid="trx-table">
@@ -151,7 +152,9 @@ export function TransactionsTable({ items }: { items: TransactionItem[] }) {
           {items.length === 0 ? (
             <tr>
               <td colSpan={11} className="empty-cell" data-testid="trx-empty">
-                No open InnoDB transactions.
+                {minAgeS
+                  ? `No transaction open for ${fmtSeconds(minAgeS)} or more, or waiting for a lock.`
+                  : 'No open InnoDB transactions.'}
               </td>
             </tr>
           ) : (
@@ -182,6 +185,11 @@ export function TransactionsTable({ items }: { items: TransactionItem[] }) {
           )}
         </tbody>
       </table>
+      {minAgeS ? (
+        <div className="table-note" data-testid="trx-listed-note">
+          Listed: transactions open {fmtSeconds(minAgeS)} or more, or waiting for a lock. The counts above cover all.
+        </div>
+      ) : null}
     </div>
   );
 }

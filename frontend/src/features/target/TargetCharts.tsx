@@ -4,7 +4,7 @@ import type { Ratios, Series, ServerInfo } from '../../api/types';
 import { Heatmap } from '../../charts/Heatmap';
 import { groupColor, TimeSeriesChart, type LineSpec } from '../../charts/TimeSeriesChart';
 import { fmtCompact, fmtMs, fmtPercent, fmtSeconds } from '../../lib/format';
-import { queueTimeMode } from '../../lib/domain';
+import { hasCap, queueTimeMode } from '../../lib/domain';
 import { seriesKey, seriesOf } from '../../lib/series';
 import { Panel } from '../../ui/ui';
 import type { History } from './useTargetData';
@@ -147,26 +147,56 @@ export function TargetCharts({
     [idx],
   );
   const pollLines = useMemo(() => [line(idx, 'poll_duration_ms', 'poll duration', '#8ab8ff')], [idx]);
+  // Percona 8.4+: one avg and one max line per "avg: …, max: …" statistic (µs, shown in ms).
+  const statLines = useMemo<LineSpec[]>(
+    () =>
+      ['pool_stat_avg', 'pool_stat_max'].flatMap((metric, m) =>
+        seriesOf(history.series, metric).map((s, i) => ({
+          key: `${metric}:${s.labels.stat}`,
+          label: `${s.labels.stat?.replace(/^Threadpool_/, '')} ${m === 0 ? 'avg' : 'max'}`,
+          color: groupColor(i * 2 + m),
+          dashed: m === 1,
+          series: (s.labels.stat ?? '').endsWith('_us')
+            ? { ...s, points: s.points.map(([t, v]): [number, number | null] => [t, v === null ? null : v / 1000]) }
+            : s,
+        })),
+      ),
+    [history.series],
+  );
+  const stalledRatioLines = useMemo(
+    () => [line(idx, 'tp_stalled_query_ratio', 'stalled / executed statements', '#f2495c')],
+    [idx],
+  );
+  const showQueueLength = hasCap(server, 'groups');
+  // MariaDB: from THREAD_POOL_QUEUES; MySQL Enterprise: max of tp_thread_group_state.OLDEST_QUEUED.
+  const showQueueTime = hasCap(server, 'queue_entries') || (hasCap(server, 'groups') && server?.pool_kind === 'mysql_enterprise');
+  const mysqlPool = server?.pool_kind === 'mysql_enterprise' && !poolOff;
 
   const tcm = ratios?.thread_cache_miss;
   // Every chart shares the range, the gap rule and the loading state.
   const shared = { from, to, maxGap, loading };
   return (
     <div className="chart-grid">
-      {!poolOff ? (
+      {showQueueLength ? (
+        <TimeSeriesChart
+          title="Queue length per group"
+          testId="chart-queue-length"
+          lines={queueLines}
+          {...shared}
+          format={fmtCount}
+        />
+      ) : null}
+      {showQueueTime ? (
         <>
           <TimeSeriesChart
-            title="Queue length per group"
-            testId="chart-queue-length"
-            lines={queueLines}
-            {...shared}
-            format={fmtCount}
-          />
-          <TimeSeriesChart
             title={
-              <>
-                Queueing time <span className={`mode-tag mode-${qm.tone}`}>{server?.queue_time_mode ?? 'mode unknown'}</span>
-              </>
+              mysqlPool ? (
+                'Oldest queued statement (tp_thread_group_state.OLDEST_QUEUED, max over groups)'
+              ) : (
+                <>
+                  Queueing time <span className={`mode-tag mode-${qm.tone}`}>{server?.queue_time_mode ?? 'mode unknown'}</span>
+                </>
+              )
             }
             testId="chart-queue-time"
             lines={waitLines}
@@ -181,6 +211,27 @@ export function TargetCharts({
             }
           />
         </>
+      ) : null}
+      {hasCap(server, 'queue_wait_stats') ? (
+        <TimeSeriesChart
+          title="Queue wait statistics (Percona Threadpool_* avg / max)"
+          testId="chart-queue-wait-stats"
+          lines={statLines}
+          {...shared}
+          format={fmtMs}
+          note="Parsed from the server's “avg: …, min: …, max: …, dev: …, cnt: …” status strings."
+        />
+      ) : null}
+      {mysqlPool ? (
+        <TimeSeriesChart
+          title="Stalled-statement ratio (tp_thread_group_stats)"
+          testId="chart-stalled-ratio"
+          lines={stalledRatioLines}
+          {...shared}
+          format={fmtRatio}
+          minYMax={0.01}
+          note="ΔSTALLED_QUERIES_EXECUTED / ΔQUERIES_EXECUTED per poll: statements that ran past thread_pool_stall_limit (10 ms units)."
+        />
       ) : null}
       <TimeSeriesChart title="Threads" testId="chart-threads" lines={threadLines} {...shared} format={fmtCount} />
       <TimeSeriesChart

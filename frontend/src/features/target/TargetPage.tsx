@@ -4,7 +4,7 @@ import { ApiError } from '../../api/client';
 import { RangePicker } from '../../app/RangePicker';
 import { useRange } from '../../app/useRange';
 import { fmtAgo, fmtClock, fmtNum, fmtSeconds } from '../../lib/format';
-import { isPoolOff } from '../../lib/domain';
+import { hasCap, isPoolOff, waitsSource } from '../../lib/domain';
 import { useNow } from '../../lib/hooks';
 import { rangeLabel, serializeRange } from '../../lib/range';
 import { isEmpty } from '../../lib/series';
@@ -18,9 +18,11 @@ import {
   DownNotice,
   PoolOffNotice,
   PrivilegeWarning,
+  ServerNotes,
   StalledBanner,
   TargetHeader,
 } from './TargetStatus';
+import { PoolOffConcurrency, PoolSummaryPanel } from './PoolPanel';
 import { ThreadsPanel, VariablesTable } from './ThreadsPanel';
 import { useTargetData } from './useTargetData';
 
@@ -84,7 +86,11 @@ export function TargetPage({ name }: { name: string }) {
   const processMissing = missing.some((p) => p.toUpperCase() === 'PROCESS');
   const collectors = state?.collectors?.length ? state.collectors : target.collectors;
   const coarse = server?.queue_time_mode === 'coarse';
-  const stallLimit = state?.variables?.thread_pool_stall_limit ? Number(state.variables.thread_pool_stall_limit) : null;
+  // In ms whatever the flavor's unit (MySQL Enterprise counts 10 ms); older backends send only the variable.
+  const stallLimit =
+    state?.pool?.stall_limit_ms ??
+    (state?.variables?.thread_pool_stall_limit ? Number(state.variables.thread_pool_stall_limit) : null);
+  const showGroups = hasCap(server, 'groups');
   const backendDown = kindOf(d.targetError) === 'unreachable' || kindOf(d.stateError) === 'unreachable';
   const trx = state?.transactions ?? null;
   const historyEmpty = !!history && !d.historyLoading && isEmpty(history.series);
@@ -108,7 +114,8 @@ export function TargetPage({ name }: { name: string }) {
         </Notice>
       ) : null}
       <DownNotice target={target} now={now} hasState={!!state} />
-      {poolOff ? <PoolOffNotice /> : null}
+      <ServerNotes server={server} />
+      {poolOff ? <PoolOffNotice server={server} /> : null}
       {state ? <StalledBanner groups={state.groups} /> : null}
       <PrivilegeWarning missing={missing} />
       <CollectorHealth collectors={collectors} />
@@ -120,14 +127,18 @@ export function TargetPage({ name }: { name: string }) {
       ) : null}
 
       <div className="row-2">
-        {!poolOff ? (
+        {showGroups ? (
           <Panel
             title="Thread groups"
             testId="groups-panel"
             extra={
               state ? (
                 <span className="muted small">
-                  poll at {fmtClock(state.ts)} ({fmtAgo(state.ts, now)})
+                  poll at{' '}
+                  <time data-testid="state-poll-time" dateTime={new Date(state.ts * 1000).toISOString()}>
+                    {fmtClock(state.ts)}
+                  </time>{' '}
+                  ({fmtAgo(state.ts, now)})
                   {state.variables?.thread_pool_size ? ` · thread_pool_size ${state.variables.thread_pool_size}` : ''}
                   {stallLimit !== null ? ` · stall_limit ${fmtNum(stallLimit)} ms` : ''}
                 </span>
@@ -142,10 +153,25 @@ export function TargetPage({ name }: { name: string }) {
             )}
           </Panel>
         ) : null}
-        <Panel title="Threads & throughput" testId="threads-panel-wrap" className={poolOff ? 'grow' : ''}>
+        {!showGroups && state?.pool && server ? (
+          <Panel title="Thread pool" testId="pool-panel" className="grow">
+            <PoolSummaryPanel pool={state.pool} server={server} />
+          </Panel>
+        ) : null}
+        {poolOff && state ? (
+          <Panel title="Concurrency without a pool" testId="pool-off-panel" className="grow">
+            <PoolOffConcurrency state={state} />
+          </Panel>
+        ) : null}
+        <Panel title="Threads & throughput" testId="threads-panel-wrap">
           {state ? <ThreadsPanel state={state} /> : <div className="loading">Waiting for the first poll…</div>}
         </Panel>
       </div>
+      {showGroups && state?.pool && server ? (
+        <Panel title="Thread pool" testId="pool-panel">
+          <PoolSummaryPanel pool={state.pool} server={server} />
+        </Panel>
+      ) : null}
 
       <div className="section-head">
         <h2>History</h2>
@@ -170,7 +196,7 @@ export function TargetPage({ name }: { name: string }) {
       ) : null}
       {history && !historyEmpty ? (
         <>
-          {!poolOff ? <HeatmapPanel history={history} pollIntervalS={target.poll_interval_s ?? 1} retired={retired} /> : null}
+          {showGroups ? <HeatmapPanel history={history} pollIntervalS={target.poll_interval_s ?? 1} retired={retired} /> : null}
           <TargetCharts
             history={history}
             server={server}
@@ -189,7 +215,7 @@ export function TargetPage({ name }: { name: string }) {
       <div className="section-head">
         <h2>Now</h2>
       </div>
-      {!poolOff ? (
+      {hasCap(server, 'queue_entries') ? (
         <Panel
           title="Queued connections"
           testId="queue-panel"
@@ -222,7 +248,7 @@ export function TargetPage({ name }: { name: string }) {
         {processMissing && (!trx || trx.items.length === 0) ? (
           <div className="empty text-warn">Transactions need the PROCESS privilege (INNODB_TRX).</div>
         ) : state ? (
-          <TransactionsTable items={trx?.items ?? []} />
+          <TransactionsTable items={trx?.items ?? []} minAgeS={trx?.listed_min_age_s ?? null} />
         ) : (
           <div className="loading">…</div>
         )}
@@ -240,8 +266,8 @@ export function TargetPage({ name }: { name: string }) {
         </Panel>
       ) : null}
       <div className="row-3">
-        {!poolOff ? (
-          <Panel title="Pool waits (THREAD_POOL_WAITS)" testId="waits-panel">
+        {hasCap(server, 'waits') ? (
+          <Panel title={`Pool waits (${waitsSource(server)})`} testId="waits-panel">
             {state ? <WaitsTable waits={state.waits} /> : <div className="loading">…</div>}
           </Panel>
         ) : null}

@@ -1,16 +1,19 @@
 // Target page header and the explanatory notices (down, pool off, stalls, privileges, collector failures).
-import type { CollectorStatus, GroupState, Target } from '../../api/types';
+import type { CollectorStatus, GroupState, ServerInfo, Target } from '../../api/types';
 import type { LiveStatus } from '../../api/live';
 import { LiveIndicator } from '../../app/LiveIndicator';
-import { flavorLabel, fmtAgo, fmtDateTime, fmtMs, fmtNum } from '../../lib/format';
+import { fmtAgo, fmtDateTime, fmtMs, fmtNum } from '../../lib/format';
 import {
   explainPrivilege,
   failedCollectors,
+  pollCadence,
   POOL_OFF_DETAIL,
-  POOL_OFF_MESSAGE,
   PORT_EXPLANATION,
+  poolKindLabel,
+  poolOffMessage,
   portKindLabel,
   queueTimeMode,
+  serverLabel,
   stallLabel,
   statusTone,
 } from '../../lib/domain';
@@ -27,7 +30,7 @@ export function TargetHeader({ target: t, now, liveStatus }: { target: Target; n
         </Badge>
         {t.server ? (
           <span data-testid="target-version">
-            {flavorLabel(t.server.flavor)} <span className="mono">{t.server.version}</span>
+            {serverLabel(t.server)} <span className="mono">{t.server.version}</span>
           </span>
         ) : (
           <span className="muted">server not identified yet</span>
@@ -38,6 +41,11 @@ export function TargetHeader({ target: t, now, liveStatus }: { target: Target; n
           </span>
         ) : null}
         {t.server?.pool_enabled ? (
+          <Badge tone="muted" testId="target-pool-kind" title={t.server.edition ?? undefined}>
+            {poolKindLabel(t.server.pool_kind)}
+          </Badge>
+        ) : null}
+        {t.server?.pool_enabled && (t.server.pool_kind ?? 'mariadb') === 'mariadb' ? (
           <Badge tone={qm.tone === 'ok' ? 'ok' : qm.tone === 'warn' ? 'warn' : 'muted'} title={qm.title} testId="queue-time-mode">
             {qm.label}
           </Badge>
@@ -64,7 +72,7 @@ export function TargetHeader({ target: t, now, liveStatus }: { target: Target; n
         <span data-testid="target-poll-age">last poll {fmtAgo(t.last_poll_at, now)}</span>
         <span data-testid="target-poll-duration">
           poll took {fmtMs(t.poll_duration_ms)}
-          {t.poll_interval_s ? ` · every ${fmtNum(t.poll_interval_s)} s` : ''}
+          {pollCadence(t) ? ` · ${pollCadence(t)}` : ''}
         </span>
       </div>
     </div>
@@ -94,13 +102,38 @@ export function DownNotice({ target: t, now, hasState }: { target: Target; now: 
   );
 }
 
-export function PoolOffNotice() {
+export function PoolOffNotice({ server }: { server: ServerInfo | null }) {
+  // The backend words enabling per flavor (poolscope/flavors.py); MariaDB's is the fallback.
+  const hint = server?.enable_hint;
   return (
-    <Notice tone="info" title={POOL_OFF_MESSAGE} testId="pool-off-notice">
-      {POOL_OFF_DETAIL}
+    <Notice tone="info" title={poolOffMessage(server)} testId="pool-off-notice">
+      {hint ? (
+        <>
+          <span data-testid="pool-off-enable-hint">{hint}</span> Per-group data (groups, queues, stalls) needs the pool; thread,
+          throughput, session and transaction metrics below are still collected.
+        </>
+      ) : (
+        POOL_OFF_DETAIL
+      )}
       <pre className="snippet">
-        {`[mysqld]\nthread_handling         = pool-of-threads\nthread_pool_exact_stats = ON\nextra_port              = 3307   # admin/monitoring port outside the pool`}
+        {server?.enable_snippet ??
+          `[mysqld]\nthread_handling         = pool-of-threads\nthread_pool_exact_stats = ON\nextra_port              = 3307   # admin/monitoring port outside the pool`}
       </pre>
+    </Notice>
+  );
+}
+
+/** What the user should know about how this server is read: unknown/future version, derived pool, replay. */
+export function ServerNotes({ server }: { server: ServerInfo | null }) {
+  const notes = server?.notes ?? [];
+  if (!notes.length) return null;
+  return (
+    <Notice tone="info" title="About this server" testId="server-notes">
+      {notes.map((n) => (
+        <div key={n} data-testid="server-note">
+          {n}
+        </div>
+      ))}
     </Notice>
   );
 }
@@ -178,7 +211,7 @@ export function CollectorsTable({ collectors }: { collectors: CollectorStatus[] 
               )}
             </td>
             <td className="num">{fmtMs(c.duration_ms)}</td>
-            <td className="small">{c.skipped ?? c.error ?? ''}</td>
+            <td className="small">{c.skipped ?? c.error ?? c.note ?? ''}</td>
           </tr>
         ))}
       </tbody>

@@ -21,6 +21,9 @@ export const RATIO_METRICS = ['thread_cache_miss_ratio', 'buffer_pool_miss_ratio
 
 export const OWN_METRICS = ['poll_duration_ms'] as const;
 
+/** Flavor-specific: Percona 8.4+ parsed queue-wait statistics, MySQL Enterprise stalled-statement ratio. */
+export const FLAVOR_METRICS = ['pool_stat_avg', 'pool_stat_max', 'tp_stalled_query_ratio'] as const;
+
 /** Fetched with agg=max: a queue spike or a single stalled poll must survive downsampling. */
 export const MAX_AGG_METRICS: readonly string[] = [...GROUP_METRICS];
 
@@ -32,6 +35,7 @@ export const AVG_AGG_METRICS: readonly string[] = [
   ...TRX_METRICS,
   ...RATIO_METRICS,
   ...OWN_METRICS,
+  ...FLAVOR_METRICS,
 ];
 
 export const ALL_METRICS: readonly string[] = [...MAX_AGG_METRICS, ...AVG_AGG_METRICS];

@@ -1,0 +1,47 @@
+"""Remembers who each connection is (user, host, db), so idle connections can be named cheaply.
+
+A session is learnt when the poller sees it active, or from an on-demand lookup by id
+(collectors/session_lookup.py). The db is the one of its last statement, which is the one a
+queued request of it will most likely run in.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from poolscope.schemas import Session
+
+MAX_REMEMBERED = 20_000  # bounded: connection ids are unbounded over a server's life
+
+
+class SessionIdentity(NamedTuple):
+    user: str | None
+    host: str | None
+    db: str | None
+
+
+class SessionIdentities:
+    def __init__(self, max_entries: int = MAX_REMEMBERED) -> None:
+        self.max_entries = max_entries
+        self._known: OrderedDict[int, SessionIdentity] = OrderedDict()
+
+    def observe(self, sessions: Iterable[Session]) -> None:
+        self.learn({s.id: SessionIdentity(s.user, s.host, s.db) for s in sessions})
+
+    def learn(self, identities: dict[int, SessionIdentity]) -> None:
+        for connection_id, identity in identities.items():
+            self._known[connection_id] = identity
+            self._known.move_to_end(connection_id)
+        while len(self._known) > self.max_entries:
+            self._known.popitem(last=False)
+
+    def get(self, connection_id: int) -> SessionIdentity | None:
+        return self._known.get(connection_id)
+
+    def unknown(self, ids: Iterable[int | None]) -> set[int]:
+        return {i for i in ids if i is not None and i not in self._known}
+
+    def forget(self) -> None:
+        self._known.clear()

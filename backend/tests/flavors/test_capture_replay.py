@@ -1,0 +1,43 @@
+"""capture writes a live server's output as a fixture; replaying it drives the real poller the same way."""
+
+from __future__ import annotations
+
+import json
+
+from poolscope.devtools.capture import capture
+from poolscope.devtools.loadgen import run_load
+from tests.poller.helpers import poller_for
+
+
+async def test_a_capture_of_a_queued_live_server_replays_with_its_queue_named(
+    mariadb, monitor_dsn, sbtest_dsn, tmp_path
+):
+    import asyncio
+
+    load = asyncio.create_task(run_load(sbtest_dsn, mode="waves", duration_s=6, connections=32))
+    failed: list[str] = []
+    queued: list[dict] = []
+    # Bounded: capture until the queue is caught non-empty (the waves load queues the pool).
+    for _ in range(20):
+        failed = await capture(monitor_dsn, tmp_path)
+        queued = json.loads((tmp_path / "thread_pool_queues.json").read_text())["rows"]
+        if queued:
+            break
+        await asyncio.sleep(0.2)
+    await load
+    assert failed == []
+    # Packed statements are stored as the rows they stand for, in the server's column names.
+    groups = json.loads((tmp_path / "thread_pool_groups.json").read_text())["rows"]
+    assert [row["GROUP_ID"] for row in groups] == [0, 1] and "PACKED_ROWS" not in groups[0]
+    assert queued, "the waves load never queued a request while capturing"
+
+    poller = poller_for(f"fixture://{tmp_path}")
+    result = await poller.poll_once()
+    await poller.close()
+    assert result.info.status == "up", result.info.reason
+    assert [c.name for c in result.state.collectors if c.error] == []
+    assert [g.group_id for g in result.state.groups] == [0, 1]
+    assert result.state.queued_connections == len(queued)
+    # Waiters are named from the captured PROCESSLIST, as the live poller names them.
+    named = [q for q in result.state.queue if q.connection_id is not None]
+    assert named and all(q.user == "sbtest" for q in named)
