@@ -98,3 +98,20 @@ async def test_a_collecting_snapshot_is_completed_after_a_restart(tmp_path):
     finally:
         await restarted.stop()
         await store.close()
+
+
+async def test_retention_by_total_size_keeps_the_newest(tmp_path):
+    store, service = await make(tmp_path, window_before_s=5, window_after_s=0, capture_timeout_s=1)
+    try:
+        await write_polls(store, time.time())
+        first = await service.capture("db1", "manual")
+        size = (await service.list())[0].size_bytes
+        # Room for two snapshots of this size, not three.
+        service.config = service.config.model_copy(update={"max_total_mb": 2.5 * size / 1024 / 1024})
+        second = await service.capture("db1", "manual")
+        third = await service.capture("db1", "manual")
+        assert [s.id for s in await service.list()] == [third, second]
+        assert first not in {s.id for s in await service.list()}
+    finally:
+        await service.stop()
+        await store.close()
