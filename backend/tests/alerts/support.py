@@ -39,7 +39,8 @@ class Receiver:
                     length = int(self.headers.get("Content-Length") or 0)
                     body = json.loads(self.rfile.read(length))
                     if outer.hold is not None:
-                        outer.hold.wait(timeout=120)
+                        # Longer than any test waits: only the test (or close()) releases it.
+                        outer.hold.wait(timeout=900)
                     outer.bodies.append(body)
                     self.send_response(200)
                     self.end_headers()
