@@ -212,7 +212,10 @@ def test_prometheus_metrics(app):
         if line.startswith("#"):
             assert re.fullmatch(r"# (HELP|TYPE) poolscope_\w+ .+", line), line
             continue
-        match = re.fullmatch(r'(poolscope_\w+)(\{(?:\w+="[^"]*",?)*\})? (-?[0-9.e+]+|NaN|[+-]Inf)', line)
+        match = re.fullmatch(
+            r'(poolscope_\w+)(\{(?:\w+="[^"]*",?)*\})? (-?[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?|NaN|[+-]Inf)',
+            line,
+        )
         assert match, f"not exposition format: {line!r}"
         samples[match.group(1) + (match.group(2) or "")] = float(match.group(3))
     assert samples['poolscope_target_up{target="db1"}'] == 1
