@@ -11,6 +11,9 @@ from urllib.parse import unquote, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from poolscope.alerts.settings import AlertSettings
+from poolscope.snapshots.settings import SnapshotSettings
+
 DEFAULT_MYSQL_PORT = 3306
 
 
@@ -180,6 +183,8 @@ class Settings(BaseSettings):
         default=None, description="built frontend to serve; default frontend/dist beside the backend"
     )
     targets: list[TargetConfig] = Field(default_factory=list)
+    alerts: AlertSettings = Field(default_factory=AlertSettings)
+    snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
 
     # --- who may log in (see README "Users, roles and applying changes") ---
     users: list[UserConfig] = Field(default_factory=list)

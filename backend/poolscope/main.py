@@ -15,7 +15,8 @@ from fastapi.staticfiles import StaticFiles
 from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import Guard
-from poolscope.api import changes, live, metrics, targets
+from poolscope.alerts.runtime import start_incident_services
+from poolscope.api import alerts, changes, live, metrics, prometheus, snapshots, targets
 from poolscope.auth import AuthService
 from poolscope.auth.router import router as auth_router
 from poolscope.config import Settings, load_settings
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
         app.state.recommender = recommender = Recommender(settings, store)
         app.state.applier = applier = Applier(settings, store, audit)
         app.state.guard = guard = Guard(settings, store, audit, applier)
+        incidents = await start_incident_services(app, settings, store)
         if start_poller:
             scheduler.start()
             recommender.start()
@@ -62,6 +64,7 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
             await guard.stop()
             await recommender.stop()
             await scheduler.stop()
+            await incidents.stop()
             await store.close()
 
     app = FastAPI(
@@ -80,6 +83,10 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
     app.include_router(metrics.router)
     app.include_router(live.router)
     app.include_router(changes.router)
+    app.include_router(alerts.router)
+    app.include_router(snapshots.router)
+    # Before the SPA catch-all below, which would otherwise answer /metrics with index.html.
+    app.include_router(prometheus.router)
 
     @app.get("/api/health", tags=["health"])
     async def health() -> dict[str, str]:

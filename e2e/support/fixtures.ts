@@ -9,7 +9,12 @@ export interface ApiTarget {
   name: string;
   status: 'up' | 'down' | 'starting';
   reason: string | null;
-  server: { flavor: string; version: string; pool_enabled: boolean; thread_handling: string } | null;
+  server: {
+    flavor: string;
+    version: string;
+    pool_enabled: boolean;
+    thread_handling: string;
+  } | null;
   missing_privileges: string[];
   last_poll_at: number | null;
 }
@@ -96,7 +101,9 @@ export class SandboxAdmin {
   }
 
   globals(names: string[]): Record<string, string> {
-    const out = this.sql(`SELECT ${names.map((n) => `@@GLOBAL.${n}`).join(', ')}`).trim().split('\t');
+    const out = this.sql(`SELECT ${names.map((n) => `@@GLOBAL.${n}`).join(', ')}`)
+      .trim()
+      .split('\t');
     return Object.fromEntries(names.map((n, i) => [n, out[i]]));
   }
 
@@ -126,6 +133,8 @@ interface Fixtures {
   load: LoadDriver;
   admin: SandboxAdmin;
   stalledPool: PoolStall;
+  /** Like stalledPool, but the test says when: call it once the page is open (cleaned up the same way). */
+  provokeStall: () => PoolStall;
 }
 
 export const test = base.extend<Fixtures>({
@@ -153,7 +162,10 @@ export const test = base.extend<Fixtures>({
     await use(new PoolscopeApi(request));
   },
   load: async ({ stack }, use, testInfo) => {
-    const slug = testInfo.titlePath.join('-').replace(/[^A-Za-z0-9]+/g, '-').slice(-60);
+    const slug = testInfo.titlePath
+      .join('-')
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .slice(-60);
     const driver = new LoadDriver(stack.poolOn, stack.logDir, slug);
     try {
       await use(driver);
@@ -164,18 +176,31 @@ export const test = base.extend<Fixtures>({
   admin: async ({ stack }, use) => {
     await use(new SandboxAdmin(stack.poolOn));
   },
-  stalledPool: async ({ admin, load }, use) => {
-    const before = admin.globals(STALL_VARS);
-    admin.setGlobals({ thread_pool_size: 1, thread_pool_stall_limit: 100 });
+  stalledPool: async ({ provokeStall }, use) => {
+    await use(provokeStall());
+  },
+  provokeStall: async ({ admin, load }, use) => {
+    let before: Record<string, string> | null = null;
     try {
-      const run = load.start('stall', { durationS: 90, extra: ['--stall-seconds', '3'] });
-      await use({ before, load: run });
+      await use(() => {
+        before = admin.globals(STALL_VARS);
+        admin.setGlobals({ thread_pool_size: 1, thread_pool_stall_limit: 100 });
+        return {
+          before,
+          load: load.start('stall', {
+            durationS: 90,
+            extra: ['--stall-seconds', '3'],
+          }),
+        };
+      });
     } finally {
-      // Stop the long statements first so the restore does not queue behind them.
-      await load.stopAll();
-      admin.setGlobals(before);
-      const after = admin.globals(STALL_VARS);
-      expect(after, 'pool variables restored after the stall').toEqual(before);
+      if (before) {
+        // Stop the long statements first so the restore does not queue behind them.
+        await load.stopAll();
+        admin.setGlobals(before);
+        const after = admin.globals(STALL_VARS);
+        expect(after, 'pool variables restored after the stall').toEqual(before);
+      }
     }
   },
 });

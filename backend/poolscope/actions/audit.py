@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from sqlalchemy import insert, select, update
@@ -34,6 +35,19 @@ class AuditLog:
         stmt = select(audit_changes).order_by(audit_changes.c.id.desc()).limit(limit)
         if target is not None:
             stmt = stmt.where(audit_changes.c.target == target)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [_entry(r._mapping) for r in rows]
+
+    async def in_window(self, target: str, ts_from: float, ts_to: float) -> builtins.list[AuditEntry]:
+        """Changes to one target between two times, oldest first (an incident snapshot's window)."""
+        stmt = (
+            select(audit_changes)
+            .where(
+                audit_changes.c.target == target, audit_changes.c.ts >= ts_from, audit_changes.c.ts <= ts_to
+            )
+            .order_by(audit_changes.c.ts, audit_changes.c.id)
+        )
         async with self.engine.connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [_entry(r._mapping) for r in rows]

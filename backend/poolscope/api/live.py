@@ -1,4 +1,4 @@
-"""The live channel: Server-Sent Events, one `poll` event per poll of each target."""
+"""The live channel: Server-Sent Events, one `poll` event per poll of each target, and `alert` events."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
 
 from poolscope.api.deps import SettingsDep, StoreDep
+from poolscope.schemas import AlertEvent
 
 router = APIRouter(prefix="/api", tags=["live"])
 
@@ -22,8 +23,13 @@ async def live(
     store: StoreDep,
     settings: SettingsDep,
     target: Annotated[str | None, Query(description="only this target's polls")] = None,
+    events: Annotated[
+        str | None,
+        Query(pattern=r"^(poll|alert)(,(poll|alert))?$", description="poll, alert or both (default)"),
+    ] = None,
 ) -> StreamingResponse:
-    """Server-Sent Events stream of every poll's result (target info, state and samples)."""
+    """Server-Sent Events stream of every poll's result (target info, state and samples) and alert changes."""
+    kinds = set((events or "poll,alert").split(","))
     if target is not None and target not in {t.name for t in settings.targets}:
         raise HTTPException(status_code=404, detail=f"unknown target {target!r}")
 
@@ -38,7 +44,9 @@ async def live(
                     continue
                 if target is not None and event.target != target:
                     continue
-                yield f"event: poll\ndata: {event.model_dump_json()}\n\n"
+                kind = "alert" if isinstance(event, AlertEvent) else "poll"
+                if kind in kinds:
+                    yield f"event: {kind}\ndata: {event.model_dump_json()}\n\n"
 
     return StreamingResponse(
         stream(),

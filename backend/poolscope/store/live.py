@@ -6,16 +6,19 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from poolscope.schemas import PollEvent
+from poolscope.schemas import AlertEvent, PollEvent
+
+# Poll results, and (issue #3) alert changes; subscribers pick what they need.
+LiveEvent = PollEvent | AlertEvent
 
 SUBSCRIBER_BUFFER = 64
 
 
 class LiveHub:
     def __init__(self) -> None:
-        self._subscribers: set[asyncio.Queue[PollEvent]] = set()
+        self._subscribers: set[asyncio.Queue[LiveEvent]] = set()
 
-    def publish(self, event: PollEvent) -> None:
+    def publish(self, event: LiveEvent) -> None:
         for queue in self._subscribers:
             if queue.full():
                 # Drop the oldest: a live view wants the newest state, not a backlog.
@@ -24,8 +27,8 @@ class LiveHub:
             queue.put_nowait(event)
 
     @contextlib.asynccontextmanager
-    async def subscribe(self) -> AsyncIterator[asyncio.Queue[PollEvent]]:
-        queue: asyncio.Queue[PollEvent] = asyncio.Queue(maxsize=SUBSCRIBER_BUFFER)
+    async def subscribe(self) -> AsyncIterator[asyncio.Queue[LiveEvent]]:
+        queue: asyncio.Queue[LiveEvent] = asyncio.Queue(maxsize=SUBSCRIBER_BUFFER)
         self._subscribers.add(queue)
         try:
             yield queue

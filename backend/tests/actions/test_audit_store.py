@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from poolscope.actions.audit import AuditLog
+from poolscope.snapshots.audit_hook import variable_changes_in_window
 from tests.store.test_sql_store import store_url  # noqa: F401  (the parametrised fixture)
 
 ROW = {
@@ -45,3 +46,20 @@ async def test_audit_log_round_trip(store_url):  # noqa: F811
     assert again.guard_status == "interrupted" and "restarted" in (again.guard_note or "")
     assert (await audit.get(failed.id)).detail == "MySQL error 1227: Access denied"  # type: ignore[union-attr]
     await engine.dispose()
+
+
+async def test_a_snapshot_window_lists_that_targets_changes_in_it(store_url):  # noqa: F811
+    engine = create_async_engine(store_url)
+    audit = AuditLog(engine)
+    await audit.add(ts=50.0, result="applied", guarded=False, **ROW)  # before the window
+    inside = await audit.add(ts=100.0, result="applied", guarded=False, **ROW)
+    failed = await audit.add(ts=110.0, result="failed", detail="MySQL error 1227", guarded=False, **ROW)
+    await audit.add(ts=105.0, result="applied", guarded=False, **{**ROW, "target": "db2"})  # another target
+    changes = await variable_changes_in_window(engine, "db1", 90.0, 120.0)
+    await engine.dispose()
+    assert [(c.at, c.variable, c.old_value, c.new_value, c.by) for c in changes] == [
+        (100.0, "thread_pool_stall_limit", "500", "30", "alice"),
+        (110.0, "thread_pool_stall_limit", "500", "30", "alice"),
+    ]
+    assert changes[0].extra["result"] == "applied" and changes[1].extra["detail"] == "MySQL error 1227"
+    assert inside.id != failed.id

@@ -276,3 +276,112 @@ export interface PollEvent {
   state: TargetState | null;
   samples: Sample[];
 }
+
+// --- alerts and incident snapshots (issue #3; docs/API.md "Alerts", "Snapshots") ---------------
+
+export type AlertStatus = 'pending' | 'firing' | 'resolved';
+export type AlertTransition = 'pending' | 'firing' | 'resolved' | 'acknowledged' | 'silenced' | 'unsilenced' | 'updated';
+
+export interface Alert {
+  id: number | null;
+  fingerprint: string;
+  target: string;
+  rule: string;
+  group: string | null;
+  severity: 'critical' | 'warning';
+  status: AlertStatus;
+  summary: string;
+  description: string;
+  value: number | null;
+  labels: Record<string, string>;
+  started_at: Epoch;
+  fired_at: Epoch | null;
+  resolved_at: Epoch | null;
+  last_active_at: Epoch;
+  poll_ts: Epoch | null;
+  flapping: boolean;
+  acked_by: string | null;
+  acked_at: Epoch | null;
+  silenced_by: number | null;
+  snapshot_id: number | null;
+}
+
+export interface AlertEvent {
+  target: string;
+  ts: Epoch;
+  transition: AlertTransition;
+  alert: Alert;
+}
+
+export interface Silence {
+  id: number;
+  target: string | null;
+  rule: string | null;
+  group: string | null;
+  starts_at: Epoch;
+  ends_at: Epoch;
+  created_by: string;
+  comment: string;
+}
+
+export interface AlertsResponse {
+  active: Alert[];
+  silences: Silence[];
+}
+
+export interface Delivery {
+  id: number;
+  receiver: string;
+  alert_id: number | null;
+  fingerprint: string;
+  alert_status: string;
+  outcome: 'delivered' | 'retrying' | 'failed' | 'dropped';
+  attempt: number;
+  http_status: number | null;
+  error: string | null;
+  at: Epoch;
+  duration_ms: number | null;
+}
+
+export interface SnapshotSummary {
+  id: number;
+  target: string;
+  title: string;
+  trigger: 'alert' | 'manual' | 'import';
+  status: 'collecting' | 'complete';
+  created_at: Epoch;
+  moment_ts: Epoch;
+  window_from: Epoch;
+  window_to: Epoch;
+  alert_id: number | null;
+  size_bytes: number;
+}
+
+export interface SnapshotDocument {
+  format: 'poolscope-snapshot';
+  schema_version: 1;
+  poolscope_version: string;
+  title: string;
+  target: string;
+  trigger: 'alert' | 'manual' | 'import';
+  alert_id: number | null;
+  created_at: Epoch;
+  moment_ts: Epoch;
+  window: { from: Epoch; to: Epoch; before_s: number; after_s: number; complete: boolean };
+  redacted_sql: boolean;
+  target_info: Target;
+  state: TargetState;
+  server_tables: {
+    captured_at: Epoch | null;
+    port_kind: string | null;
+    global_status: Record<string, string>;
+    global_variables: Record<string, string>;
+    errors: Record<string, string>;
+    processlist: Record<string, string | number | null>[];
+    innodb_lock_waits: Record<string, string | number | null>[];
+  };
+  series: Series[];
+  step_s: number;
+  alerts: Alert[];
+  variable_changes: { at: Epoch; variable: string; old_value: string | null; new_value: string | null; by: string | null }[];
+}

@@ -1,6 +1,10 @@
-// App shell: header with navigation and the route switch (overview vs one target).
+// App shell: header with navigation, the alert banner (every page) and the route switch.
+import { AlertBanner } from '../features/alerts/AlertBanner';
+import { AlertsPage } from '../features/alerts/AlertsPage';
 import { LoginForm, UserMenu } from '../features/auth/LoginForm';
 import { OverviewPage } from '../features/overview/OverviewPage';
+import { SnapshotsPage, TopbarCapture } from '../features/snapshots/SnapshotsPage';
+import { SnapshotView } from '../features/snapshots/SnapshotView';
 import { TargetPage } from '../features/target/TargetPage';
 import { Link, Notice } from '../ui/ui';
 import { loginNext, parseRoute, useLocation } from './router';
@@ -19,14 +23,25 @@ export function App() {
             Overview
           </Link>
           {route.page === 'target' ? <span className="nav-active nav-current">{route.name}</span> : null}
+          <Link href="/alerts" className={route.page === 'alerts' ? 'nav-active' : ''} testId="nav-alerts">
+            Alerts
+          </Link>
+          <Link href="/snapshots" className={route.page.startsWith('snapshot') ? 'nav-active' : ''} testId="nav-snapshots">
+            Snapshots
+          </Link>
         </nav>
         <span className="topbar-note muted small">MariaDB / MySQL thread pool</span>
+        <TopbarCapture current={route.page === 'target' ? route.name : undefined} />
         <UserMenu />
       </header>
+      <AlertBanner />
       <main>
         {route.page === 'overview' ? <OverviewPage /> : null}
         {route.page === 'target' ? <TargetPage key={route.name} name={route.name} /> : null}
         {route.page === 'login' ? <LoginForm next={loginNext(search)} /> : null}
+        {route.page === 'alerts' ? <AlertsPage /> : null}
+        {route.page === 'snapshots' ? <SnapshotsPage /> : null}
+        {route.page === 'snapshot' ? <SnapshotView key={route.id} id={route.id} /> : null}
         {route.page === 'notfound' ? (
           <div className="page">
             <Notice tone="warn" title="Page not found" testId="route-not-found">

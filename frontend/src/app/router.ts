@@ -2,12 +2,22 @@
 import { useSyncExternalStore } from 'react';
 
 export type Route =
-  { page: 'overview' } | { page: 'target'; name: string } | { page: 'login' } | { page: 'notfound'; path: string };
+  | { page: 'overview' }
+  | { page: 'target'; name: string }
+  | { page: 'login' }
+  | { page: 'alerts' }
+  | { page: 'snapshots' }
+  | { page: 'snapshot'; id: number }
+  | { page: 'notfound'; path: string };
 
 export function parseRoute(pathname: string): Route {
   const path = pathname.replace(/\/+$/, '') || '/';
   if (path === '/') return { page: 'overview' };
   if (path === '/login') return { page: 'login' };
+  if (path === '/alerts') return { page: 'alerts' };
+  if (path === '/snapshots') return { page: 'snapshots' };
+  const snap = /^\/snapshots\/(\d{1,12})$/.exec(path);
+  if (snap) return { page: 'snapshot', id: Number(snap[1]) };
   const m = /^\/targets\/([^/]+)$/.exec(path);
   if (m) {
     try {

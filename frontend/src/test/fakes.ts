@@ -39,7 +39,7 @@ export class FakeEventSource {
   }
 
   emit(type: string, data?: unknown) {
-    const ev = type === 'poll' ? new MessageEvent('poll', { data: JSON.stringify(data) }) : new Event(type);
+    const ev = type === 'poll' || data !== undefined ? new MessageEvent(type, { data: JSON.stringify(data) }) : new Event(type);
     for (const fn of this.listeners.get(type) ?? []) fn(ev);
   }
 

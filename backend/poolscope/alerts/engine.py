@@ -1,0 +1,290 @@
+"""The alert engine: evaluates every rule on every poll, off the poller's path, and runs the lifecycle.
+
+It subscribes to the store's live hub like any SSE client, so polling never waits for it.
+Lifecycle per target + rule + group (the fingerprint):
+  pending (condition seen) -> firing (held for the rule's for-duration) -> resolved (clear for
+  resolve_after_s; the rule's resolve threshold, lower than the firing one, keeps it firing in
+  between). An alert that fired flap_max_fires times within flap_window_s is flapping: it then
+  resolves only after flap_resolve_after_s clear, so a condition that comes and goes pages once.
+Firing and resolution are written to the database before anyone is told; firing alerts are
+restored on start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import time
+from collections import defaultdict, deque
+from collections.abc import Awaitable, Callable
+
+from poolscope.alerts.model import Finding, Observation, Rule, RuleContext
+from poolscope.alerts.notifiers.webhook import WebhookDispatcher
+from poolscope.alerts.repository import AlertRepository
+from poolscope.alerts.rules import all_rules
+from poolscope.alerts.settings import AlertSettings
+from poolscope.schemas import Alert, AlertEvent, AlertTransition, PollEvent, Silence
+from poolscope.store.live import LiveHub
+
+log = logging.getLogger(__name__)
+
+FiringListener = Callable[[Alert], Awaitable[None]]
+
+
+def fingerprint(target: str, rule: str, group: str | None) -> str:
+    return hashlib.sha256(f"{target}\x00{rule}\x00{group or ''}".encode()).hexdigest()[:16]
+
+
+class AlertEngine:
+    def __init__(
+        self,
+        settings: AlertSettings,
+        hub: LiveHub,
+        repo: AlertRepository,
+        dispatcher: WebhookDispatcher | None = None,
+        rules: list[Rule] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.hub = hub
+        self.repo = repo
+        self.dispatcher = dispatcher
+        self.rules = rules if rules is not None else all_rules()
+        self._rules_by_name = {r.name: r for r in self.rules}
+        self.active: dict[str, Alert] = {}
+        self._fire_times: dict[str, deque[float]] = defaultdict(deque)
+        self._history: dict[str, deque[Observation]] = defaultdict(deque)
+        self.silences: list[Silence] = []
+        self.firing_listeners: list[FiringListener] = []
+        self.evaluations = 0
+        self._task: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self._lock = asyncio.Lock()
+
+    # --- running ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        for alert in await self.repo.open_alerts():
+            self.active[alert.fingerprint] = alert
+        self.silences = await self.repo.silences(active_at=time.time())
+        ready = asyncio.Event()
+        self._task = asyncio.create_task(self._run(ready), name="alert-engine")
+        await ready.wait()  # subscribed: no poll after start() is missed
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        for task in list(self._background):
+            task.cancel()
+        self._background.clear()
+
+    async def _run(self, ready: asyncio.Event) -> None:
+        async with self.hub.subscribe() as queue:
+            ready.set()
+            while True:
+                event = await queue.get()
+                if not isinstance(event, PollEvent):
+                    continue
+                try:
+                    await self.evaluate(event)
+                except Exception:
+                    log.exception("alert evaluation of %s failed", event.target)
+
+    # --- evaluation ------------------------------------------------------------------------
+
+    async def evaluate(self, event: PollEvent) -> None:
+        async with self._lock:
+            await self._evaluate(event)
+
+    async def _evaluate(self, event: PollEvent) -> None:
+        self.evaluations += 1
+        target, now = event.target, event.ts
+        history = self._history[target]
+        history.append(Observation(event.ts, event.target_info, event.state))
+        while history and history[0].ts < now - self.settings.history_s:
+            history.popleft()
+        thresholds = self.settings.thresholds_for(target)
+        ctx = RuleContext(
+            target=target,
+            now=now,
+            info=event.target_info,
+            state=event.state,
+            history=tuple(history),
+            thresholds=thresholds,
+        )
+        untouched: set[str] = set()
+        for rule in self.rules:
+            mine = {fp for fp, a in self.active.items() if a.target == target and a.rule == rule.name}
+            if rule.needs_state and event.state is None:
+                untouched |= mine  # target down: nothing is known, nothing fires or resolves
+                continue
+            try:
+                findings = rule.evaluate(ctx)
+            except Exception:
+                log.exception("alert rule %s failed on %s", rule.name, target)
+                untouched |= mine
+                continue
+            for finding in findings:
+                fp = fingerprint(target, rule.name, finding.group)
+                untouched.add(fp)
+                await self._apply(rule, finding, fp, target, now, event.ts, rule.for_s(thresholds))
+        for fp, alert in list(self.active.items()):
+            if alert.target != target or fp in untouched:
+                continue
+            if alert.status == "pending":
+                del self.active[fp]
+                await self._publish(
+                    alert.model_copy(update={"status": "resolved", "resolved_at": now}), "resolved"
+                )
+                continue
+            delay = self.settings.flap_resolve_after_s if alert.flapping else self.settings.resolve_after_s
+            if now - alert.last_active_at >= delay:
+                await self._resolve(fp, alert, now)
+        await self._apply_silences(now)
+
+    async def _apply(
+        self, rule: Rule, finding: Finding, fp: str, target: str, now: float, poll_ts: float, for_s: float
+    ) -> None:
+        alert = self.active.get(fp)
+        if alert is None:
+            if finding.level != "breach":
+                return
+            alert = Alert(
+                fingerprint=fp,
+                target=target,
+                rule=rule.name,
+                group=finding.group,
+                severity=rule.severity,
+                status="pending",
+                summary=finding.summary,
+                description=finding.description,
+                value=finding.value,
+                labels=finding.labels,
+                started_at=now,
+                last_active_at=now,
+            )
+            self.active[fp] = alert
+            if for_s > 0:
+                await self._publish(alert, "pending")
+        else:
+            alert.summary, alert.description, alert.value = (
+                finding.summary,
+                finding.description,
+                finding.value,
+            )
+            alert.labels = {**alert.labels, **finding.labels}
+            alert.last_active_at = now
+        if alert.status == "pending":
+            if finding.level != "breach":
+                # Back under the firing threshold before the for-duration: it never fires.
+                del self.active[fp]
+                await self._publish(
+                    alert.model_copy(update={"status": "resolved", "resolved_at": now}), "resolved"
+                )
+            elif now - alert.started_at >= for_s:
+                await self._fire(fp, alert, now, poll_ts)
+
+    async def _fire(self, fp: str, alert: Alert, now: float, poll_ts: float) -> None:
+        fires = self._fire_times[fp]
+        fires.append(now)
+        while fires and fires[0] < now - self.settings.flap_window_s:
+            fires.popleft()
+        alert.status = "firing"
+        alert.fired_at = now
+        alert.poll_ts = poll_ts
+        alert.flapping = len(fires) >= self.settings.flap_max_fires
+        alert.silenced_by = self._silence_for(alert, now)
+        alert.id = await self.repo.insert(alert)
+        await self._publish(alert, "firing")
+        for listener in self.firing_listeners:
+            self._spawn(listener(alert.model_copy()))
+
+    async def _resolve(self, fp: str, alert: Alert, now: float) -> None:
+        alert.status = "resolved"
+        alert.resolved_at = now
+        del self.active[fp]
+        if alert.id is not None:
+            await self.repo.save(alert)
+        await self._publish(alert, "resolved")
+
+    async def _publish(self, alert: Alert, transition: AlertTransition) -> None:
+        snapshot = alert.model_copy()
+        self.hub.publish(
+            AlertEvent(target=alert.target, ts=time.time(), transition=transition, alert=snapshot)
+        )
+        # Only page on firing and resolution, and not for muted alerts.
+        if (
+            self.dispatcher is not None
+            and transition in ("firing", "resolved")
+            and snapshot.fired_at is not None
+            and snapshot.silenced_by is None
+        ):
+            self.dispatcher.notify(snapshot)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # --- silences and acknowledgement ------------------------------------------------------
+
+    def _silence_for(self, alert: Alert, now: float) -> int | None:
+        return next((s.id for s in self.silences if s.matches(alert, now)), None)
+
+    async def _apply_silences(self, now: float) -> None:
+        self.silences = [s for s in self.silences if s.ends_at > now]
+        for alert in self.active.values():
+            if alert.status != "firing":
+                continue
+            silenced_by = self._silence_for(alert, now)
+            if silenced_by != alert.silenced_by:
+                alert.silenced_by = silenced_by
+                await self._publish(alert, "silenced" if silenced_by is not None else "unsilenced")
+
+    async def add_silence(self, silence: Silence) -> None:
+        async with self._lock:
+            self.silences.append(silence)
+            await self._apply_silences(time.time())
+
+    async def expire_silence(self, silence_id: int) -> Silence | None:
+        async with self._lock:
+            now = time.time()
+            silence = await self.repo.expire_silence(silence_id, now)
+            if silence is not None:
+                self.silences = [s for s in self.silences if s.id != silence_id]
+                await self._apply_silences(now)
+            return silence
+
+    async def acknowledge(self, alert_id: int, user: str) -> Alert | None:
+        async with self._lock:
+            alert = next((a for a in self.active.values() if a.id == alert_id), None)
+            if alert is None:
+                return None
+            alert.acked_by, alert.acked_at = user, time.time()
+            await self.repo.save(alert)
+            await self._publish(alert, "acknowledged")
+            return alert.model_copy()
+
+    async def link_snapshot(self, alert_id: int, snapshot_id: int) -> None:
+        async with self._lock:
+            alert = next((a for a in self.active.values() if a.id == alert_id), None)
+            if alert is None:
+                alert = await self.repo.get(alert_id)
+                if alert is None:
+                    return
+                alert.snapshot_id = snapshot_id
+                await self.repo.save(alert)
+                return
+            alert.snapshot_id = snapshot_id
+            await self.repo.save(alert)
+            await self._publish(alert, "updated")
+
+    def current(self) -> list[Alert]:
+        order = {"firing": 0, "pending": 1}
+        return sorted(
+            (a.model_copy() for a in self.active.values()),
+            key=lambda a: (order.get(a.status, 2), a.severity != "critical", -(a.fired_at or a.started_at)),
+        )

@@ -1,0 +1,226 @@
+"""Alert persistence: alert instances, silences and the webhook delivery log, on the store's database."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from poolscope.alerts.tables import alert_alerts, alert_deliveries, alert_silences
+from poolscope.schemas import Alert, Delivery, Silence
+
+# The delivery log keeps this many newest rows.
+DELIVERY_LOG_ROWS = 5000
+
+
+def _alert_row(alert: Alert) -> dict[str, Any]:
+    return {
+        "fingerprint": alert.fingerprint,
+        "target": alert.target,
+        "rule": alert.rule,
+        "group_key": alert.group,
+        "severity": alert.severity,
+        "status": alert.status,
+        "summary": alert.summary,
+        "description": alert.description,
+        "value": alert.value,
+        "labels": json.dumps(alert.labels, sort_keys=True),
+        "started_at": alert.started_at,
+        "fired_at": alert.fired_at,
+        "resolved_at": alert.resolved_at,
+        "last_active_at": alert.last_active_at,
+        "poll_ts": alert.poll_ts,
+        "flapping": alert.flapping,
+        "acked_by": alert.acked_by,
+        "acked_at": alert.acked_at,
+        "snapshot_id": alert.snapshot_id,
+    }
+
+
+def _alert_from(row: Any) -> Alert:
+    return Alert(
+        id=row.id,
+        fingerprint=row.fingerprint,
+        target=row.target,
+        rule=row.rule,
+        group=row.group_key,
+        severity=row.severity,
+        status=row.status,
+        summary=row.summary,
+        description=row.description,
+        value=row.value,
+        labels=json.loads(row.labels or "{}"),
+        started_at=row.started_at,
+        fired_at=row.fired_at,
+        resolved_at=row.resolved_at,
+        last_active_at=row.last_active_at,
+        poll_ts=row.poll_ts,
+        flapping=bool(row.flapping),
+        acked_by=row.acked_by,
+        acked_at=row.acked_at,
+        snapshot_id=row.snapshot_id,
+    )
+
+
+def _silence_from(row: Any) -> Silence:
+    return Silence(
+        id=row.id,
+        target=row.target,
+        rule=row.rule,
+        group=row.group_key,
+        starts_at=row.starts_at,
+        ends_at=row.ends_at,
+        created_by=row.created_by,
+        comment=row.comment,
+    )
+
+
+class AlertRepository:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._deliveries_written = 0
+
+    # --- alerts ----------------------------------------------------------------------------
+
+    async def insert(self, alert: Alert) -> int:
+        async with self.engine.begin() as conn:
+            result = await conn.execute(insert(alert_alerts).values(**_alert_row(alert)))
+            return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    async def save(self, alert: Alert) -> None:
+        assert alert.id is not None
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(alert_alerts).where(alert_alerts.c.id == alert.id).values(**_alert_row(alert))
+            )
+
+    async def open_alerts(self) -> list[Alert]:
+        """Alerts that were firing when the backend last stopped: they are restored, not forgotten."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(alert_alerts).where(alert_alerts.c.status == "firing"))
+            return [_alert_from(r) for r in rows]
+
+    async def get(self, alert_id: int) -> Alert | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(alert_alerts).where(alert_alerts.c.id == alert_id))).first()
+        return _alert_from(row) if row else None
+
+    async def history(
+        self,
+        target: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int = 200,
+    ) -> list[Alert]:
+        """Alerts that fired, newest first; with since/until: those active at some time in that range."""
+        stmt = select(alert_alerts)
+        if target is not None:
+            stmt = stmt.where(alert_alerts.c.target == target)
+        if until is not None:
+            stmt = stmt.where(alert_alerts.c.fired_at <= until)
+        if since is not None:
+            stmt = stmt.where(or_(alert_alerts.c.resolved_at.is_(None), alert_alerts.c.resolved_at >= since))
+        stmt = stmt.order_by(alert_alerts.c.fired_at.desc()).limit(limit)
+        async with self.engine.connect() as conn:
+            return [_alert_from(r) for r in await conn.execute(stmt)]
+
+    async def count_by_status(self) -> dict[str, int]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(alert_alerts.c.status, func.count()).group_by(alert_alerts.c.status)
+            )
+            return {str(r[0]): int(r[1]) for r in rows}
+
+    # --- silences --------------------------------------------------------------------------
+
+    async def add_silence(
+        self,
+        target: str | None,
+        rule: str | None,
+        group: str | None,
+        ends_at: float,
+        created_by: str,
+        comment: str,
+    ) -> Silence:
+        now = time.time()
+        values = {
+            "target": target,
+            "rule": rule,
+            "group_key": group,
+            "starts_at": now,
+            "ends_at": ends_at,
+            "created_by": created_by,
+            "comment": comment,
+        }
+        async with self.engine.begin() as conn:
+            result = await conn.execute(insert(alert_silences).values(**values))
+            silence_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+        return Silence(
+            id=silence_id,
+            target=target,
+            rule=rule,
+            group=group,
+            starts_at=now,
+            ends_at=ends_at,
+            created_by=created_by,
+            comment=comment,
+        )
+
+    async def expire_silence(self, silence_id: int, now: float) -> Silence | None:
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(select(alert_silences).where(alert_silences.c.id == silence_id))
+            ).first()
+            if row is None:
+                return None
+            ends_at = min(row.ends_at, now)
+            await conn.execute(
+                update(alert_silences).where(alert_silences.c.id == silence_id).values(ends_at=ends_at)
+            )
+        silence = _silence_from(row)
+        silence.ends_at = ends_at
+        return silence
+
+    async def silences(self, active_at: float | None = None) -> list[Silence]:
+        stmt = select(alert_silences).order_by(alert_silences.c.id.desc())
+        if active_at is not None:
+            stmt = stmt.where(alert_silences.c.ends_at > active_at)
+        async with self.engine.connect() as conn:
+            return [_silence_from(r) for r in await conn.execute(stmt.limit(500))]
+
+    # --- delivery log ----------------------------------------------------------------------
+
+    async def log_delivery(self, **values: Any) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(insert(alert_deliveries).values(**values))
+            self._deliveries_written += 1
+            if self._deliveries_written % 100 == 0:
+                newest = (await conn.execute(select(func.max(alert_deliveries.c.id)))).scalar() or 0
+                await conn.execute(
+                    delete(alert_deliveries).where(alert_deliveries.c.id <= newest - DELIVERY_LOG_ROWS)
+                )
+
+    async def deliveries(self, receiver: str | None = None, limit: int = 200) -> list[Delivery]:
+        stmt = select(alert_deliveries).order_by(alert_deliveries.c.id.desc()).limit(limit)
+        if receiver is not None:
+            stmt = stmt.where(alert_deliveries.c.receiver == receiver)
+        async with self.engine.connect() as conn:
+            return [
+                Delivery(
+                    id=r.id,
+                    receiver=r.receiver,
+                    alert_id=r.alert_id,
+                    fingerprint=r.fingerprint,
+                    alert_status=r.alert_status,
+                    outcome=r.outcome,
+                    attempt=r.attempt,
+                    http_status=r.http_status,
+                    error=r.error,
+                    at=r.at,
+                    duration_ms=r.duration_ms,
+                )
+                for r in await conn.execute(stmt)
+            ]

@@ -1,0 +1,129 @@
+"""Alert settings: named thresholds with documented defaults, per-target overrides, webhook receivers."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+
+class Thresholds(BaseModel):
+    """Every alert threshold by name; `[alerts.overrides.<target>]` replaces any of them per target."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # group_stalled: the stall verdict already needs the server's STALLS counter to rise or the
+    # queue to make no progress for longer than thread_pool_stall_limit, so it fires on the first
+    # poll that shows it (the 2 s promise); resolve_after_s keeps one clear poll from resolving it.
+    stall_for_s: float = Field(
+        default=0.0, ge=0, le=3600, description="group stalled for this long before firing"
+    )
+    queue_length_max: int = Field(default=20, ge=1, description="a group's QUEUE_LENGTH above this ...")
+    queue_length_for_s: float = Field(default=10.0, ge=0, le=3600, description="... for this long fires")
+    queue_length_resolve: int = Field(
+        default=10, ge=0, description="resolves only at or below this (hysteresis)"
+    )
+    queue_wait_max_ms: float = Field(
+        default=2000.0, gt=0, description="oldest queued connection waiting longer fires"
+    )
+    queue_wait_for_s: float = Field(default=3.0, ge=0, le=3600)
+    trx_age_max_s: float = Field(default=300.0, gt=0, description="a transaction open longer than this fires")
+    lock_wait_max_s: float = Field(
+        default=30.0, gt=0, description="a transaction in lock wait longer than this fires"
+    )
+    pool_threads_ratio: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="Threadpool_threads at or above this share of thread_pool_max_threads",
+    )
+    pool_threads_for_s: float = Field(default=30.0, ge=0, le=3600)
+    connections_ratio: float = Field(
+        default=0.9, gt=0, le=1, description="Threads_connected at or above this share of max_connections"
+    )
+    connections_for_s: float = Field(default=30.0, ge=0, le=3600)
+    target_down_for_s: float = Field(default=10.0, ge=0, le=3600, description="unreachable this long fires")
+    # Hysteresis on ratios and waits: a firing alert stays firing until the value drops below
+    # threshold x this factor, so a value hovering at the threshold does not flap.
+    resolve_factor: float = Field(default=0.8, gt=0, le=1)
+
+
+class WebhookReceiver(BaseModel):
+    """An HTTP endpoint that gets Alertmanager webhook (version 4) payloads."""
+
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    # A SecretStr: webhook URLs often carry a token (Slack, PagerDuty bridges).
+    url: SecretStr
+    headers: dict[str, SecretStr] = Field(default_factory=dict, description="e.g. Authorization")
+    timeout_s: float = Field(default=5.0, gt=0, le=60)
+    max_attempts: int = Field(default=5, ge=1, le=20)
+    backoff_initial_s: float = Field(default=1.0, gt=0, le=60)
+    backoff_max_s: float = Field(default=30.0, gt=0, le=600)
+    queue_size: int = Field(default=1000, ge=1, le=100000)
+    send_resolved: bool = True
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: SecretStr) -> SecretStr:
+        parts = urlsplit(value.get_secret_value())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("webhook url must be http(s)://host/...")
+        return value
+
+    def safe_url(self) -> str:
+        """scheme://host:port/path: no credentials, no query string (tokens live there too)."""
+        parts = urlsplit(self.url.get_secret_value())
+        netloc = parts.hostname or ""
+        if parts.port:
+            netloc = f"{netloc}:{parts.port}"
+        return f"{parts.scheme}://{netloc}{parts.path}"
+
+
+class AlertSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    overrides: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="target name -> thresholds that differ for that target"
+    )
+    resolve_after_s: float = Field(
+        default=5.0,
+        ge=0,
+        le=3600,
+        description="a firing alert resolves after its condition is clear this long",
+    )
+    flap_window_s: float = Field(default=600.0, gt=0, le=86400)
+    flap_max_fires: int = Field(
+        default=3, ge=2, le=100, description="fired this often within flap_window_s = flapping"
+    )
+    flap_resolve_after_s: float = Field(
+        default=120.0, ge=0, le=86400, description="a flapping alert resolves only after this long clear"
+    )
+    # Each kept poll holds a whole TargetState (tens of kB on a busy server): keep the window short.
+    history_s: float = Field(default=120.0, ge=10, le=3600, description="recent polls kept for rules")
+    external_url: str | None = Field(
+        default=None, description="Poolscope's address for links in webhooks; default http://listen_host:port"
+    )
+    webhooks: list[WebhookReceiver] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _valid_overrides(self) -> AlertSettings:
+        for target, values in self.overrides.items():
+            try:
+                Thresholds(**{**self.thresholds.model_dump(), **values})
+            except Exception as exc:
+                raise ValueError(f"alerts.overrides.{target}: {exc}") from None
+        names = [w.name for w in self.webhooks]
+        if len(names) != len(set(names)):
+            raise ValueError("webhook receiver names must be unique")
+        return self
+
+    def thresholds_for(self, target: str) -> Thresholds:
+        values = self.overrides.get(target)
+        if not values:
+            return self.thresholds
+        return Thresholds(**{**self.thresholds.model_dump(), **values})

@@ -1,0 +1,142 @@
+"""Alerts: current and past alerts, rules and thresholds, silences, acknowledgement, webhook delivery log."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from pydantic import BaseModel, Field
+
+from poolscope.alerts.engine import AlertEngine
+from poolscope.api.deps import SettingsDep
+from poolscope.auth import User, require_role
+from poolscope.schemas import Alert, Delivery, Silence
+
+# Reads are as open as /api/live, which carries every alert change anyway; changes need an operator.
+router = APIRouter(prefix="/api/alerts", tags=["alerts"])
+
+
+def get_engine(request: Request) -> AlertEngine:
+    engine = getattr(request.app.state, "alerts", None)
+    if engine is None:
+        raise HTTPException(status_code=503, detail="the alert engine is not running")
+    return engine  # type: ignore[no-any-return]
+
+
+EngineDep = Annotated[AlertEngine, Depends(get_engine)]
+Operator = Annotated[User, Depends(require_role("operator"))]
+
+
+class AlertsOut(BaseModel):
+    active: list[Alert]  # firing and pending, firing first
+    silences: list[Silence]  # silences in effect now
+
+
+class RuleOut(BaseModel):
+    name: str
+    severity: str
+    help: str
+    for_s: float
+
+
+class RulesOut(BaseModel):
+    rules: list[RuleOut]
+    thresholds: dict[str, Any]
+    overrides: dict[str, dict[str, Any]]
+    resolve_after_s: float
+    flap_window_s: float
+    flap_max_fires: int
+    flap_resolve_after_s: float
+    receivers: list[dict[str, Any]]
+
+
+class SilenceIn(BaseModel):
+    target: str | None = Field(default=None, max_length=64)
+    rule: str | None = Field(default=None, max_length=64)
+    group: str | None = Field(default=None, max_length=32)
+    duration_s: float = Field(ge=60, le=7 * 86400, description="how long the silence lasts")
+    comment: str = Field(default="", max_length=500)
+
+
+@router.get("", response_model=AlertsOut)
+async def current_alerts(engine: EngineDep) -> AlertsOut:
+    """Alerts firing or pending now, and the silences in effect."""
+    now = time.time()
+    return AlertsOut(active=engine.current(), silences=[s for s in engine.silences if s.ends_at > now])
+
+
+@router.get("/history", response_model=list[Alert])
+async def alert_history(
+    engine: EngineDep,
+    target: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> list[Alert]:
+    """Alerts that fired (firing or resolved), newest first."""
+    return await engine.repo.history(target=target, limit=limit)
+
+
+@router.get("/rules", response_model=RulesOut)
+async def alert_rules(engine: EngineDep, settings: SettingsDep) -> RulesOut:
+    """Every rule with its severity and for-duration, the thresholds, overrides and webhook receivers."""
+    a = settings.alerts
+    return RulesOut(
+        rules=[
+            RuleOut(name=r.name, severity=r.severity, help=r.help, for_s=r.for_s(a.thresholds))
+            for r in engine.rules
+        ],
+        thresholds=a.thresholds.model_dump(),
+        overrides=a.overrides,
+        resolve_after_s=a.resolve_after_s,
+        flap_window_s=a.flap_window_s,
+        flap_max_fires=a.flap_max_fires,
+        flap_resolve_after_s=a.flap_resolve_after_s,
+        # Never the URL's token or the headers' values.
+        receivers=[
+            {"name": w.name, "url": w.safe_url(), "send_resolved": w.send_resolved} for w in a.webhooks
+        ],
+    )
+
+
+@router.get("/deliveries", response_model=list[Delivery])
+async def deliveries(
+    engine: EngineDep,
+    receiver: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> list[Delivery]:
+    """The webhook delivery log: every attempt, newest first."""
+    return await engine.repo.deliveries(receiver=receiver, limit=limit)
+
+
+@router.post("/{alert_id}/ack", response_model=Alert)
+async def acknowledge(alert_id: int, engine: EngineDep, user: Operator) -> Alert:
+    """Acknowledge a firing alert: someone is on it (it keeps firing until its condition clears)."""
+    alert = await engine.acknowledge(alert_id, user.name)
+    if alert is None:
+        raise HTTPException(status_code=404, detail=f"no firing alert {alert_id}")
+    return alert
+
+
+@router.post("/silences", response_model=Silence, status_code=201)
+async def add_silence(body: SilenceIn, engine: EngineDep, settings: SettingsDep, user: Operator) -> Silence:
+    """Mute notifications for alerts matching target / rule / group (empty = any) for a while."""
+    if body.target is not None and body.target not in {t.name for t in settings.targets}:
+        raise HTTPException(status_code=404, detail=f"unknown target {body.target!r}")
+    if body.rule is not None and body.rule not in {r.name for r in engine.rules}:
+        raise HTTPException(status_code=422, detail=f"unknown rule {body.rule!r}")
+    if body.target is None and body.rule is None and body.group is None:
+        raise HTTPException(status_code=422, detail="a silence needs at least one of target, rule, group")
+    silence = await engine.repo.add_silence(
+        body.target, body.rule, body.group, time.time() + body.duration_s, user.name, body.comment
+    )
+    await engine.add_silence(silence)
+    return silence
+
+
+@router.delete("/silences/{silence_id}", response_model=Silence)
+async def expire_silence(silence_id: int, engine: EngineDep, _user: Operator) -> Silence:
+    """End a silence now."""
+    silence = await engine.expire_silence(silence_id)
+    if silence is None:
+        raise HTTPException(status_code=404, detail=f"no silence {silence_id}")
+    return silence

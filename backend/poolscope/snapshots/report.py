@@ -1,0 +1,363 @@
+"""A self-contained HTML report of a snapshot: inline CSS and SVG charts, no script or network needed.
+
+It opens from disk (file://) in any browser, e.g. from the archive a colleague mailed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from poolscope.schemas import SeriesOut
+from poolscope.snapshots.document import SnapshotDocument
+
+WIDTH, HEIGHT = 560, 170
+PAD_L, PAD_R, PAD_T, PAD_B = 48, 10, 10, 22
+PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563")
+
+# (title, metrics, unit); per-group metrics draw one line per group.
+CHARTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("Queue length per group", ("tp_group_queue_length",), ""),
+    ("Stalled groups (1 = stalled)", ("tp_group_stalled",), ""),
+    ("Active threads per group", ("tp_group_active_threads",), ""),
+    ("Longest queue wait", ("tp_queue_wait_max_ms",), "ms"),
+    ("Queued connections", ("tp_queued_connections",), ""),
+    ("Threads", ("threads_connected", "threads_running", "pool_threads"), ""),
+    ("Throughput", ("qps", "tps"), "/s"),
+    ("Transactions", ("trx_active", "trx_lock_waits"), ""),
+    ("Poll duration", ("poll_duration_ms",), "ms"),
+)
+
+CSS = """
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f7f9;color:#111827}
+header{background:#111827;color:#fff;padding:14px 22px}header h1{margin:0;font-size:20px}
+header p{margin:4px 0 0;color:#cbd5e1}main{padding:16px 22px}
+section{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 14px;margin:0 0 14px}
+h2{font-size:16px;margin:0 0 8px}.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}
+figure{margin:0}figcaption{font-weight:600;margin:0 0 4px}svg{background:#fff;display:block}
+table{border-collapse:collapse;width:100%;font-size:12.5px}th,td{border-bottom:1px solid #e5e7eb;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f3f4f6;position:sticky;top:0}td.sql{font-family:ui-monospace,monospace;white-space:pre-wrap;word-break:break-all;max-width:520px}
+.bad{color:#b91c1c;font-weight:600}.muted{color:#6b7280}.legend span{margin-right:12px;font-size:12px}
+.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+.kv{columns:3 280px}.kv div{break-inside:avoid}details summary{cursor:pointer;font-weight:600}
+tr.stalled td{background:#fee2e2}.tag{display:inline-block;padding:0 6px;border-radius:9px;background:#e5e7eb;font-size:12px}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _clock(ts: float | None) -> str:
+    if ts is None:
+        return ""
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def _label(s: SeriesOut, several_metrics: bool) -> str:
+    parts = [s.metric] if several_metrics or not s.labels else []
+    parts += [f"{k} {v}" for k, v in sorted(s.labels.items())]
+    return " ".join(parts)
+
+
+def svg_chart(
+    title: str, lines: Sequence[SeriesOut], t0: float, t1: float, moment: float, unit: str, several: bool
+) -> str:
+    values = [v for s in lines for _, v in s.points if v is not None]
+    top = max(values, default=0.0)
+    top = 1.0 if top <= 0 else top * 1.1
+    span = max(t1 - t0, 1e-9)
+    plot_w, plot_h = WIDTH - PAD_L - PAD_R, HEIGHT - PAD_T - PAD_B
+
+    def x(t: float) -> float:
+        return PAD_L + (t - t0) / span * plot_w
+
+    def y(v: float) -> float:
+        return PAD_T + plot_h - v / top * plot_h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}"'
+        f' role="img" aria-label="{_e(title)}" class="chart" data-title="{_e(title)}">',
+        f'<rect x="{PAD_L}" y="{PAD_T}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#e5e7eb"/>',
+    ]
+    for frac in (0.0, 0.5, 1.0):
+        level = top * frac
+        parts.append(
+            f'<text x="{PAD_L - 4}" y="{y(level) + 4:.1f}" font-size="10" text-anchor="end" fill="#6b7280">{_e(_fmt(level))}</text>'
+        )
+    for frac in (0.0, 0.5, 1.0):
+        tick = t0 + span * frac
+        anchor = "start" if frac == 0 else "end" if frac == 1 else "middle"
+        label = dt.datetime.fromtimestamp(tick, dt.UTC).strftime("%H:%M:%S")
+        parts.append(
+            f'<text x="{x(tick):.1f}" y="{HEIGHT - 6}" font-size="10" text-anchor="{anchor}" fill="#6b7280">{label}</text>'
+        )
+    if t0 <= moment <= t1:
+        parts.append(
+            f'<line x1="{x(moment):.1f}" x2="{x(moment):.1f}" y1="{PAD_T}" y2="{PAD_T + plot_h}"'
+            ' stroke="#b91c1c" stroke-dasharray="4 3"><title>the moment</title></line>'
+        )
+    for i, s in enumerate(lines):
+        color = PALETTE[i % len(PALETTE)]
+        # Gaps stay gaps: a missing point (or a jump of more than 3 steps) starts a new segment.
+        segments: list[list[str]] = [[]]
+        prev_t: float | None = None
+        step = (s.points[1][0] - s.points[0][0]) if len(s.points) > 1 else 1.0
+        for t, v in s.points:
+            if v is None or (prev_t is not None and t - prev_t > 3 * max(step, 1e-9)):
+                segments.append([])
+            if v is not None:
+                segments[-1].append(f"{x(t):.1f},{y(v):.1f}")
+            prev_t = t
+        for seg in segments:
+            if len(seg) == 1:
+                cx, cy = seg[0].split(",")
+                parts.append(f'<circle cx="{cx}" cy="{cy}" r="1.8" fill="{color}"/>')
+            elif seg:
+                parts.append(
+                    f'<polyline fill="none" stroke="{color}" stroke-width="1.5" points="{" ".join(seg)}">'
+                    f"<title>{_e(_label(s, several))}</title></polyline>"
+                )
+    if not values:
+        parts.append(
+            f'<text x="{WIDTH / 2}" y="{HEIGHT / 2}" text-anchor="middle" fill="#9ca3af" font-size="12">no data</text>'
+        )
+    parts.append("</svg>")
+    legend = "".join(
+        f'<span><i style="background:{PALETTE[i % len(PALETTE)]}"></i>{_e(_label(s, several))}</span>'
+        for i, s in enumerate(lines)
+    )
+    suffix = f" ({unit})" if unit else ""
+    return f'<figure><figcaption>{_e(title)}{_e(suffix)}</figcaption>{"".join(parts)}<div class="legend">{legend}</div></figure>'
+
+
+def _table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    sql_cols: frozenset[int] = frozenset(),
+    row_class: Sequence[str] | None = None,
+    test_id: str = "",
+) -> str:
+    body = []
+    for n, row in enumerate(rows):
+        cls = f' class="{row_class[n]}"' if row_class and row_class[n] else ""
+        cells = "".join(
+            f'<td class="sql">{_e(c)}</td>' if i in sql_cols else f"<td>{_e(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        body.append(f"<tr{cls}>{cells}</tr>")
+    if not body:
+        return '<p class="muted">none</p>'
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    attr = f' data-testid="{test_id}"' if test_id else ""
+    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def render_report(doc: SnapshotDocument) -> str:
+    state, info = doc.state, doc.target_info
+    server = info.server
+    t0, t1 = doc.window.from_, doc.window.to
+    by_metric: dict[str, list[SeriesOut]] = {}
+    for s in doc.series:
+        by_metric.setdefault(s.metric, []).append(s)
+    charts = []
+    for title, metrics, unit in CHARTS:
+        lines = [
+            s for m in metrics for s in sorted(by_metric.get(m, []), key=lambda s: sorted(s.labels.items()))
+        ]
+        charts.append(svg_chart(title, lines, t0, t1, doc.moment_ts, unit, len(metrics) > 1))
+
+    groups = _table(
+        [
+            "group",
+            "connections",
+            "threads",
+            "active",
+            "standby",
+            "queue",
+            "oldest queued ms",
+            "stalls/s",
+            "stalled",
+            "retired",
+        ],
+        [
+            [
+                g.group_id,
+                g.connections,
+                g.threads,
+                g.active_threads,
+                g.standby_threads,
+                g.queue_length,
+                _fmt(g.oldest_queued_ms),
+                _fmt(g.stalls_per_s),
+                g.stall_reason or "",
+                "retired" if g.retired else "",
+            ]
+            for g in state.groups
+        ],
+        row_class=["stalled" if g.stalled else "" for g in state.groups],
+        test_id="report-groups",
+    )
+    queue = _table(
+        [
+            "group",
+            "pos",
+            "priority",
+            "connection",
+            "waited ms",
+            "user",
+            "host",
+            "db",
+            "command",
+            "last SQL seen",
+            "seen s ago",
+        ],
+        [
+            [
+                q.group_id,
+                q.position,
+                q.priority,
+                q.connection_id,
+                _fmt(q.queueing_time_ms),
+                q.user,
+                q.host,
+                q.db,
+                q.command,
+                q.info or q.last_sql,
+                _fmt(q.last_sql_seen_s_ago),
+            ]
+            for q in state.queue
+        ],
+        sql_cols=frozenset({9}),
+        test_id="report-queue",
+    )
+    trx_items = state.transactions.items if state.transactions else []
+    trx = _table(
+        ["trx", "state", "age s", "lock wait s", "thread", "user", "host", "db", "rows locked", "query"],
+        [
+            [
+                t.trx_id,
+                t.state,
+                _fmt(t.age_s),
+                _fmt(t.wait_s),
+                t.thread_id,
+                t.user,
+                t.host,
+                t.db,
+                t.rows_locked,
+                t.query,
+            ]
+            for t in trx_items
+        ],
+        sql_cols=frozenset({9}),
+    )
+    lock_waits = _table(
+        ["requesting trx", "requested lock", "blocking trx", "blocking lock"],
+        [
+            [
+                r.get("requesting_trx_id"),
+                r.get("requested_lock_id"),
+                r.get("blocking_trx_id"),
+                r.get("blocking_lock_id"),
+            ]
+            for r in doc.server_tables.innodb_lock_waits
+        ],
+    )
+    sessions = _table(
+        ["id", "user", "host", "db", "command", "time s", "state", "info"],
+        [[s.id, s.user, s.host, s.db, s.command, _fmt(s.time_s), s.state, s.info] for s in state.sessions],
+        sql_cols=frozenset({7}),
+    )
+    processlist = _table(
+        ["id", "user", "host", "db", "command", "time", "state", "info"],
+        [
+            [
+                r.get("id"),
+                r.get("user"),
+                r.get("host"),
+                r.get("db"),
+                r.get("command"),
+                r.get("time"),
+                r.get("state"),
+                r.get("info"),
+            ]
+            for r in doc.server_tables.processlist
+        ],
+        sql_cols=frozenset({7}),
+    )
+    waits = _table(["reason", "count", "per s"], [[w.reason, w.count, _fmt(w.per_s)] for w in state.waits])
+    alerts = _table(
+        ["rule", "severity", "status", "fired", "resolved", "summary"],
+        [
+            [a.rule, a.severity, a.status, _clock(a.fired_at), _clock(a.resolved_at), a.summary]
+            for a in doc.alerts
+        ],
+    )
+    changes = _table(
+        ["at", "variable", "old", "new", "by"],
+        [[_clock(c.at), c.variable, c.old_value, c.new_value, c.by] for c in doc.variable_changes],
+    )
+    raw_sections = "".join(
+        f"<details><summary>{_e(name)} ({len(rows)} rows)</summary>"
+        + _table(list(rows[0].keys()) if rows else [], [list(r.values()) for r in rows])
+        + "</details>"
+        for name, rows in (
+            ("THREAD_POOL_GROUPS", doc.server_tables.thread_pool_groups),
+            ("THREAD_POOL_QUEUES", doc.server_tables.thread_pool_queues),
+            ("THREAD_POOL_STATS", doc.server_tables.thread_pool_stats),
+            ("THREAD_POOL_WAITS", doc.server_tables.thread_pool_waits),
+            ("INNODB_TRX", doc.server_tables.innodb_trx),
+        )
+    )
+    kv = lambda d: "".join(f"<div><b>{_e(k)}</b> {_e(v)}</div>" for k, v in sorted(d.items()))  # noqa: E731
+    errors = (
+        '<p class="bad">Could not read: '
+        + "; ".join(f"{_e(k)}: {_e(v)}" for k, v in doc.server_tables.errors.items())
+        + "</p>"
+        if doc.server_tables.errors
+        else ""
+    )
+    stalled = [g.group_id for g in state.groups if g.stalled]
+    server_line = (
+        f"{_e(server.flavor)} {_e(server.version)} · thread_handling {_e(server.thread_handling)}"
+        f" · queue times {_e(server.queue_time_mode or 'n/a')}"
+        if server
+        else "server unknown"
+    )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="generator" content="Poolscope {_e(doc.poolscope_version)}">
+<title>{_e(doc.title)} — Poolscope snapshot</title><style>{CSS}</style></head>
+<body><header><h1 data-testid="report-title">{_e(doc.title)}</h1>
+<p>target <b>{_e(doc.target)}</b> · moment {_clock(doc.moment_ts)} · window {_clock(t0)} – {_clock(t1)}
+{"" if doc.window.complete else " (window still open when exported)"} · {server_line}
+{" · SQL literals redacted" if doc.redacted_sql else ""} · snapshot format v{doc.schema_version}</p></header>
+<main>
+<section><h2>At the moment</h2>
+<p>{len(state.groups)} groups{f', <span class="bad">stalled group{"s" if len(stalled) > 1 else ""}: {", ".join(map(str, stalled))}</span>' if stalled else ""}
+ · {state.queued_connections if state.queued_connections is not None else len(state.queue)} queued connections
+ · threads connected {_e(state.threads.connected)}, running {_e(state.threads.running)}, pool {_e(state.threads.pool_threads)}
+ · qps {_fmt(state.throughput.qps)} · tps {_fmt(state.throughput.tps)}</p>{errors}</section>
+<section><h2>Metrics over the window</h2><div class="charts" data-testid="report-charts">{"".join(charts)}</div></section>
+<section><h2>Thread groups</h2>{groups}</section>
+<section><h2>Queued connections</h2><p class="muted">A queued request is not read by the server until a worker takes it:
+the SQL shown is the last statement Poolscope saw that connection run.</p>{queue}</section>
+<section><h2>Transactions (INNODB_TRX)</h2>{trx}<h2>Lock waits</h2>{lock_waits}</section>
+<section><h2>Active sessions</h2>{sessions}<details><summary>Full PROCESSLIST ({len(doc.server_tables.processlist)} rows)</summary>{processlist}</details></section>
+<section><h2>Pool waits</h2>{waits}</section>
+<section><h2>Alerts in the window</h2>{alerts}<h2>Variable changes in the window</h2>{changes}</section>
+<section><h2>Server tables at the moment</h2>{raw_sections}</section>
+<section><h2>Global variables</h2><details><summary>{len(doc.server_tables.global_variables)} variables</summary><div class="kv">{kv(doc.server_tables.global_variables)}</div></details>
+<h2>Global status</h2><details><summary>{len(doc.server_tables.global_status)} values</summary><div class="kv">{kv(doc.server_tables.global_status)}</div></details></section>
+</main></body></html>
+"""

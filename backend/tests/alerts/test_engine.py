@@ -1,0 +1,198 @@
+"""The alert lifecycle on a real (SQLite) store: for-duration, hysteresis, flap damping, dedup,
+silences, acknowledgement, restore after a restart, and a down target that neither fires nor resolves."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from poolscope.alerts.engine import AlertEngine
+from poolscope.alerts.repository import AlertRepository
+from poolscope.alerts.settings import AlertSettings
+from poolscope.schemas import AlertEvent
+from poolscope.store.live import LiveHub
+from poolscope.store.migrate import upgrade_to_head
+from tests.alerts.states import calm, group, poll, stalled, state
+
+
+class Recorder:
+    """Stands in for the webhook dispatcher's interface: records what would be sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str]] = []
+
+    def notify(self, alert) -> None:  # noqa: ANN001
+        self.sent.append((alert.rule, alert.status))
+
+
+@pytest.fixture
+async def make_engine(tmp_path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'alerts.db'}"
+    await asyncio.to_thread(upgrade_to_head, url)
+    db = create_async_engine(url)
+    made = []
+
+    async def make(**settings):
+        hub = LiveHub()
+        engine = AlertEngine(AlertSettings(**settings), hub, AlertRepository(db))
+        engine.dispatcher = Recorder()  # type: ignore[assignment]
+        await engine.start()
+        made.append(engine)
+        return engine
+
+    yield make
+    for engine in made:
+        await engine.stop()
+    await db.dispose()
+
+
+def statuses(engine: AlertEngine) -> dict[tuple[str, str | None], str]:
+    return {(a.rule, a.group): a.status for a in engine.current()}
+
+
+async def test_stall_fires_on_the_poll_that_shows_it_and_resolves_after_the_hysteresis(make_engine):
+    engine = await make_engine(resolve_after_s=5)
+    await engine.evaluate(calm(100))
+    assert engine.current() == []
+    await engine.evaluate(stalled(101))
+    (alert,) = engine.current()
+    assert (alert.rule, alert.status, alert.group, alert.poll_ts) == ("group_stalled", "firing", "0", 101)
+    assert alert.id is not None
+    await engine.evaluate(calm(102))
+    await engine.evaluate(calm(105.9))
+    assert statuses(engine) == {("group_stalled", "0"): "firing"}  # one clear poll resolves nothing
+    await engine.evaluate(calm(106))
+    assert engine.current() == []
+    (stored,) = await engine.repo.history()
+    assert stored.status == "resolved" and stored.resolved_at == 106
+    assert engine.dispatcher.sent == [("group_stalled", "firing"), ("group_stalled", "resolved")]
+
+
+async def test_for_duration_keeps_a_short_spike_pending(make_engine):
+    engine = await make_engine(thresholds={"queue_length_for_s": 10})
+    long_queue = lambda ts: poll(ts, state(ts, [group(0, queue_length=50)]))  # noqa: E731
+    await engine.evaluate(long_queue(100))
+    assert statuses(engine) == {("queue_length_high", "0"): "pending"}
+    await engine.evaluate(calm(105))  # gone before the for-duration: never fires
+    assert engine.current() == [] and engine.dispatcher.sent == []
+    for ts in (110, 115, 120):
+        await engine.evaluate(long_queue(ts))
+    assert statuses(engine) == {("queue_length_high", "0"): "firing"}
+    # Hysteresis: 15 is under the firing level (20) but over the resolve level (10): still firing.
+    for ts in range(121, 140):
+        await engine.evaluate(poll(ts, state(ts, [group(0, queue_length=15)])))
+    assert statuses(engine) == {("queue_length_high", "0"): "firing"}
+    assert engine.dispatcher.sent == [("queue_length_high", "firing")]
+
+
+async def test_one_alert_per_target_and_group(make_engine):
+    engine = await make_engine()
+    for ts in (100, 101, 102):
+        await engine.evaluate(
+            poll(
+                ts,
+                state(
+                    ts,
+                    [
+                        group(0, stall_reason="no_dequeue", queue_length=3),
+                        group(1, stall_reason="stalls_counter", queue_length=3),
+                    ],
+                ),
+            )
+        )
+    assert statuses(engine) == {("group_stalled", "0"): "firing", ("group_stalled", "1"): "firing"}
+    assert len(await engine.repo.history()) == 2
+
+
+async def test_flapping_alert_is_damped(make_engine):
+    engine = await make_engine(
+        resolve_after_s=1, flap_max_fires=3, flap_window_s=600, flap_resolve_after_s=60
+    )
+    ts = 100.0
+    for _ in range(3):  # fire, resolve, fire, resolve, fire
+        await engine.evaluate(stalled(ts))
+        await engine.evaluate(calm(ts + 2))
+        ts += 10
+    sent_before = list(engine.dispatcher.sent)
+    (alert,) = engine.current()  # the third fire made it flapping: it did not resolve after 1 s
+    assert alert.flapping and alert.status == "firing"
+    for step in range(1, 30):
+        await engine.evaluate(stalled(ts + step * 2) if step % 3 == 0 else calm(ts + step * 2))
+    assert engine.dispatcher.sent == sent_before  # nobody paged again while it flapped
+    await engine.evaluate(calm(ts + 200))
+    assert engine.current() == []
+
+
+async def test_silence_mutes_notifications_but_not_the_alert(make_engine):
+    engine = await make_engine(resolve_after_s=0)
+    silence = await engine.repo.add_silence("db1", "group_stalled", None, 10**10, "op", "maintenance")
+    await engine.add_silence(silence)
+    now = time.time()  # silences are wall-clock ranges
+    await engine.evaluate(stalled(now))
+    (alert,) = engine.current()
+    assert alert.status == "firing" and alert.silenced_by == silence.id
+    await engine.evaluate(calm(now + 1))
+    assert engine.dispatcher.sent == []
+    await engine.expire_silence(silence.id)
+    await engine.evaluate(stalled(time.time() + 2))
+    assert engine.current()[0].silenced_by is None
+    assert engine.dispatcher.sent == [("group_stalled", "firing")]
+
+
+async def test_acknowledge_and_alert_events_on_the_hub(make_engine):
+    engine = await make_engine()
+    async with engine.hub.subscribe() as queue:
+        await engine.evaluate(stalled(100))
+        alert = engine.current()[0]
+        acked = await engine.acknowledge(alert.id, "op")
+        assert acked.acked_by == "op"
+        events = [queue.get_nowait() for _ in range(queue.qsize())]
+    transitions = [e.transition for e in events if isinstance(e, AlertEvent)]
+    assert transitions == ["firing", "acknowledged"]
+    assert (await engine.repo.get(alert.id)).acked_by == "op"
+    assert await engine.acknowledge(999999, "op") is None
+
+
+async def test_a_down_target_fires_target_down_and_keeps_state_alerts_as_they_were(make_engine):
+    engine = await make_engine(resolve_after_s=1, thresholds={"target_down_for_s": 10})
+    await engine.evaluate(stalled(100))
+    for ts in (101, 105, 111):
+        await engine.evaluate(poll(ts, None))
+    assert statuses(engine) == {("group_stalled", "0"): "firing", ("target_down", None): "firing"}
+    await engine.evaluate(calm(113))
+    await engine.evaluate(calm(115))
+    assert engine.current() == []
+
+
+async def test_firing_alerts_survive_a_restart(make_engine):
+    first = await make_engine(resolve_after_s=5)
+    await first.evaluate(stalled(100))
+    await first.stop()
+    second = await make_engine(resolve_after_s=5)
+    (restored,) = second.current()
+    assert restored.rule == "group_stalled" and restored.status == "firing"
+    await second.evaluate(calm(200))
+    assert second.current() == []
+    assert (await second.repo.get(restored.id)).status == "resolved"
+
+
+async def test_a_failing_rule_does_not_resolve_its_alerts_or_stop_the_others(make_engine):
+    engine = await make_engine(resolve_after_s=0)
+    await engine.evaluate(stalled(100))
+
+    class Broken:
+        name, severity, help, needs_state = "group_stalled", "critical", "boom", True
+
+        def for_s(self, thresholds):  # noqa: ANN001
+            return 0.0
+
+        def evaluate(self, ctx):  # noqa: ANN001
+            raise RuntimeError("bug")
+
+    engine.rules = [Broken(), *[r for r in engine.rules if r.name != "group_stalled"]]
+    await engine.evaluate(poll(101, None))
+    await engine.evaluate(calm(102))
+    assert statuses(engine) == {("group_stalled", "0"): "firing"}

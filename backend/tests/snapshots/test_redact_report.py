@@ -1,0 +1,40 @@
+"""SQL literal redaction, secret variables, and the offline report's charts (pure functions)."""
+
+from __future__ import annotations
+
+from poolscope.schemas import SeriesOut
+from poolscope.snapshots.redact import REDACTED, redact_sql, redact_variables
+from poolscope.snapshots.report import svg_chart
+
+
+def test_sql_literals_are_replaced_and_names_kept():
+    sql = "SELECT * FROM t1 WHERE id = 42 AND name = 'O''Brien' AND x IN (1.5, -3) AND h = 0xFF /* c2 */"
+    assert redact_sql(sql) == "SELECT * FROM t1 WHERE id = ? AND name = ? AND x IN (?, ?) AND h = ? /* c2 */"
+    assert redact_sql("UPDATE t SET v = \"secret\" WHERE k = 'a\\'b'") == "UPDATE t SET v = ? WHERE k = ?"
+    assert redact_sql(None) is None
+
+
+def test_secret_looking_variables_never_leave():
+    out = redact_variables(
+        {
+            "wsrep_sst_auth": "root:pw",
+            "ssl_key": "/k.pem",
+            "thread_pool_size": "4",
+            "server_audit_file_path": "x",
+            "empty_password": "",
+        }
+    )
+    assert out["wsrep_sst_auth"] == REDACTED and out["ssl_key"] == REDACTED
+    assert out["thread_pool_size"] == "4" and out["server_audit_file_path"] == "x"
+
+
+def test_chart_draws_lines_breaks_gaps_and_marks_the_moment():
+    series = SeriesOut(
+        metric="tp_group_queue_length",
+        labels={"group": "0"},
+        points=[(0.0, 1.0), (1.0, 3.0), (2.0, 2.0), (10.0, 5.0), (11.0, 4.0)],
+    )
+    svg = svg_chart("Queue", [series], 0.0, 12.0, 5.0, "", False)
+    assert svg.count("<polyline") == 2  # the jump from 2 s to 10 s is a gap, not a line
+    assert "the moment" in svg and "group 0" in svg
+    assert "no data" in svg_chart("Empty", [], 0.0, 1.0, 0.5, "", False)

@@ -1,0 +1,117 @@
+"""The snapshot service on a real SQLite store: a capture when the server cannot be read still keeps the
+moment and says why; a window still open when the backend stops is completed after a restart; SQL
+literal redaction covers every place SQL appears."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from poolscope.alerts.repository import AlertRepository
+from poolscope.config import Settings, TargetConfig
+from poolscope.devtools.sandbox import free_port
+from poolscope.schemas import QueuedConnection, Sample, Session
+from poolscope.snapshots.service import SnapshotService
+from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import SqlStore
+from tests.alerts.states import group, info, state
+
+
+async def make(tmp_path, **snapshots):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    await asyncio.to_thread(upgrade_to_head, url)
+    settings = Settings(
+        poll_interval_s=0.2,
+        store_url=url,
+        targets=[
+            TargetConfig(name="db1", dsn=f"mysql://u:secret-pw@127.0.0.1:{free_port()}/", connect_timeout_s=1)
+        ],
+        snapshots=snapshots,
+    )
+    store = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
+    return store, SnapshotService(settings, store, AlertRepository(store.engine))
+
+
+async def write_polls(store: SqlStore, now: float, n: int = 5) -> None:
+    for i in range(n):
+        ts = now - (n - 1 - i) * 0.2
+        st = state(
+            ts,
+            [group(0, queue_length=2)],
+            queue=[
+                QueuedConnection(
+                    group_id=0,
+                    position=0,
+                    priority="low",
+                    connection_id=5,
+                    queueing_time_ms=9.0,
+                    user="app",
+                    host="h:1",
+                    db="shop",
+                    last_sql="SELECT * FROM t WHERE id = 42",
+                )
+            ],
+            sessions=[Session(id=6, command="Query", info="UPDATE t SET name = 'bob' WHERE id = 7")],
+        )
+        await store.write_poll(
+            info(ts), st, [Sample(metric="tp_group_queue_length", labels={"group": "0"}, value=2.0)], ts
+        )
+
+
+async def test_unreadable_server_still_keeps_the_moment_and_says_why(tmp_path):
+    store, service = await make(tmp_path, window_before_s=10, window_after_s=0.1, redact_sql_literals=True)
+    try:
+        await write_polls(store, time.time())
+        snapshot_id = await service.capture("db1", "manual")
+        doc = await service.document(snapshot_id)
+        assert "connection" in doc.server_tables.errors
+        assert "secret-pw" not in (await service.document_text(snapshot_id))
+        assert doc.state.queue[0].user == "app"
+        # Redaction: the queue's last SQL and the session's SQL lose their literals.
+        assert doc.state.queue[0].last_sql == "SELECT * FROM t WHERE id = ?"
+        assert doc.state.sessions[0].info == "UPDATE t SET name = ? WHERE id = ?"
+        assert doc.redacted_sql
+        assert doc.series and doc.series[0].points
+    finally:
+        await service.stop()
+        await store.close()
+
+
+async def test_a_collecting_snapshot_is_completed_after_a_restart(tmp_path):
+    store, service = await make(tmp_path, window_before_s=10, window_after_s=2)
+    await write_polls(store, time.time())
+    snapshot_id = await service.capture("db1", "manual")
+    await service.stop()  # the backend stops before the window closes
+    assert (await service.list())[0].status == "collecting"
+    await write_polls(store, time.time() + 1.5, n=3)  # polls 1.1-1.5 s after the moment, by the next run
+    _, restarted = store, SnapshotService(service.settings, store, service.alert_repo)
+    try:
+        await restarted.start()
+        for _ in range(100):
+            if (await restarted.list())[0].status == "complete":
+                break
+            await asyncio.sleep(0.1)
+        doc = await restarted.document(snapshot_id)
+        assert doc.window.complete
+        # Points are 1 s bucket starts aligned on the window start (10 s before the moment).
+        assert max(p[0] for p in doc.series[0].points) >= doc.moment_ts + 0.99
+    finally:
+        await restarted.stop()
+        await store.close()
+
+
+async def test_retention_by_total_size_keeps_the_newest(tmp_path):
+    store, service = await make(tmp_path, window_before_s=5, window_after_s=0, capture_timeout_s=1)
+    try:
+        await write_polls(store, time.time())
+        first = await service.capture("db1", "manual")
+        size = (await service.list())[0].size_bytes
+        # Room for two snapshots of this size, not three.
+        service.config = service.config.model_copy(update={"max_total_mb": 2.5 * size / 1024 / 1024})
+        second = await service.capture("db1", "manual")
+        third = await service.capture("db1", "manual")
+        assert [s.id for s in await service.list()] == [third, second]
+        assert first not in {s.id for s in await service.list()}
+    finally:
+        await service.stop()
+        await store.close()

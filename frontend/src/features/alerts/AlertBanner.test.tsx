@@ -1,0 +1,103 @@
+import { act, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { applyAlertEvent, parseAlertEvent, resetAlertsForTests, sortAlerts } from '../../api/alerts';
+import type { Alert } from '../../api/types';
+import { FakeEventSource, installEventSource, stubFetch } from '../../test/fakes';
+import { AlertBanner } from './AlertBanner';
+
+function makeAlert(over: Partial<Alert> = {}): Alert {
+  return {
+    id: 1,
+    fingerprint: 'fp1',
+    target: 'db1',
+    rule: 'group_stalled',
+    group: '0',
+    severity: 'critical',
+    status: 'firing',
+    summary: 'db1: thread group 0 stalled',
+    description: 'Group 0: STALLS counter rose',
+    value: 3,
+    labels: {},
+    started_at: 100,
+    fired_at: 100,
+    resolved_at: null,
+    last_active_at: 100,
+    poll_ts: 100,
+    flapping: false,
+    acked_by: null,
+    acked_at: null,
+    silenced_by: null,
+    snapshot_id: null,
+    ...over,
+  };
+}
+
+describe('alert state', () => {
+  it('adds firing alerts and drops resolved ones by fingerprint', () => {
+    let active = new Map<string, Alert>();
+    active = applyAlertEvent(active, { target: 'db1', ts: 1, transition: 'firing', alert: makeAlert() });
+    active = applyAlertEvent(active, {
+      target: 'db1',
+      ts: 2,
+      transition: 'firing',
+      alert: makeAlert({ fingerprint: 'fp2', group: '1' }),
+    });
+    expect([...active.keys()]).toEqual(['fp1', 'fp2']);
+    active = applyAlertEvent(active, { target: 'db1', ts: 3, transition: 'resolved', alert: makeAlert({ status: 'resolved' }) });
+    expect([...active.keys()]).toEqual(['fp2']);
+  });
+
+  it('orders firing critical first, then newest', () => {
+    const sorted = sortAlerts([
+      makeAlert({ fingerprint: 'pending', status: 'pending', fired_at: null, started_at: 300 }),
+      makeAlert({ fingerprint: 'warn', severity: 'warning', fired_at: 400 }),
+      makeAlert({ fingerprint: 'old', fired_at: 100 }),
+      makeAlert({ fingerprint: 'new', fired_at: 200 }),
+    ]);
+    expect(sorted.map((a) => a.fingerprint)).toEqual(['new', 'old', 'warn', 'pending']);
+  });
+
+  it('rejects malformed events', () => {
+    expect(parseAlertEvent('nope')).toBeNull();
+    expect(parseAlertEvent('{"alert": {}}')).toBeNull();
+  });
+});
+
+describe('AlertBanner', () => {
+  beforeEach(() => {
+    resetAlertsForTests();
+    installEventSource();
+    stubFetch({ '/api/alerts': () => ({ body: { active: [], silences: [] } }) });
+  });
+  afterEach(() => {
+    resetAlertsForTests();
+    vi.unstubAllGlobals();
+  });
+
+  it('shows an alert pushed over the live channel and hides it when resolved', async () => {
+    render(<AlertBanner />);
+    await waitFor(() => expect(FakeEventSource.instances.length).toBe(1));
+    const es = FakeEventSource.latest();
+    expect(es.url).toBe('/api/live?events=alert');
+    expect(screen.queryByTestId('alert-banner')).toBeNull();
+    act(() => es.emit('alert', { target: 'db1', ts: 1, transition: 'firing', alert: makeAlert() }));
+    expect(screen.getByTestId('alert-banner-count').textContent).toContain('1 alert firing');
+    expect(screen.getByTestId('alert-banner-item').textContent).toContain('db1: thread group 0 stalled');
+    act(() => es.emit('alert', { target: 'db1', ts: 2, transition: 'resolved', alert: makeAlert({ status: 'resolved' }) }));
+    expect(screen.queryByTestId('alert-banner')).toBeNull();
+  });
+
+  it('says how many are silenced and does not count pending ones', async () => {
+    stubFetch({
+      '/api/alerts': () => ({
+        body: {
+          active: [makeAlert({ silenced_by: 4 }), makeAlert({ fingerprint: 'p', status: 'pending', fired_at: null })],
+          silences: [],
+        },
+      }),
+    });
+    render(<AlertBanner />);
+    expect((await screen.findByTestId('alert-banner-count')).textContent).toContain('1 alert firing (1 silenced)');
+    expect(screen.getByTestId('alert-banner').className).toContain('alert-banner-muted');
+  });
+});

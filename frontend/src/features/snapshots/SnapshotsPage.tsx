@@ -1,0 +1,219 @@
+// The snapshot list: capture one now, import a file a colleague sent, open / download / delete.
+import { useCallback, useEffect, useState, type ChangeEvent } from 'react';
+import { useAuth } from '../../api/auth';
+import { errorMessage, fetchTargets } from '../../api/client';
+import { captureSnapshot, deleteSnapshot, fetchSnapshots, importSnapshot, snapshotLinks } from '../../api/snapshots';
+import type { SnapshotSummary, Target } from '../../api/types';
+import { navigate } from '../../app/router';
+import { fmtDateTime } from '../../lib/format';
+import { Badge, Link, Notice, Panel } from '../../ui/ui';
+import '../alerts/alerts.css';
+
+const fmtSize = (bytes: number) => (bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} kB`);
+
+/** "Capture snapshot" for one target (the current one on a target page); operators only. */
+export function CaptureSnapshot({ targets, initial }: { targets: string[]; initial?: string }) {
+  const auth = useAuth();
+  const [picked, setTarget] = useState(initial ?? '');
+  const target = picked || targets[0] || '';
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (!auth.can('operator')) return null;
+  async function capture() {
+    setBusy(true);
+    setError(null);
+    try {
+      const { id } = await captureSnapshot(target);
+      navigate(`/snapshots/${id}`);
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <span className="capture-form">
+      {targets.length > 1 || !initial ? (
+        <select
+          aria-label="Target to capture"
+          value={target}
+          onChange={(e) => setTarget(e.target.value)}
+          data-testid="capture-target"
+        >
+          {targets.map((t) => (
+            <option key={t}>{t}</option>
+          ))}
+        </select>
+      ) : null}
+      <button
+        type="button"
+        className="btn"
+        disabled={busy || !target}
+        onClick={() => void capture()}
+        data-testid="capture-snapshot"
+      >
+        {busy ? 'Capturing…' : 'Capture snapshot'}
+      </button>
+      {error ? (
+        <span className="form-error small" data-testid="capture-error">
+          {error}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+export function SnapshotsPage() {
+  const auth = useAuth();
+  const [items, setItems] = useState<SnapshotSummary[] | null>(null);
+  const [targets, setTargets] = useState<Target[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [importMessage, setImportMessage] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
+
+  const load = useCallback(() => {
+    fetchSnapshots().then(
+      (s) => {
+        setItems(s);
+        setError(null);
+      },
+      (e: unknown) => setError(errorMessage(e)),
+    );
+  }, []);
+  useEffect(() => {
+    load();
+    fetchTargets().then(setTargets, () => undefined);
+  }, [load]);
+
+  async function onImport(e: ChangeEvent<HTMLInputElement>) {
+    const file = e.target.files?.[0];
+    e.target.value = '';
+    if (!file) return;
+    setImportMessage(null);
+    try {
+      const { id } = await importSnapshot(file);
+      setImportMessage({ tone: 'ok', text: `Imported ${file.name} as snapshot #${id}.` });
+      load();
+    } catch (err) {
+      setImportMessage({ tone: 'bad', text: `${file.name} was not imported: ${errorMessage(err)}` });
+    }
+  }
+
+  return (
+    <div className="page" data-testid="snapshots-page">
+      <h1>Incident snapshots</h1>
+      <div className="snapshot-toolbar">
+        <CaptureSnapshot targets={targets.map((t) => t.name)} />
+        {auth.can('operator') ? (
+          <label className="btn">
+            Import a snapshot file…
+            <input
+              type="file"
+              accept=".json,.zip,application/json,application/zip"
+              hidden
+              onChange={(e) => void onImport(e)}
+              data-testid="snapshot-import"
+            />
+          </label>
+        ) : (
+          <span className="muted small">
+            <Link href="/login?next=/snapshots">Log in</Link> as an operator to capture or import snapshots.
+          </span>
+        )}
+      </div>
+      {importMessage ? (
+        <Notice
+          tone={importMessage.tone === 'ok' ? 'info' : 'bad'}
+          title={importMessage.tone === 'ok' ? 'Imported' : 'Import refused'}
+          testId="import-result"
+        >
+          {importMessage.text}
+        </Notice>
+      ) : null}
+      {error ? (
+        <Notice tone="bad" title="Could not list snapshots" testId="snapshots-error">
+          {error}
+        </Notice>
+      ) : null}
+      <Panel title="Snapshots (newest first)" testId="snapshot-list">
+        {!items ? (
+          <div className="loading">Loading…</div>
+        ) : items.length === 0 ? (
+          <div className="empty">No snapshot yet. One is taken automatically when a stall alert fires.</div>
+        ) : (
+          <table className="grid">
+            <thead>
+              <tr>
+                <th>moment</th>
+                <th>target</th>
+                <th>title</th>
+                <th>how</th>
+                <th>window</th>
+                <th>size</th>
+                <th>download</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((s) => (
+                <tr key={s.id} data-testid="snapshot-row" data-trigger={s.trigger} data-id={s.id}>
+                  <td>
+                    <Link href={`/snapshots/${s.id}`} testId="snapshot-open">
+                      {fmtDateTime(s.moment_ts)}
+                    </Link>
+                  </td>
+                  <td>{s.target}</td>
+                  <td>{s.title}</td>
+                  <td>
+                    <Badge tone={s.trigger === 'alert' ? 'bad' : 'info'}>{s.trigger}</Badge>
+                  </td>
+                  <td>{s.status === 'complete' ? 'complete' : <Badge tone="warn">collecting</Badge>}</td>
+                  <td>{fmtSize(s.size_bytes)}</td>
+                  <td>
+                    <a href={snapshotLinks(s.id).archive} data-testid="snapshot-archive">
+                      archive
+                    </a>{' '}
+                    · <a href={snapshotLinks(s.id).json}>JSON</a> ·{' '}
+                    <a href={snapshotLinks(s.id).report} target="_blank" rel="noreferrer">
+                      report
+                    </a>
+                  </td>
+                  <td>
+                    {auth.can('operator') ? (
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        onClick={() => void deleteSnapshot(s.id).then(load, (e: unknown) => setError(errorMessage(e)))}
+                      >
+                        Delete
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Panel>
+      <p className="muted small">
+        The JSON follows a published schema (<a href="/api/snapshots/schema.json">schema.json</a>); the archive adds a report that
+        opens offline.
+      </p>
+    </div>
+  );
+}
+
+/** The top bar's capture control, on every page (operators only); preselects the target being viewed. */
+export function TopbarCapture({ current }: { current?: string }) {
+  const auth = useAuth();
+  const [targets, setTargets] = useState<string[]>([]);
+  const operator = auth.can('operator');
+  useEffect(() => {
+    if (operator)
+      fetchTargets().then(
+        (t) => setTargets(t.map((x) => x.name)),
+        () => undefined,
+      );
+  }, [operator]);
+  if (!operator || !targets.length) return null;
+  return <CaptureSnapshot key={current ?? ''} targets={targets} initial={current} />;
+}
