@@ -24,7 +24,6 @@ from pydantic import SecretStr
 
 from poolscope.config import TargetConfig, redact_dsn
 from poolscope.poller.collectors import all_collectors
-from poolscope.poller.collectors.base import unpack_rows
 from poolscope.poller.collectors.session_lookup import EVERY_SESSION_SQL
 from poolscope.poller.connection import TargetConnection, describe_mysql_error, discovery_statements
 
@@ -65,8 +64,7 @@ async def capture(dsn: str, out: Path) -> list[str]:
             if result.error is not None:
                 failed.append(f"{collector.name}: {describe_mysql_error(result.error)}")
                 continue
-            rows = unpack_rows(result.rows or [])  # packed results are stored as the rows they stand for
-            _write(out / f"{collector.name}.json", {"sql": collector.sql(server), "rows": _rows(rows)})
+            _write(out / f"{collector.name}.json", {"sql": collector.sql(server), "rows": _rows(result.rows)})
     finally:
         await connection.close()
     return failed

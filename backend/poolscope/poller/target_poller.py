@@ -20,7 +20,7 @@ from poolscope.analysis.stalls import StallDetector
 from poolscope.config import DsnError, Settings, TargetConfig
 from poolscope.flavors import flavor_spec
 from poolscope.poller.collectors import all_collectors
-from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, unpack_rows
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext
 from poolscope.poller.collectors.global_status import StatusSection
 from poolscope.poller.collectors.innodb_trx import MIN_LISTED_AGE_S
 from poolscope.poller.collectors.innodb_trx_summary import TrxSummary
@@ -173,7 +173,7 @@ class TargetPoller:
             return status
         parse_started = time.perf_counter()
         try:
-            output = collector.parse(unpack_rows(result.rows or []), ctx)
+            output = collector.parse(result.rows or [], ctx)
         except Exception as exc:
             log.exception("target %s: collector %s could not parse", self.name, collector.name)
             status.error = f"parse failed: {type(exc).__name__}: {exc}"

@@ -11,7 +11,6 @@ may crash mid-statement (docs/FINDINGS.md). tests/poller/test_query_safety.py en
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -75,56 +74,6 @@ def needs_pool_table(server: ServerInfo, table: str) -> str | None:
     if table not in server.pool_tables:
         return f"information_schema.{table} not available on {server.flavor} {server.version}"
     return None
-
-
-# A packed result: one row, one column holding every row as a JSON array of objects.
-PACKED_COLUMN = "packed_rows"
-# JSON_ARRAYAGG is capped by group_concat_max_len (1 MB by default, truncating with a warning);
-# raised for the one statement. Listings are bounded far below (MAX_ROWS / MAX_LISTED).
-PACKED_MAX_BYTES = 16 * 1024 * 1024
-
-
-def can_pack(server: ServerInfo) -> bool:
-    """MariaDB >= 10.5 has JSON_ARRAYAGG with ORDER BY / LIMIT and SET STATEMENT ... FOR."""
-    return server.flavor == "mariadb" and server.version_tuple >= (10, 5, 0)
-
-
-def select_rows(
-    server: ServerInfo, columns: dict[str, str], source: str, *, order_by: str = "", limit: int | None = None
-) -> str:
-    """`SELECT <columns> FROM <source>`, packed into one JSON value where the server can.
-
-    Why: the driver decodes each field of a text-protocol row in Python (~5 us each, more on a
-    busy host), and the per-second listings (queue, transactions, sessions) are hundreds of
-    fields. The server builds the same rows as one JSON string in C++, and json.loads reads it
-    in C: the poll's own CPU, which competes with the server's threads for the same cores,
-    drops by most of that. unpack_rows() turns it back into the rows parse() expects.
-    `columns` maps result name (lower case) to SQL expression; `source` is the table and WHERE.
-    """
-    tail = (f" ORDER BY {order_by}" if order_by else "") + (f" LIMIT {limit}" if limit else "")
-    if can_pack(server):
-        pairs = ", ".join(f"'{name}', {expr}" for name, expr in columns.items())
-        return (
-            f"SET STATEMENT group_concat_max_len = {PACKED_MAX_BYTES} FOR"
-            f" SELECT JSON_ARRAYAGG(JSON_OBJECT({pairs}){tail}) AS {PACKED_COLUMN} FROM {source}"
-        )
-    select = ", ".join(
-        expr if expr.lower() == name else f"{expr} AS {name}" for name, expr in columns.items()
-    )
-    return f"SELECT {select} FROM {source}{tail}"
-
-
-def unpack_rows(rows: list[Row]) -> list[Row]:
-    """The rows of a packed result (see select_rows); any other result unchanged."""
-    if len(rows) != 1 or PACKED_COLUMN not in rows[0]:
-        return rows
-    packed = rows[0][PACKED_COLUMN]
-    if packed is None:  # JSON_ARRAYAGG over no rows
-        return []
-    unpacked = json.loads(packed)
-    if not isinstance(unpacked, list):
-        raise ValueError(f"packed rows are not a JSON array: {type(unpacked).__name__}")
-    return unpacked
 
 
 def as_int(value: Any) -> int | None:

@@ -15,7 +15,6 @@ from poolscope.poller.collectors.base import (
     Row,
     as_float,
     as_int,
-    select_rows,
 )
 from poolscope.schemas import ServerInfo, Transaction
 
@@ -30,26 +29,16 @@ class InnodbTrx(Collector):
 
     def sql(self, server: ServerInfo) -> str:
         # Ages come from the server's own clock so a skewed monitoring host cannot distort them.
-        columns = {
-            "trx_id": "trx_id",
-            "trx_state": "trx_state",
-            "started_at": "UNIX_TIMESTAMP(trx_started)",
-            "age_s": "TIMESTAMPDIFF(MICROSECOND, trx_started, NOW(6)) / 1e6",
-            "wait_s": "TIMESTAMPDIFF(MICROSECOND, trx_wait_started, NOW(6)) / 1e6",
-            "trx_mysql_thread_id": "trx_mysql_thread_id",
-            "trx_rows_locked": "trx_rows_locked",
-            "trx_rows_modified": "trx_rows_modified",
-            "trx_query": "trx_query",
-        }
-        # Only the oldest are listed; exact totals come from innodb_trx_summary, so a server
-        # with thousands of open transactions costs the poller 50 rows, not thousands.
-        where = f"trx_started <= NOW(6) - INTERVAL {MIN_LISTED_AGE_S:g} SECOND OR trx_state = 'LOCK WAIT'"
-        return select_rows(
-            server,
-            columns,
-            f"information_schema.INNODB_TRX WHERE {where}",
-            order_by="trx_started",
-            limit=MAX_LISTED,
+        return (
+            "SELECT trx_id, trx_state, UNIX_TIMESTAMP(trx_started) AS started_at,"
+            " TIMESTAMPDIFF(MICROSECOND, trx_started, NOW(6)) / 1e6 AS age_s,"
+            " TIMESTAMPDIFF(MICROSECOND, trx_wait_started, NOW(6)) / 1e6 AS wait_s,"
+            " trx_mysql_thread_id, trx_rows_locked, trx_rows_modified, trx_query"
+            # Only the oldest are listed; exact totals come from innodb_trx_summary, so a server
+            # with thousands of open transactions costs the poller 50 rows, not thousands.
+            " FROM information_schema.INNODB_TRX"
+            f" WHERE trx_started <= NOW(6) - INTERVAL {MIN_LISTED_AGE_S:g} SECOND OR trx_state = 'LOCK WAIT'"
+            f" ORDER BY trx_started LIMIT {MAX_LISTED}"
         )
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:

@@ -10,19 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from poolscope.poller.collectors.base import (
-    Collector,
-    CollectorOutput,
-    ParseContext,
-    Row,
-    sample,
-    select_rows,
-)
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, sample
 from poolscope.schemas import ServerInfo, Session
 
-# Active sessions read per poll, longest-running first. Bounded so that even with every
-# statement at MAX_SQL_CHARS (multi-byte, JSON-escaped) the packed result stays under
-# base.PACKED_MAX_BYTES and the server's max_allowed_packet (16 MB by default).
+# Active sessions read per poll, longest-running first: a pile-up of thousands of running
+# statements costs the poller a bounded read.
 MAX_ROWS = 2_000
 MAX_ACTIVE_LISTED = 500
 MAX_SQL_CHARS = 2048
@@ -41,19 +33,13 @@ class Processlist(Collector):
     privilege = "PROCESS"
 
     def sql(self, server: ServerInfo) -> str:
+        time_ms = "TIME_MS" if server.flavor == "mariadb" else "TIME * 1000"
         idle = ", ".join(f"'{c}'" for c in IDLE_COMMANDS)
-        columns = {
-            "id": "ID",
-            "user": "USER",
-            "host": "HOST",
-            "db": "DB",
-            "command": "COMMAND",
-            "time_ms": "TIME_MS" if server.flavor == "mariadb" else "TIME * 1000",
-            "state": "STATE",
-            "info": f"LEFT(INFO, {MAX_SQL_CHARS})",
-        }
-        source = f"information_schema.PROCESSLIST WHERE COMMAND NOT IN ({idle})"
-        return select_rows(server, columns, source, order_by=f"{columns['time_ms']} DESC", limit=MAX_ROWS)
+        return (
+            f"SELECT ID, USER, HOST, DB, COMMAND, {time_ms} AS TIME_MS, STATE, LEFT(INFO, {MAX_SQL_CHARS}) AS INFO"
+            f" FROM information_schema.PROCESSLIST WHERE COMMAND NOT IN ({idle})"
+            f" ORDER BY TIME_MS DESC LIMIT {MAX_ROWS}"
+        )
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         sessions = [

@@ -9,7 +9,6 @@ from poolscope.poller.collectors.base import (
     Row,
     needs_pool_table,
     sample,
-    select_rows,
 )
 from poolscope.schemas import GroupState, ServerInfo
 
@@ -30,17 +29,10 @@ class ThreadPoolGroups(Collector):
         return needs_pool_table(server, "THREAD_POOL_GROUPS")
 
     def sql(self, server: ServerInfo) -> str:
-        columns = (
-            "group_id",
-            "connections",
-            "threads",
-            "active_threads",
-            "standby_threads",
-            "queue_length",
-            "has_listener",
-            "is_stalled",
+        return (
+            "SELECT GROUP_ID, CONNECTIONS, THREADS, ACTIVE_THREADS, STANDBY_THREADS, QUEUE_LENGTH,"
+            " HAS_LISTENER, IS_STALLED FROM information_schema.THREAD_POOL_GROUPS"
         )
-        return select_rows(server, {c: c.upper() for c in columns}, "information_schema.THREAD_POOL_GROUPS")
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         groups: list[GroupState] = []

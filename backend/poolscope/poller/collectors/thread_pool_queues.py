@@ -15,7 +15,6 @@ from poolscope.poller.collectors.base import (
     Row,
     needs_pool_table,
     sample,
-    select_rows,
 )
 from poolscope.schemas import QueuedConnection, ServerInfo
 
@@ -44,9 +43,9 @@ class ThreadPoolQueues(Collector):
         return needs_pool_table(server, "THREAD_POOL_QUEUES")
 
     def sql(self, server: ServerInfo) -> str:
-        columns = ("group_id", "position", "priority", "connection_id", "queueing_time_microseconds")
-        return select_rows(
-            server, {c: c.upper() for c in columns}, "information_schema.THREAD_POOL_QUEUES", limit=MAX_ROWS
+        return (
+            "SELECT GROUP_ID, POSITION, PRIORITY, CONNECTION_ID, QUEUEING_TIME_MICROSECONDS"
+            f" FROM information_schema.THREAD_POOL_QUEUES LIMIT {MAX_ROWS}"
         )
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:

@@ -11,7 +11,6 @@ from poolscope.poller.collectors.base import (
     Row,
     needs_pool_table,
     sample,
-    select_rows,
 )
 from poolscope.schemas import ServerInfo
 
@@ -48,8 +47,8 @@ class ThreadPoolStats(Collector):
         return needs_pool_table(server, "THREAD_POOL_STATS")
 
     def sql(self, server: ServerInfo) -> str:
-        columns = {c: c.upper() for c in ("group_id", *COUNTERS)}
-        return select_rows(server, columns, "information_schema.THREAD_POOL_STATS", order_by="GROUP_ID")
+        columns = ", ".join(c.upper() for c in COUNTERS)
+        return f"SELECT GROUP_ID, {columns} FROM information_schema.THREAD_POOL_STATS ORDER BY GROUP_ID"
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         groups: dict[int, GroupCounters] = {}

@@ -9,7 +9,6 @@ from poolscope.poller.collectors.base import (
     Row,
     needs_pool_table,
     sample,
-    select_rows,
 )
 from poolscope.schemas import ServerInfo, WaitReason
 
@@ -24,9 +23,7 @@ class ThreadPoolWaits(Collector):
         return needs_pool_table(server, "THREAD_POOL_WAITS")
 
     def sql(self, server: ServerInfo) -> str:
-        return select_rows(
-            server, {"reason": "REASON", "count": "`COUNT`"}, "information_schema.THREAD_POOL_WAITS"
-        )
+        return "SELECT REASON, `COUNT` FROM information_schema.THREAD_POOL_WAITS"
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         waits = []
