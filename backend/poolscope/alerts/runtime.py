@@ -35,6 +35,9 @@ async def start_incident_services(app: FastAPI, settings: Settings, store: SqlSt
     ).rstrip("/")
     dispatcher = WebhookDispatcher(settings.alerts.webhooks, repo, external_url)
     snapshots = SnapshotService(settings, store, repo)
+    scheduler = getattr(app.state, "scheduler", None)
+    if scheduler is not None:
+        snapshots.pollers = {p.name: p for p in scheduler.pollers}
     engine: AlertEngine | None = None
     if settings.alerts.enabled:
         engine = AlertEngine(settings.alerts, store.hub, repo, dispatcher)

@@ -88,6 +88,8 @@ class TargetPoller:
         self._carried: dict[str, CollectorOutput] = {}
         self._refresh_next: set[str] = set()
         self.info = TargetInfo(name=config.name, poll_interval_s=settings.poll_interval_s)
+        # One statement stream per connection: polls and read_between_polls() take turns.
+        self._turn = asyncio.Lock()
 
     @property
     def name(self) -> str:
@@ -104,7 +106,25 @@ class TargetPoller:
         # Half a poll of slack: a 5 s collector polled every 1 s runs every 5th poll, not 6th.
         return last is None or now - last >= collector.every_s - 0.5 * self.settings.poll_interval_s
 
+    async def read_between_polls(self, statements: list[str], timeout_s: float) -> list[StatementResult]:
+        """Run extra statements on the poll's own connection, between two polls (incident snapshots).
+
+        The poller's extra_port connection is the one that answers during a stall, and with the
+        default extra_max_connections=1 it is the only one there is. Raises ConnectError when the
+        target is not connected, TimeoutError when the server does not answer in time.
+        """
+        async with self._turn:
+            if self.connection.conn is None:
+                raise ConnectError("not connected")
+            results = await asyncio.wait_for(self.connection.run_batch(statements), timeout=timeout_s)
+            self._statements_sent += len(results)  # QPS leaves out our own statements
+            return results
+
     async def poll_once(self) -> PollResult:
+        async with self._turn:
+            return await self._poll_once()
+
+    async def _poll_once(self) -> PollResult:
         now = time.time()
         started = time.perf_counter()
         try:

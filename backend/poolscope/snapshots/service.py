@@ -16,6 +16,7 @@ from sqlalchemy import delete, insert, select, update
 from poolscope import __version__
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings
+from poolscope.poller.target_poller import TargetPoller
 from poolscope.schemas import Alert, TargetState
 from poolscope.snapshots.audit_hook import variable_changes_in_window
 from poolscope.snapshots.capture import capture_server_tables
@@ -65,6 +66,8 @@ class SnapshotService:
         self.store = store
         self.alert_repo = alert_repo
         self._targets = {t.name: t for t in settings.targets}
+        # The running pollers by target (set by the app): raw tables are read on their connection.
+        self.pollers: dict[str, TargetPoller] = {}
         self._completions: dict[int, asyncio.Task[None]] = {}
         self._last_auto: dict[str, float] = {}
         self.link_alert: Any = None  # set by the app: AlertEngine.link_snapshot
@@ -120,7 +123,7 @@ class SnapshotService:
             raise SnapshotError(f"no state for {target!r} yet: nothing to capture", 409)
         info, state = latest[0], latest[1]
         assert state is not None
-        tables = await capture_server_tables(config, self.config.capture_timeout_s)
+        tables = await capture_server_tables(config, self.config.capture_timeout_s, self.pollers.get(target))
         now = time.time()
         moment = state.ts
         window = SnapshotWindow(
