@@ -138,15 +138,20 @@ for ((i = 0; i < 900; i++)); do # 90 s
   sleep 0.1
 done
 [[ -f $INFO ]] || die "the sandbox MariaDB did not come up within 90s (see .demo/sandbox.log)"
-read -r DB_PORT EXTRA_PORT MONITOR_DSN < <("$PY" -c '
+read -r DB_PORT EXTRA_PORT MONITOR_DSN ADMIN_DSN < <("$PY" -c '
 import json, sys
 i = json.load(open(sys.argv[1]))
-print(i["port"], i["extra_port"], i["dsns"]["poolscope_monitor"])' "$INFO")
+print(i["port"], i["extra_port"], i["dsns"]["poolscope_monitor"], i["dsns"]["poolscope_admin"])' "$INFO")
 say "MariaDB up on 127.0.0.1:$DB_PORT (extra_port $EXTRA_PORT)"
 
 # ---------------------------------------------------------------- config
 CONFIG="$DEMO_DIR/poolscope.toml"
 umask 077
+# An operator login, so the demo can apply recommendations and silence alerts. The password is
+# new on every run and only written to a file of the user's own (never printed or logged).
+OPERATOR_PW_FILE="$DEMO_DIR/operator-password"
+"$PY" -c 'import secrets; print(secrets.token_urlsafe(12))' >"$OPERATOR_PW_FILE"
+OPERATOR_HASH=$("$ROOT/.venv/bin/poolscope" hash-password <"$OPERATOR_PW_FILE")
 cat >"$CONFIG" <<EOF
 # Written by scripts/demo.sh for the demo sandbox; regenerated on every run.
 poll_interval_s = 1.0
@@ -154,10 +159,17 @@ store_url = "sqlite+aiosqlite:///$DEMO_DIR/poolscope.db"
 listen_host = "127.0.0.1"
 listen_port = $PORT
 
+[[users]]
+name = "operator"
+role = "operator"
+password_hash = "$OPERATOR_HASH"
+
 [[targets]]
 name = "sandbox"
 dsn = "$MONITOR_DSN"
 extra_port = $EXTRA_PORT
+# The separate credential that may SET GLOBAL (one-click apply); the monitoring one cannot.
+admin_dsn = "$ADMIN_DSN"
 EOF
 umask 022
 
@@ -204,6 +216,7 @@ fi
 cat <<EOF
   MariaDB sandbox  127.0.0.1:$DB_PORT  (extra_port $EXTRA_PORT; mariadb -S .demo/mariadb/data/mysqld.sock -uroot)
   config           .demo/poolscope.toml
+  log in           as "operator", password in .demo/operator-password (to apply and silence)
   logs             .demo/{poolscope,load,sandbox}.log
   stops by itself  after ${HOURS}h
 
