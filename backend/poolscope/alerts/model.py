@@ -70,6 +70,21 @@ def int_variable(state: TargetState, name: str) -> int | None:
         return None
 
 
+def near_cap(
+    used: int | None, cap: int | None, ratio: float, resolve_factor: float
+) -> tuple[Level, float] | None:
+    """How close `used` is to its `cap` (a max_* variable): the level and used/cap, None when clear.
+
+    Fires at ratio x cap and above; holds down to ratio x resolve_factor x cap (hysteresis).
+    Unknown values, or a cap of 0 (unlimited / unreadable), never fire.
+    """
+    if used is None or not cap:
+        return None
+    share = used / cap
+    level = level_of(share, ratio, ratio * resolve_factor, inclusive=True)
+    return None if level is None else (level, share)
+
+
 def level_of(value: float, fire_above: float, hold_above: float, inclusive: bool = False) -> Level | None:
     """breach past the firing threshold, hold inside the hysteresis band below it, None when clear."""
     if value > fire_above or (inclusive and value == fire_above):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable, level_of
+from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable, near_cap
 from poolscope.alerts.settings import Thresholds
 
 
@@ -19,13 +19,11 @@ class ConnectionsNearMax:
         assert ctx.state is not None
         connected = ctx.state.threads.connected
         cap = int_variable(ctx.state, "max_connections")
-        if connected is None or not cap:
-            return []
         t = ctx.thresholds
-        share = connected / cap
-        level = level_of(share, t.connections_ratio, t.connections_ratio * t.resolve_factor, inclusive=True)
-        if level is None:
+        near = near_cap(connected, cap, t.connections_ratio, t.resolve_factor)
+        if near is None:
             return []
+        level, share = near
         return [
             Finding(
                 level=level,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable, level_of
+from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable, near_cap
 from poolscope.alerts.settings import Thresholds
 
 
@@ -21,13 +21,11 @@ class PoolThreadsNearMax:
         assert ctx.state is not None
         threads = ctx.state.threads.pool_threads
         cap = int_variable(ctx.state, "thread_pool_max_threads")
-        if threads is None or not cap:
-            return []
         t = ctx.thresholds
-        share = threads / cap
-        level = level_of(share, t.pool_threads_ratio, t.pool_threads_ratio * t.resolve_factor, inclusive=True)
-        if level is None:
+        near = near_cap(threads, cap, t.pool_threads_ratio, t.resolve_factor)
+        if near is None:
             return []
+        level, share = near
         return [
             Finding(
                 level=level,
