@@ -10,13 +10,12 @@ from typing import Any
 
 import httpx
 import pymysql
-import uvicorn
 
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, UserConfig
-from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox, free_port
-from poolscope.main import create_app
+from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark
+from tests.served import uvicorn_app
 
 OPERATOR_PW = "op-live-pw"
 VIEWER_PW = "vi-live-pw"
@@ -33,30 +32,14 @@ def running_app(settings: Settings) -> Iterator[str]:
             ]
         }
     )
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(settings),
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            timeout_graceful_shutdown=1,
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with contextlib.suppress(httpx.TransportError):
-            if httpx.get(f"{base}/api/health", timeout=2).is_success:
-                break
-        time.sleep(0.2)
-    try:
+    with uvicorn_app(settings) as base:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{base}/api/health", timeout=2).is_success:
+                    break
+            time.sleep(0.2)
         yield base
-    finally:
-        server.should_exit = True
-        thread.join(timeout=20)
 
 
 def login(base: str, name: str, password: str) -> httpx.Client:

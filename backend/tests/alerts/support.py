@@ -12,12 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
-import uvicorn
 
 from poolscope.config import Settings
-from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox, free_port
-from poolscope.main import create_app
+from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark
+from tests.served import uvicorn_app
 
 
 class Receiver:
@@ -102,26 +101,13 @@ class SseReader:
 @contextmanager
 def served(settings: Settings) -> Iterator[httpx.Client]:
     """The whole app on a real uvicorn (lifespan, poller, engine), on a free port."""
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(settings),
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            timeout_graceful_shutdown=1,
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=20)
-    try:
-        wait_for(lambda: _ready(client), 30, "the app never answered with a polled state")
-        yield client
-    finally:
-        client.close()
-        server.should_exit = True
-        thread.join(timeout=15)
+    with uvicorn_app(settings) as base:
+        client = httpx.Client(base_url=base, timeout=20)
+        try:
+            wait_for(lambda: _ready(client), 30, "the app never answered with a polled state")
+            yield client
+        finally:
+            client.close()
 
 
 def _ready(client: httpx.Client) -> bool:

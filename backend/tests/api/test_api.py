@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 import httpx
 import pytest
-import uvicorn
 
 from poolscope.config import Settings, TargetConfig
 from poolscope.devtools.sandbox import MONITOR_PASSWORD, NOPROC_PASSWORD, free_port
-from poolscope.main import create_app
+from tests.served import uvicorn_app
 
 
 @pytest.fixture(scope="module")
@@ -27,38 +25,25 @@ def api(tmp_path_factory, monitor_dsn, noproc_dsn):
             TargetConfig(name="gone", dsn=f"mysql://u:{MONITOR_PASSWORD}@127.0.0.1:{free_port()}/"),
         ],
     )
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(settings),
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            timeout_graceful_shutdown=1,
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            targets = client.get("/api/targets").json()
-            if (
-                all(t["status"] != "starting" for t in targets)
-                and client.get("/api/targets/live/state").is_success
-            ):
-                break
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    else:
-        pytest.fail("the API never reported every target")
-    time.sleep(1.5)  # a few polls, so rates exist
-    yield client
-    client.close()
-    server.should_exit = True
-    thread.join(timeout=15)
+    with uvicorn_app(settings) as base:
+        client = httpx.Client(base_url=base, timeout=10)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                targets = client.get("/api/targets").json()
+                if (
+                    all(t["status"] != "starting" for t in targets)
+                    and client.get("/api/targets/live/state").is_success
+                ):
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        else:
+            pytest.fail("the API never reported every target")
+        time.sleep(1.5)  # a few polls, so rates exist
+        yield client
+        client.close()
 
 
 def test_targets_report_status_and_why(api):
