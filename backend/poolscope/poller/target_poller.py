@@ -442,23 +442,22 @@ def _join_sessions(
 ) -> None:
     """Name who is queued and whose transaction it is, from PROCESSLIST (joined here, not in SQL).
 
-    Active sessions come from this poll's processlist; idle ones (a queued connection looks idle
-    until a worker reads its request) from what the poller has learnt of them.
+    Who (user, host, db) comes from what the poller has learnt of each session, this poll's
+    active ones included; a queued connection looks idle until a worker reads its request, so
+    its command, time and SQL are there only when it is active this poll.
     """
     for entry in queue.listed if queue else []:
         if entry.connection_id is None:
             continue
-        session = processlist.by_id.get(entry.connection_id)
-        if session is not None:
-            entry.user, entry.host, entry.db = session.user, session.host, session.db
+        if (known := identities.get(entry.connection_id)) is not None:
+            entry.user, entry.host, entry.db = known
+        if (session := processlist.by_id.get(entry.connection_id)) is not None:
             entry.command, entry.time_s, entry.state, entry.info = (
                 session.command,
                 session.time_s,
                 session.state,
                 session.info,
             )
-        elif (known := identities.get(entry.connection_id)) is not None:
-            entry.user, entry.host, entry.db = known
     for trx in transactions.items if transactions else []:
         if trx.thread_id is None:
             continue
