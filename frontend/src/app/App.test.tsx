@@ -53,6 +53,19 @@ describe('App routing and URL range', () => {
     expect(window.location.pathname).toBe('/');
   });
 
+  it('loads the alerts page on first visit, with a loading state until its code arrives', async () => {
+    window.history.replaceState(null, '', '/');
+    render(<App />);
+    await screen.findByTestId('overview-page');
+    fireEvent.click(screen.getByTestId('nav-alerts'));
+    expect(window.location.pathname).toBe('/alerts');
+    const loading = screen.getByTestId('page-loading');
+    expect(loading.getAttribute('role')).toBe('status');
+    expect(loading.textContent).toBe('Loading…');
+    await screen.findByTestId('alerts-page');
+    expect(screen.queryByTestId('page-loading')).toBeNull();
+  });
+
   it('keeps the range in the query, refetches on change and restores it on back', async () => {
     window.history.replaceState(null, '', '/targets/sandbox?range=5m');
     render(<App />);

@@ -1,13 +1,18 @@
 // App shell: header with navigation, the alert banner (every page) and the route switch.
+import { Suspense } from 'react';
 import { AlertBanner } from '../features/alerts/AlertBanner';
-import { AlertsPage } from '../features/alerts/AlertsPage';
 import { LoginForm, UserMenu } from '../features/auth/LoginForm';
 import { OverviewPage } from '../features/overview/OverviewPage';
-import { SnapshotsPage, TopbarCapture } from '../features/snapshots/SnapshotsPage';
-import { SnapshotView } from '../features/snapshots/SnapshotView';
+import { TopbarCapture } from '../features/snapshots/CaptureSnapshot';
 import { TargetPage } from '../features/target/TargetPage';
 import { Link, Notice } from '../ui/ui';
+import { lazyPage, PageLoading } from './lazyPage';
 import { loginNext, parseRoute, useLocation } from './router';
+
+// The overview and target pages are in the first-load bundle; the others load on first visit.
+const AlertsPage = lazyPage(() => import('../features/alerts/AlertsPage').then((m) => m.AlertsPage));
+const SnapshotsPage = lazyPage(() => import('../features/snapshots/SnapshotsPage').then((m) => m.SnapshotsPage));
+const SnapshotView = lazyPage(() => import('../features/snapshots/SnapshotView').then((m) => m.SnapshotView));
 
 export function App() {
   const { pathname, search } = useLocation();
@@ -39,9 +44,11 @@ export function App() {
         {route.page === 'overview' ? <OverviewPage /> : null}
         {route.page === 'target' ? <TargetPage key={route.name} name={route.name} /> : null}
         {route.page === 'login' ? <LoginForm next={loginNext(search)} /> : null}
-        {route.page === 'alerts' ? <AlertsPage /> : null}
-        {route.page === 'snapshots' ? <SnapshotsPage /> : null}
-        {route.page === 'snapshot' ? <SnapshotView key={route.id} id={route.id} /> : null}
+        <Suspense fallback={<PageLoading />}>
+          {route.page === 'alerts' ? <AlertsPage /> : null}
+          {route.page === 'snapshots' ? <SnapshotsPage /> : null}
+          {route.page === 'snapshot' ? <SnapshotView key={route.id} id={route.id} /> : null}
+        </Suspense>
         {route.page === 'notfound' ? (
           <div className="page">
             <Notice tone="warn" title="Page not found" testId="route-not-found">

@@ -2,66 +2,14 @@
 import { useCallback, useEffect, useState, type ChangeEvent } from 'react';
 import { useAuth } from '../../api/auth';
 import { errorMessage, fetchTargets } from '../../api/client';
-import { captureSnapshot, deleteSnapshot, fetchSnapshots, importSnapshot, snapshotLinks } from '../../api/snapshots';
+import { deleteSnapshot, fetchSnapshots, importSnapshot, snapshotLinks } from '../../api/snapshots';
 import type { SnapshotSummary, Target } from '../../api/types';
-import { navigate } from '../../app/router';
 import { fmtDateTime } from '../../lib/format';
 import { Badge, Link, Notice, Panel } from '../../ui/ui';
+import { CaptureSnapshot } from './CaptureSnapshot';
 import '../alerts/alerts.css';
 
 const fmtSize = (bytes: number) => (bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} kB`);
-
-/** "Capture snapshot" for one target (the current one on a target page); operators only. */
-export function CaptureSnapshot({ targets, initial }: { targets: string[]; initial?: string }) {
-  const auth = useAuth();
-  const [picked, setTarget] = useState(initial ?? '');
-  const target = picked || targets[0] || '';
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  if (!auth.can('operator')) return null;
-  async function capture() {
-    setBusy(true);
-    setError(null);
-    try {
-      const { id } = await captureSnapshot(target);
-      navigate(`/snapshots/${id}`);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
-  return (
-    <span className="capture-form">
-      {targets.length > 1 || !initial ? (
-        <select
-          aria-label="Target to capture"
-          value={target}
-          onChange={(e) => setTarget(e.target.value)}
-          data-testid="capture-target"
-        >
-          {targets.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
-      ) : null}
-      <button
-        type="button"
-        className="btn"
-        disabled={busy || !target}
-        onClick={() => void capture()}
-        data-testid="capture-snapshot"
-      >
-        {busy ? 'Capturing…' : 'Capture snapshot'}
-      </button>
-      {error ? (
-        <span className="form-error small" data-testid="capture-error">
-          {error}
-        </span>
-      ) : null}
-    </span>
-  );
-}
 
 export function SnapshotsPage() {
   const auth = useAuth();
@@ -200,20 +148,4 @@ export function SnapshotsPage() {
       </p>
     </div>
   );
-}
-
-/** The top bar's capture control, on every page (operators only); preselects the target being viewed. */
-export function TopbarCapture({ current }: { current?: string }) {
-  const auth = useAuth();
-  const [targets, setTargets] = useState<string[]>([]);
-  const operator = auth.can('operator');
-  useEffect(() => {
-    if (operator)
-      fetchTargets().then(
-        (t) => setTargets(t.map((x) => x.name)),
-        () => undefined,
-      );
-  }, [operator]);
-  if (!operator || !targets.length) return null;
-  return <CaptureSnapshot key={current ?? ''} targets={targets} initial={current} />;
 }
