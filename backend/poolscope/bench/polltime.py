@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import statistics
 import time
 from typing import Any
 
 import aiomysql
+from pymysql.constants import CLIENT
 
 from poolscope.bench.common import (
     EXTRA_PORT_P95_TARGET_MS,
@@ -23,7 +25,7 @@ from poolscope.bench.common import (
     progress,
 )
 from poolscope.bench.overhead import SysbenchProcess
-from poolscope.bench.stats import summarize
+from poolscope.bench.stats import summarize, thread_run_delay_ms
 from poolscope.devtools.sandbox import MONITOR_PASSWORD, MONITOR_USER
 from poolscope.poller.target_poller import PollResult, TargetPoller
 
@@ -36,6 +38,7 @@ class _Lane:
         self.poller = poller
         self.walls_ms: list[float] = []
         self.cpu_ms: list[float] = []
+        self.run_delay_ms: list[float] = []
         self.failed = 0
         self.last: PollResult | None = None
         self.queue_lengths: list[int] = []
@@ -45,6 +48,7 @@ class _Lane:
     def reset(self) -> None:
         self.walls_ms.clear()
         self.cpu_ms.clear()
+        self.run_delay_ms.clear()
         self.failed = 0
         self.queue_lengths.clear()
         self.threads_running.clear()
@@ -52,16 +56,20 @@ class _Lane:
 
     async def poll(self) -> None:
         cpu0 = time.process_time()
+        delay0 = thread_run_delay_ms()
         started = time.perf_counter()
         result = await self.poller.poll_once()
         wall_ms = (time.perf_counter() - started) * 1000
         # The bench process runs nothing else meanwhile: this is the poller's own CPU.
         cpu_ms = (time.process_time() - cpu0) * 1000
+        delay1 = thread_run_delay_ms()
         if result.info.status != "up":
             self.failed += 1
             return
         self.walls_ms.append(wall_ms)
         self.cpu_ms.append(cpu_ms)
+        if delay0 is not None and delay1 is not None:
+            self.run_delay_ms.append(delay1 - delay0)
         self.last = result
         for status in result.info.collectors:
             if status.duration_ms is not None:
@@ -80,6 +88,7 @@ class _Lane:
             "failed_polls": self.failed,
             **summarize(self.walls_ms),
             "client_cpu_ms": summarize(self.cpu_ms),
+            "run_delay_ms": summarize(self.run_delay_ms),
         }
         # Per statement of the batch (the first one also carries the round trip), slowest first.
         medians = {name: statistics.median(values) for name, values in self.collector_ms.items()}
@@ -93,15 +102,15 @@ class _Lane:
         return out
 
 
-class _Ping:
-    """`SELECT 1` on its own connection: the round-trip floor a poll on that port cannot beat."""
+class _Probe:
+    """A measurement on a connection of its own, taken between the lanes' polls in the same load."""
 
     def __init__(self, key: str, ctx: BenchContext, port: int) -> None:
         self.key = key
         self.ctx = ctx
         self.port = port
         self.conn: aiomysql.Connection | None = None
-        self.walls_ms: list[float] = []
+        self.values_ms: list[float] = []
         self.failed = 0
 
     async def open(self) -> None:
@@ -112,20 +121,19 @@ class _Ping:
             password=MONITOR_PASSWORD,
             autocommit=True,
             connect_timeout=10,
+            client_flag=CLIENT.MULTI_STATEMENTS,
         )
 
-    async def ping(self) -> None:
+    async def _run(self, conn: aiomysql.Connection) -> float:
+        raise NotImplementedError
+
+    async def measure(self) -> None:
         if self.conn is None:
             return
-        started = time.perf_counter()
         try:
-            async with self.conn.cursor() as cur:
-                await asyncio.wait_for(cur.execute("SELECT 1"), timeout=10)
-                await cur.fetchall()
+            self.values_ms.append(await asyncio.wait_for(self._run(self.conn), timeout=10))
         except (aiomysql.Error, TimeoutError):
             self.failed += 1
-            return
-        self.walls_ms.append((time.perf_counter() - started) * 1000)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -133,11 +141,61 @@ class _Ping:
             self.conn = None
 
     def report(self) -> dict[str, Any]:
-        return {"port": self.port, "failed": self.failed, **summarize(self.walls_ms)}
+        return {"port": self.port, "failed": self.failed, **summarize(self.values_ms)}
+
+
+class _Ping(_Probe):
+    """`SELECT 1`: the round-trip floor a poll on that port cannot beat."""
+
+    async def _run(self, conn: aiomysql.Connection) -> float:
+        started = time.perf_counter()
+        async with conn.cursor() as cur:
+            await cur.execute("SELECT 1")
+            await cur.fetchall()
+        return (time.perf_counter() - started) * 1000
+
+
+CLOCK_SQL = "SELECT UNIX_TIMESTAMP(NOW(6))"
+
+
+class _ServerClock(_Probe):
+    """The poll's every-second statements, timed by the server's own clock.
+
+    `SELECT NOW(6)` before and after them in the same multi-statement gives the server's elapsed
+    time for that work, so the report can say how much of a poll's wall time is the server's
+    (its CPU, stretched by the load's threads it shares cores with) and how much the poller's.
+    """
+
+    def __init__(self, key: str, ctx: BenchContext, port: int, poller: TargetPoller) -> None:
+        super().__init__(key, ctx, port)
+        self.poller = poller
+        self.statements: list[str] = []
+
+    async def _run(self, conn: aiomysql.Connection) -> float:
+        server = self.poller.connection.server
+        assert server is not None
+        # As the poller sends them now: a source may change its statement with the server's size.
+        self.statements = [
+            c.sql(server) for c in self.poller.collectors if c.every_s == 0 and c.applies(server) is None
+        ]
+        async with conn.cursor() as cur:
+            await cur.execute(";\n".join([CLOCK_SQL, *self.statements, CLOCK_SQL]))
+            first = last = await cur.fetchall()
+            while await cur.nextset():
+                last = await cur.fetchall()
+        return (float(last[0][0]) - float(first[0][0])) * 1000
+
+    def report(self) -> dict[str, Any]:
+        return {"statements": len(self.statements), **super().report()}
 
 
 async def _interleave(
-    lanes: list[_Lane], pings: list[_Ping], polls: int, gap_s: float, deadline: float, load: Any = None
+    lanes: list[_Lane],
+    probes: list[_Probe],
+    polls: int,
+    gap_s: float,
+    deadline: float,
+    load: Any = None,
 ) -> None:
     """Alternate the lanes' polls (order flipped every round) until each has `polls` or time is up."""
     for round_no in range(polls * 3):  # bounded even if polls keep failing
@@ -149,8 +207,8 @@ async def _interleave(
         for lane in reversed(lanes) if flip else lanes:
             await lane.poll()
             await asyncio.sleep(gap_s)
-        for ping in reversed(pings) if flip else pings:
-            await ping.ping()
+        for probe in reversed(probes) if flip else probes:
+            await probe.measure()
 
 
 async def poll_time(ctx: BenchContext) -> tuple[dict[str, Any], PollResult | None]:
@@ -159,6 +217,8 @@ async def poll_time(ctx: BenchContext) -> tuple[dict[str, Any], PollResult | Non
     settings = ctx.settings(ctx.target("extra", extra_port=None), ctx.target("port", extra_port=0))
     lanes = [_Lane(t.name, TargetPoller(t, settings)) for t in settings.targets]
     pings = [_Ping("extra", ctx, ctx.sandbox.extra_port), _Ping("port", ctx, ctx.sandbox.port)]
+    probes: list[_Probe] = [*pings]
+    clock: _ServerClock | None = None
     load: SysbenchProcess | None = None
     try:
         for lane in lanes:  # connect, discover, take counter baselines
@@ -166,14 +226,19 @@ async def poll_time(ctx: BenchContext) -> tuple[dict[str, Any], PollResult | Non
             lane.reset()
         for ping in pings:
             await ping.open()
+        if lanes[0].poller.connection.server is not None:
+            clock = _ServerClock("clock", ctx, ctx.sandbox.extra_port, lanes[0].poller)
+            probes.append(clock)
+            await clock.open()
         progress(f"poll time: {cfg.idle_polls} idle polls per port")
-        await _interleave(lanes, pings, cfg.idle_polls, cfg.poll_gap_s, time.monotonic() + 120)
+        await _interleave(lanes, probes, cfg.idle_polls, cfg.poll_gap_s, time.monotonic() + 120)
         idle = {lane.key: lane.report() for lane in lanes}
         idle_ping = {ping.key: ping.report() for ping in pings}
+        idle_clock = clock.report() if clock else None
         for lane in lanes:
             lane.reset()
-        for ping in pings:
-            ping.walls_ms.clear()
+        for probe in probes:
+            probe.values_ms.clear()
         # Long enough for every poll with margin; stopped as soon as both lanes have their polls.
         load_s = int(RAMP_S + cfg.polls * 1.2 + 30)
         progress(
@@ -183,16 +248,18 @@ async def poll_time(ctx: BenchContext) -> tuple[dict[str, Any], PollResult | Non
         await load.start()
         await asyncio.sleep(RAMP_S)
         started = time.monotonic()
-        await _interleave(lanes, pings, cfg.polls, cfg.poll_gap_s, started + load_s - RAMP_S - 2, load)
+        await _interleave(lanes, probes, cfg.polls, cfg.poll_gap_s, started + load_s - RAMP_S - 2, load)
         window_s = time.monotonic() - started
         load_alive = load.running
+        load_average = os.getloadavg()[0]
         loaded = {lane.key: lane.report() for lane in lanes}
         loaded_ping = {ping.key: ping.report() for ping in pings}
+        loaded_clock = clock.report() if clock else None
     finally:
         if load is not None:
             await load.kill()
-        for ping in pings:
-            ping.close()
+        for probe in probes:
+            probe.close()
         for lane in lanes:
             with contextlib.suppress(Exception):
                 await lane.poller.close()
@@ -210,6 +277,9 @@ async def poll_time(ctx: BenchContext) -> tuple[dict[str, Any], PollResult | Non
         "loaded": loaded,
         "select1_idle": idle_ping,
         "select1_loaded": loaded_ping,
+        "server_clock_idle": idle_clock,
+        "server_clock_loaded": loaded_clock,
+        "host_load_average": round(load_average, 1),
         "target_p95_ms": EXTRA_PORT_P95_TARGET_MS,
         "enough_polls": n >= MIN_POLLS_FOR_VERDICT,
         "pass": verdict_ok,

@@ -153,6 +153,21 @@ def render(results: dict[str, Any]) -> str:
         out.append(
             "   (cpu = the poller's own CPU per poll in the bench process; wall - cpu ≈ server + scheduling)"
         )
+        out.append("   where an extra_port poll's time goes, p50 / p95 ms:")
+        for phase, label in (("idle", "idle"), ("loaded", f"{part['load_threads']} thr")):
+            lane = part[phase]["extra"]
+            clock = part.get(f"server_clock_{phase}") or {}
+            out.append(
+                f"     {label + ':':<9}server elapsed for the {clock.get('statements', '?')} every-second statements"
+                f" {_f(clock.get('p50'), 1)} / {_f(clock.get('p95'), 1)}"
+                f"; poller CPU {_f(lane['client_cpu_ms'].get('p50'), 1)} / {_f(lane['client_cpu_ms'].get('p95'), 1)}"
+                f"; poller runnable, waiting for a CPU {_f(lane.get('run_delay_ms', {}).get('p50'), 1)}"
+                f" / {_f(lane.get('run_delay_ms', {}).get('p95'), 1)}"
+            )
+        out.append(
+            f"     (server elapsed: SELECT NOW(6) before and after the same statements on a connection of their own;"
+            f" host 1-min load average {_f(part.get('host_load_average'))} on {meta['host_cpus']} CPUs)"
+        )
         for key, name in (("extra", "extra_port"), ("port", "normal port")):
             slow = part["loaded"][key].get("collector_p50_ms", {})
             top = ", ".join(f"{n} {ms:.1f}" for n, ms in list(slow.items())[:4])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import statistics
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,3 +54,16 @@ def process_cpu_s(pid: int) -> float | None:
         return None
     # After "pid (comm) ", field 3 (state) is index 0, so utime (14) / stime (15) are 11 / 12.
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_run_delay_ms() -> float | None:
+    """Milliseconds the calling thread has spent runnable but waiting for a CPU (Linux schedstat).
+
+    The difference over a poll is how long the poller was ready to go on and not scheduled: on a
+    host whose cores the load saturates, that is part of a poll's wall time no query change removes.
+    """
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e6
+    except (OSError, IndexError, ValueError):
+        return None
