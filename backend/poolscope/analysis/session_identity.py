@@ -1,6 +1,7 @@
 """Remembers who each connection is (user, host, db), so idle connections can be named cheaply.
 
-A session is learnt when the poller sees it active, or from an on-demand lookup by id
+A session is learnt when the processlist shows it (every session in the SHOW FULL PROCESSLIST
+form, active ones in the information_schema form), or from an on-demand lookup by id
 (collectors/session_lookup.py). The db is the one of its last statement, which is the one a
 queued request of it will most likely run in.
 """
@@ -10,8 +11,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import NamedTuple
-
-from poolscope.schemas import Session
 
 MAX_REMEMBERED = 20_000  # bounded: connection ids are unbounded over a server's life
 
@@ -26,9 +25,6 @@ class SessionIdentities:
     def __init__(self, max_entries: int = MAX_REMEMBERED) -> None:
         self.max_entries = max_entries
         self._known: OrderedDict[int, SessionIdentity] = OrderedDict()
-
-    def observe(self, sessions: Iterable[Session]) -> None:
-        self.learn({s.id: SessionIdentity(s.user, s.host, s.db) for s in sessions})
 
     def learn(self, identities: dict[int, SessionIdentity]) -> None:
         for connection_id, identity in identities.items():

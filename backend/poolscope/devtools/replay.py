@@ -108,7 +108,7 @@ class FixtureConnection(TargetConnection):
         self.conn = True  # type: ignore[assignment]  # "connected": the poller only checks for None
         from poolscope.poller.collectors import all_collectors
 
-        self._files = {c.sql(self.server): c.name for c in all_collectors()}
+        self._files = {sql: c.name for c in all_collectors() for sql in c.statements(self.server)}
 
     async def run_batch(self, statements: list[str]) -> list[StatementResult]:
         if self.conn is None:

@@ -28,7 +28,7 @@ from poolscope.poller.collectors.mysql_tp_group_stats import MysqlGroupCounters,
 from poolscope.poller.collectors.percona_threadpool_status import PerconaPoolSection
 from poolscope.poller.collectors.processlist import ProcesslistSection
 from poolscope.poller.collectors.session_lookup import SessionLookup
-from poolscope.poller.collectors.thread_pool_queues import QueueSection
+from poolscope.poller.collectors.thread_pool_queue_summary import QueueSummary
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
 from poolscope.poller.connection import (
     PRIVILEGE_ERRORS,
@@ -42,6 +42,7 @@ from poolscope.schemas import (
     CollectorStatus,
     GroupState,
     PoolSummary,
+    QueuedConnection,
     Sample,
     ServerInfo,
     TargetInfo,
@@ -87,6 +88,7 @@ class TargetPoller:
         self._last_run: dict[str, float] = {}
         self._carried: dict[str, CollectorOutput] = {}
         self._refresh_next: set[str] = set()
+        self._connections: int | None = None  # Threads_connected as the last poll read it
         self.info = TargetInfo(name=config.name, poll_interval_s=settings.poll_interval_s)
         # One statement stream per connection: polls and read_between_polls() take turns.
         self._turn = asyncio.Lock()
@@ -147,6 +149,7 @@ class TargetPoller:
         self._last_run.clear()
         self._carried.clear()
         self._refresh_next.clear()
+        self._connections = None
         self.info = self.info.model_copy(
             update={
                 "status": "down",
@@ -217,7 +220,7 @@ class TargetPoller:
         processlist: ProcesslistSection | None = _section(outputs, "processlist", None)
         if processlist is None:
             return CollectorStatus(name=name, ok=False, skipped="needs the processlist collector")
-        self.identities.observe(processlist.by_id.values())
+        self.identities.learn(processlist.identities)
         unknown = self.identities.unknown(_referenced_ids(outputs))
         if not unknown:
             return CollectorStatus(name=name, ok=True, note="on demand: everyone listed is already known")
@@ -266,7 +269,7 @@ class TargetPoller:
         results = await self.connection.run_batch([c.sql(server) for c in to_run])
         sent_before = self._statements_sent
         self._statements_sent += len(results)
-        ctx = ParseContext(now=now, server=server, counters=self.counters)
+        ctx = ParseContext(now=now, server=server, counters=self.counters, connections=self._connections)
         samples: list[Sample] = []
         for index, (collector, result) in enumerate(zip(to_run, results, strict=True)):
             # Our statements the server had counted when this one ran (QPS leaves them out); the
@@ -357,13 +360,15 @@ class TargetPoller:
 
         status: StatusSection = _section(outputs, "global_status", StatusSection())
         values, rates = status.values, status.rates
+        self._connections = _int_or_none(values.get("Threads_connected"))
         # MySQL Enterprise's plugin reports thread_handling=loaded-dynamically: still a pool.
         regime = "pool-of-threads" if server.pool_enabled else server.thread_handling
         thread_ratio, buffer_ratio = self.ratios.update(now, values, regime)
         samples.append(Sample(metric="thread_cache_miss_ratio", value=thread_ratio.value))
         samples.append(Sample(metric="buffer_pool_miss_ratio", value=buffer_ratio.value))
 
-        queue: QueueSection | None = _section(outputs, "thread_pool_queues", None)
+        queue: list[QueuedConnection] | None = _section(outputs, "thread_pool_queues", None)
+        queue_summary: QueueSummary | None = _section(outputs, "thread_pool_queue_summary", None)
         transactions: Transactions | None = None
         if "innodb_trx_summary" in outputs:
             summary: TrxSummary = outputs["innodb_trx_summary"].section
@@ -378,15 +383,16 @@ class TargetPoller:
         _join_sessions(queue, transactions, processlist, self.identities)
         self.last_statements.observe(processlist.active, now)
         if queue:
-            self.last_statements.annotate(queue.listed, now)
+            self.last_statements.annotate(queue, now)
+        if queue_summary:
             for group in groups:
-                group.oldest_queued_ms = queue.oldest_ms_by_group.get(group.group_id)
+                group.oldest_queued_ms = queue_summary.oldest_ms_by_group.get(group.group_id)
         state = TargetState(
             target=self.name,
             ts=now,
             status="up",
             groups=groups,
-            queue=queue.listed if queue else [],
+            queue=queue or [],
             transactions=transactions,
             waits=_section(outputs, "thread_pool_waits", mysql_stats.waits if mysql_stats else []),
             sessions=processlist.active,
@@ -411,7 +417,7 @@ class TargetPoller:
         )
         state.ratios.thread_cache_miss = thread_ratio
         state.ratios.buffer_pool_miss = buffer_ratio
-        state.queued_connections = queue.total if queue else None
+        state.queued_connections = queue_summary.total if queue_summary else None
         return state
 
     async def close(self) -> None:
@@ -426,16 +432,16 @@ def _section(outputs: dict[str, CollectorOutput], name: str, default: Any) -> An
 
 def _referenced_ids(outputs: dict[str, CollectorOutput]) -> set[int]:
     """Connection ids this poll must name: the queued ones and the transactions' threads."""
-    queue: QueueSection | None = _section(outputs, "thread_pool_queues", None)
+    queue: list[QueuedConnection] = _section(outputs, "thread_pool_queues", [])
     trx: list[Transaction] = _section(outputs, "innodb_trx", [])
-    ids = {e.connection_id for e in queue.listed} if queue else set()
+    ids = {e.connection_id for e in queue}
     ids.update(t.thread_id for t in trx)
     ids.discard(None)
     return ids  # type: ignore[return-value]
 
 
 def _join_sessions(
-    queue: QueueSection | None,
+    queue: list[QueuedConnection] | None,
     transactions: Transactions | None,
     processlist: ProcesslistSection,
     identities: SessionIdentities,
@@ -446,7 +452,7 @@ def _join_sessions(
     active ones included; a queued connection looks idle until a worker reads its request, so
     its command, time and SQL are there only when it is active this poll.
     """
-    for entry in queue.listed if queue else []:
+    for entry in queue or []:
         if entry.connection_id is None:
             continue
         if (known := identities.get(entry.connection_id)) is not None:

@@ -8,10 +8,17 @@ import time
 import pytest
 
 from poolscope.devtools.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, free_port
+from poolscope.poller.collectors import processlist
 
 from .helpers import cpu_burst, global_variables, poll_until, poller_for
 
-POOL_COLLECTORS = {"thread_pool_groups", "thread_pool_stats", "thread_pool_queues", "thread_pool_waits"}
+POOL_COLLECTORS = {
+    "thread_pool_groups",
+    "thread_pool_stats",
+    "thread_pool_queue_summary",
+    "thread_pool_queues",
+    "thread_pool_waits",
+}
 # Other flavors' pools (Percona, MySQL Enterprise): skipped on MariaDB, tested from fixtures.
 OTHER_POOL_COLLECTORS = {
     "percona_threadpool_status",
@@ -240,9 +247,18 @@ async def test_idle_qps_leaves_out_poolscopes_own_statements(pool_off_monitor_ds
     assert all(q is not None and q < 2.0 for q in qps), qps
 
 
-async def test_long_transactions_are_listed_and_named_short_ones_only_counted(mariadb, monitor_dsn):
+@pytest.mark.parametrize("processlist_form", ["show", "information_schema"])
+async def test_long_transactions_are_listed_and_named_short_ones_only_counted(
+    mariadb, monitor_dsn, monkeypatch, processlist_form
+):
+    if processlist_form == "information_schema":
+        # As on a server with more connections than SHOW FULL PROCESSLIST is read for.
+        monkeypatch.setattr(processlist, "SHOW_MAX_CONNECTIONS", 0)
     poller = poller_for(monitor_dsn)
-    await poller.poll_once()  # the session directory is read before these connections exist
+    # Before these connections exist; the second poll reads the connection count the
+    # processlist picks its form by.
+    for _ in range(2):
+        await poller.poll_once()
     old, young = (
         mariadb.connect(SBTEST_USER, database="sbtest"),
         mariadb.connect(SBTEST_USER, database="sbtest"),
@@ -256,6 +272,10 @@ async def test_long_transactions_are_listed_and_named_short_ones_only_counted(ma
             old_id = old.thread_id()
         await asyncio.sleep(1.5)
         with young.cursor() as cur:
+            # trx_started is a whole-second DATETIME: a transaction begun late in a second reads
+            # up to 1 s older than it is. Begin just after the server's clock turns a second.
+            cur.execute("SELECT MICROSECOND(NOW(6))")
+            await asyncio.sleep((1_000_000 - cur.fetchone()[0]) / 1e6 + 0.02)
             cur.execute("BEGIN")
             cur.execute("UPDATE trx_probe SET v = v + 1 WHERE id = 2")
             young_id = young.thread_id()
@@ -275,4 +295,10 @@ async def test_long_transactions_are_listed_and_named_short_ones_only_counted(ma
     if young_age_bound < 0.9:  # a loaded machine can make the poll itself take a second
         assert young_id not in {t.thread_id for t in trx.items}, "a transaction younger than 1 s was listed"
     statuses = {c.name: c for c in result.state.collectors}
-    assert statuses["session_lookup"].duration_ms is not None, "an unknown thread must be looked up"
+    if processlist_form == "show":
+        # Every session, idle ones included, is named by the poll's own round trip.
+        assert statuses["session_lookup"].duration_ms is None
+        assert statuses["session_lookup"].note.startswith("on demand: everyone listed is already known")
+    else:
+        # Active sessions only: the idle one holding the old transaction is looked up by id.
+        assert statuses["session_lookup"].duration_ms is not None, "an unknown thread must be looked up"

@@ -62,9 +62,10 @@ def statements():
         # The on-demand lookup is not in the registry: the poller runs it itself.
         for collector in [*all_collectors(), SessionLookup().for_ids({3, 1, 2})]:
             if collector.applies(server) is None:
-                yield pytest.param(
-                    collector.sql(server), id=f"{server.flavor}-{server.thread_handling}-{collector.name}"
-                )
+                for form, sql in enumerate(collector.statements(server)):
+                    yield pytest.param(
+                        sql, id=f"{server.flavor}-{server.thread_handling}-{collector.name}-{form}"
+                    )
 
 
 @pytest.mark.parametrize("sql", list(statements()))

@@ -12,6 +12,7 @@ from poolscope.poller.collectors.mysql_tp_thread_state import MysqlTpThreadState
 from poolscope.poller.collectors.percona_threadpool_status import PerconaThreadpoolStatus
 from poolscope.poller.collectors.processlist import Processlist
 from poolscope.poller.collectors.thread_pool_groups import ThreadPoolGroups
+from poolscope.poller.collectors.thread_pool_queue_summary import ThreadPoolQueueSummary
 from poolscope.poller.collectors.thread_pool_queues import ThreadPoolQueues
 from poolscope.poller.collectors.thread_pool_stats import ThreadPoolStats
 from poolscope.poller.collectors.thread_pool_waits import ThreadPoolWaits
@@ -23,6 +24,7 @@ def all_collectors() -> list[Collector]:
         GlobalStatus(),
         ThreadPoolGroups(),
         ThreadPoolStats(),
+        ThreadPoolQueueSummary(),
         ThreadPoolQueues(),
         ThreadPoolWaits(),
         # Flavor-specific pools (each applies only to its own pool_kind).

@@ -3,10 +3,12 @@
 The runner owns timing, batching and failure; a collector never does I/O.
 
 Query shape rule: one information_schema table per statement, no window functions, no joins or
-derived tables between information_schema tables; join and aggregate in Python instead. Each
-poll then creates as few on-disk temporary tables as possible, for as short a time: a server
-whose tmpdir is shared with another instance loses those files when the other one starts, and
-may crash mid-statement (docs/FINDINGS.md). tests/poller/test_query_safety.py enforces this.
+derived tables between information_schema tables; join in Python instead. Each poll then
+creates as few on-disk temporary tables as possible, for as short a time: a server whose tmpdir
+is shared with another instance loses those files when the other one starts, and may crash
+mid-statement (docs/FINDINGS.md). tests/poller/test_query_safety.py enforces this. A plain
+GROUP BY or ORDER BY over a table without TEXT columns stays in memory and is fine: it saves
+the poller a row per queued request during a burst (thread_pool_queue_summary).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ class ParseContext:
     # Statements Poolscope itself had sent on this connection when this collector's ran,
     # itself included, so QPS can leave them out.
     own_statements: int = 0
+    # Threads_connected as the previous poll read it (None before one has): lets a source pick
+    # the statement that is cheapest at the server's current size for its next read.
+    connections: int | None = None
 
 
 @dataclass
@@ -60,6 +65,10 @@ class Collector:
 
     def sql(self, server: ServerInfo) -> str:
         raise NotImplementedError
+
+    def statements(self, server: ServerInfo) -> list[str]:
+        """Every statement sql() may return on this server (a source with more than one form)."""
+        return [self.sql(server)]
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         raise NotImplementedError
