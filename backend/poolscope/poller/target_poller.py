@@ -150,6 +150,8 @@ class TargetPoller:
         self._carried.clear()
         self._refresh_next.clear()
         self._connections = None
+        for collector in self.collectors:
+            collector.reset()
         self.info = self.info.model_copy(
             update={
                 "status": "down",
@@ -215,7 +217,7 @@ class TargetPoller:
     async def _name_sessions(
         self, ctx: ParseContext, outputs: dict[str, CollectorOutput], samples: list[Sample]
     ) -> CollectorStatus:
-        """Learn who the active sessions are; look up by id the queued and trx ones still unknown."""
+        """Learn who the sessions the processlist read are; look up by id the queued and trx ones still unknown."""
         name = self.session_lookup.name
         processlist: ProcesslistSection | None = _section(outputs, "processlist", None)
         if processlist is None:
@@ -449,7 +451,7 @@ def _join_sessions(
     """Name who is queued and whose transaction it is, from PROCESSLIST (joined here, not in SQL).
 
     Who (user, host, db) comes from what the poller has learnt of each session, this poll's
-    active ones included; a queued connection looks idle until a worker reads its request, so
+    processlist included; a queued connection looks idle until a worker reads its request, so
     its command, time and SQL are there only when it is active this poll.
     """
     for entry in queue or []:

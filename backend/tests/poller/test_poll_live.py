@@ -247,6 +247,23 @@ async def test_idle_qps_leaves_out_poolscopes_own_statements(pool_off_monitor_ds
     assert all(q is not None and q < 2.0 for q in qps), qps
 
 
+async def test_after_a_lost_connection_the_processlist_form_is_chosen_afresh(mariadb, monitor_dsn):
+    """The server that answers after a reconnect may be another (a failover, a restart with a
+    storm of clients): the first polls take the form that is safe at any size again."""
+    poller = poller_for(monitor_dsn)
+    (collector,) = [c for c in poller.collectors if c.name == "processlist"]
+    for _ in range(3):
+        await poller.poll_once()
+    assert collector.sql(poller.connection.server) == processlist.SHOW_SQL
+    poller.connection.conn.close()  # the server drops the monitoring connection
+    lost = await poller.poll_once()
+    assert lost.info.status == "down"
+    back = await poller.poll_once()
+    await poller.close()
+    assert back.info.status == "up"
+    assert "information_schema.PROCESSLIST" in collector.sql(back.info.server)
+
+
 @pytest.mark.parametrize("processlist_form", ["show", "information_schema"])
 async def test_long_transactions_are_listed_and_named_short_ones_only_counted(
     mariadb, monitor_dsn, monkeypatch, processlist_form

@@ -1,6 +1,8 @@
-"""The collector protocol: one source, its SQL, and a pure parse step from rows to a section + samples.
+"""The collector protocol: one source, its SQL, and a parse step from rows to a section + samples.
 
-The runner owns timing, batching and failure; a collector never does I/O.
+The runner owns timing, batching and failure; a collector never does I/O. A collector may
+remember what it read to pick its next statement (processlist: by the server's size); it
+forgets that on reset(), when its target goes down and may come back as another server.
 
 Query shape rule: one information_schema table per statement, no window functions, no joins or
 derived tables between information_schema tables; join in Python instead. Each poll then
@@ -65,6 +67,9 @@ class Collector:
 
     def sql(self, server: ServerInfo) -> str:
         raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget what earlier reads taught (the target went down); most collectors keep nothing."""
 
     def statements(self, server: ServerInfo) -> list[str]:
         """Every statement sql() may return on this server (a source with more than one form)."""

@@ -4,16 +4,19 @@ It is the only source of a queued connection's SQL: a queued request has not bee
 socket yet (the connection shows as Sleep), so the poller remembers the last statement it saw
 each connection run.
 
-Two forms, chosen per poll from the number of connections the previous poll saw:
+Two forms, the next poll's chosen by what this one read:
 - `SHOW FULL PROCESSLIST` while the server has at most SHOW_MAX_CONNECTIONS. It builds no
   temporary table: under a 100-thread load it cost the server 0.17 ms per poll (p50) against
   3.2 ms for information_schema.PROCESSLIST, whose TEXT column makes every read create and drop
   an on-disk Aria table (docs/FINDINGS.md). Every session comes back, so every queued
-  connection is named in the same round trip. Time is in whole seconds there.
-- information_schema.PROCESSLIST, active sessions only, above that: with thousands of pooled
-  connections, decoding every idle session's row each second would cost the poller more than
-  the temporary table costs the server. Idle sessions are then named from memory, or looked
-  up by id (session_lookup).
+  connection is named in the same round trip, and its rows are the connection count. Time is
+  in whole seconds there, and statements come whole (up to max_allowed_packet).
+- information_schema.PROCESSLIST, active sessions only, statements cut to MAX_SQL_CHARS on the
+  server: while the connection count is unknown (the first polls after a connect), above
+  SHOW_MAX_CONNECTIONS (decoding every idle session's row each second would cost the poller
+  more than the temporary table costs the server), and for SHOW_BACKOFF_S after SHOW returned
+  a statement over SHOW_MAX_STATEMENT_CHARS (a bulk INSERT can be megabytes, every second).
+  Idle sessions are then named from memory, or looked up by id (session_lookup).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from poolscope.schemas import ServerInfo, Session
 # each) cost more than information_schema's temporary table; the first poll, with the count
 # still unknown, takes the form that is safe at any size.
 SHOW_MAX_CONNECTIONS = 300
+SHOW_MAX_STATEMENT_CHARS = 64 * 1024
+SHOW_BACKOFF_S = 60.0
 SHOW_SQL = "SHOW FULL PROCESSLIST"
 # Active sessions read per poll, longest-running first: a pile-up of thousands of running
 # statements costs the poller a bounded read.
@@ -52,7 +57,11 @@ class Processlist(Collector):
     privilege = "PROCESS"
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.use_show = False
+        self.information_schema_until = 0.0
 
     def information_schema_sql(self, server: ServerInfo) -> str:
         time_ms = "TIME_MS" if server.flavor == "mariadb" else "TIME * 1000"
@@ -80,10 +89,20 @@ class Processlist(Collector):
         section = ProcesslistSection(
             by_id={s.id: s for s in active}, active=active[:MAX_ACTIVE_LISTED], identities=identities
         )
-        # The next poll's form, from the connections the previous poll read (so the first two
-        # polls after a connect take the bounded form).
-        self.use_show = ctx.connections is not None and ctx.connections <= SHOW_MAX_CONNECTIONS
+        self.use_show = self._next_read_is_show(rows, ctx)
         return CollectorOutput(section=section, samples=[sample("sessions_active", float(running))])
+
+    def _next_read_is_show(self, rows: list[Row], ctx: ParseContext) -> bool:
+        connections = ctx.connections  # as the previous poll's status read it
+        if self.use_show:
+            connections = len(rows)  # SHOW lists every session: the count as of this read
+            if any(isinstance(r["info"], str) and len(r["info"]) > SHOW_MAX_STATEMENT_CHARS for r in rows):
+                self.information_schema_until = ctx.now + SHOW_BACKOFF_S
+        return (
+            connections is not None
+            and connections <= SHOW_MAX_CONNECTIONS
+            and ctx.now >= self.information_schema_until
+        )
 
 
 def _session(row: Row) -> Session:

@@ -1,11 +1,13 @@
 """information_schema.PROCESSLIST by id, on demand: who a queued connection or a transaction is.
 
-A queued request is not activity yet (the connection shows as Sleep until a worker reads it), so
-the processlist collector, which reads active sessions only, cannot name the waiters. Reading
-every session every second would: it is the poll's largest cost on a busy server, one row per
-connection decoded in Python while the server's own threads want the same CPUs. Instead the
-poller remembers who each session it has seen active is, and asks for the rest by id, in a
-second round trip, only on polls where the queue or INNODB_TRX names someone it does not know.
+A queued request is not activity yet (the connection shows as Sleep until a worker reads it).
+While the processlist is read with SHOW FULL PROCESSLIST every session is named by the poll
+itself; on a server too large for that, the processlist collector reads active sessions only
+and cannot name the waiters. Reading every session every second there would be the poll's
+largest cost: one row per connection decoded in Python while the server's own threads want the
+same CPUs. Instead the poller remembers who each session it has seen is, and asks for the rest
+by id, in a second round trip, only on polls where the queue or INNODB_TRX names someone it
+does not know.
 """
 
 from __future__ import annotations
