@@ -7,9 +7,22 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from poolscope.analysis.counters import CounterMemory
 from poolscope.config import Settings, TargetConfig
 from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox
+from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.target_poller import PollResult, TargetPoller
+from poolscope.schemas import ServerInfo
+
+# A MariaDB server with its thread pool on, as discovery describes it: for parse steps run on rows.
+MARIADB_POOL = ServerInfo(
+    flavor="mariadb", version="10.11.19-MariaDB", thread_handling="pool-of-threads", pool_enabled=True
+)
+
+
+def parse_context(connections: int | None = None, now: float = 0.0) -> ParseContext:
+    """What a collector's parse step sees, without a server or a poller."""
+    return ParseContext(now=now, server=MARIADB_POOL, counters=CounterMemory(), connections=connections)
 
 
 def poller_for(dsn: str, name: str = "t", **target: object) -> TargetPoller:

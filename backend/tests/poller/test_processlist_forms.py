@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from poolscope.analysis.counters import CounterMemory
-from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.collectors.processlist import (
     SHOW_BACKOFF_S,
     SHOW_MAX_CONNECTIONS,
@@ -11,15 +9,8 @@ from poolscope.poller.collectors.processlist import (
     SHOW_SQL,
     Processlist,
 )
-from poolscope.schemas import ServerInfo
 
-SERVER = ServerInfo(
-    flavor="mariadb", version="10.11.19-MariaDB", thread_handling="pool-of-threads", pool_enabled=True
-)
-
-
-def _ctx(connections: int | None, now: float = 0.0) -> ParseContext:
-    return ParseContext(now=now, server=SERVER, counters=CounterMemory(), connections=connections)
+from .helpers import MARIADB_POOL, parse_context
 
 
 def _row(i: int, command: str = "Sleep", info: str | None = None) -> dict:
@@ -29,39 +20,39 @@ def _row(i: int, command: str = "Sleep", info: str | None = None) -> dict:
 
 
 def _is_information_schema(collector: Processlist) -> bool:
-    return "information_schema.PROCESSLIST" in collector.sql(SERVER)
+    return "information_schema.PROCESSLIST" in collector.sql(MARIADB_POOL)
 
 
 def test_first_read_is_safe_at_any_size_then_follows_the_connection_count():
     collector = Processlist()
     assert _is_information_schema(collector), "size unknown: the form the server cuts and filters"
-    collector.parse([], _ctx(None))
+    collector.parse([], parse_context(None))
     assert _is_information_schema(collector)
-    collector.parse([], _ctx(SHOW_MAX_CONNECTIONS))
-    assert collector.sql(SERVER) == SHOW_SQL
+    collector.parse([], parse_context(SHOW_MAX_CONNECTIONS))
+    assert collector.sql(MARIADB_POOL) == SHOW_SQL
     # In the SHOW form its own rows are the count, as of this read, whatever the last status said.
-    collector.parse([_row(i) for i in range(SHOW_MAX_CONNECTIONS + 1)], _ctx(10))
+    collector.parse([_row(i) for i in range(SHOW_MAX_CONNECTIONS + 1)], parse_context(10))
     assert _is_information_schema(collector)
-    assert set(collector.statements(SERVER)) == {SHOW_SQL, collector.sql(SERVER)}
+    assert set(collector.statements(MARIADB_POOL)) == {SHOW_SQL, collector.sql(MARIADB_POOL)}
 
 
 def test_a_huge_statement_sends_it_back_to_the_server_cut_form_for_a_while():
     collector = Processlist()
-    collector.parse([], _ctx(5, now=100.0))
-    assert collector.sql(SERVER) == SHOW_SQL
+    collector.parse([], parse_context(5, now=100.0))
+    assert collector.sql(MARIADB_POOL) == SHOW_SQL
     bulk = "INSERT INTO t VALUES " + "(1)," * SHOW_MAX_STATEMENT_CHARS
-    collector.parse([_row(1, "Query", bulk), _row(2)], _ctx(5, now=101.0))
+    collector.parse([_row(1, "Query", bulk), _row(2)], parse_context(5, now=101.0))
     assert _is_information_schema(collector), "SHOW FULL would send that statement whole every second"
-    collector.parse([], _ctx(5, now=101.0 + SHOW_BACKOFF_S - 1))
+    collector.parse([], parse_context(5, now=101.0 + SHOW_BACKOFF_S - 1))
     assert _is_information_schema(collector)
-    collector.parse([], _ctx(5, now=101.0 + SHOW_BACKOFF_S))
-    assert collector.sql(SERVER) == SHOW_SQL
+    collector.parse([], parse_context(5, now=101.0 + SHOW_BACKOFF_S))
+    assert collector.sql(MARIADB_POOL) == SHOW_SQL
 
 
 def test_reset_forgets_the_choice():
     collector = Processlist()
-    collector.parse([], _ctx(5))
-    assert collector.sql(SERVER) == SHOW_SQL
+    collector.parse([], parse_context(5))
+    assert collector.sql(MARIADB_POOL) == SHOW_SQL
     collector.reset()
     assert _is_information_schema(collector)
 
@@ -72,7 +63,7 @@ def test_show_rows_give_active_sessions_and_name_idle_ones():
         _row(8, "Query", "SELECT " + "x" * 5000),
         {**_row(9, "Query", SHOW_SQL), "user": "monitor"},  # our own poll
     ]
-    section = Processlist().parse(rows, _ctx(3)).section
+    section = Processlist().parse(rows, parse_context(3)).section
     assert [s.id for s in section.active] == [8], "idle sessions and our own poll are not activity"
     assert section.active[0].time_s == 1.0
     assert len(section.active[0].info) == 2048, "kept bounded in the state"

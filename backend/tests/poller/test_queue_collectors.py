@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from poolscope.analysis.counters import CounterMemory
 from poolscope.poller.collectors import thread_pool_queues
-from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.collectors.thread_pool_queue_summary import ThreadPoolQueueSummary
 from poolscope.poller.collectors.thread_pool_queues import ThreadPoolQueues
-from poolscope.schemas import ServerInfo
 
-from .helpers import cpu_burst, global_variables, poll_until, poller_for
+from .helpers import cpu_burst, global_variables, parse_context, poll_until, poller_for
 
-SERVER = ServerInfo(
-    flavor="mariadb", version="10.11.19-MariaDB", thread_handling="pool-of-threads", pool_enabled=True
-)
-CTX = ParseContext(now=0.0, server=SERVER, counters=CounterMemory())
+CTX = parse_context()
 
 
 def test_summary_counts_every_queued_request_and_averages_over_all():
