@@ -57,7 +57,7 @@ def describe_mysql_error(exc: BaseException) -> str:
         return f"MySQL error {code}: {message}"
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
         return "timed out"
-    if isinstance(exc, ConnectError | TlsError):
+    if isinstance(exc, ConnectError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
 
