@@ -14,8 +14,9 @@ fi
 # mariadb-server: the sandbox server (mariadbd, mariadb-install-db); mariadb-client: mariadb,
 # mariadb-admin; sysbench: demo and benchmark load; chromium: e2e tests (Playwright never
 # downloads a browser here); prometheus-mysqld-exporter: comparison in benchmarks; postgresql:
-# store tests also run on a private PostgreSQL (its service is never started).
-PACKAGES=(mariadb-server mariadb-client sysbench chromium prometheus-mysqld-exporter postgresql make)
+# store tests also run on a private PostgreSQL (its service is never started); openssl: the TLS
+# tests make their own CA and certificates.
+PACKAGES=(mariadb-server mariadb-client sysbench chromium prometheus-mysqld-exporter postgresql make openssl)
 
 is_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" == installed ]]

@@ -6,64 +6,14 @@ import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from poolscope.alerts.settings import AlertSettings
+from poolscope.dsn import DsnError, ParsedDsn, parse_dsn
 from poolscope.snapshots.settings import SnapshotSettings
-
-DEFAULT_MYSQL_PORT = 3306
-
-
-class DsnError(ValueError):
-    """A target DSN that cannot be used; the message never repeats the password."""
-
-
-class ParsedDsn(BaseModel):
-    host: str
-    port: int
-    user: str
-    password: SecretStr
-    database: str | None = None
-
-
-def parse_dsn(dsn: str) -> ParsedDsn:
-    """Parse `mysql://user:password@host:port/db`; raise DsnError with a redacted message."""
-    shown = redact_dsn(dsn)
-    try:
-        parts = urlsplit(dsn)
-        port = parts.port
-    except ValueError as exc:
-        raise DsnError(f"malformed DSN {shown!r}: {exc}") from None
-    if parts.scheme not in ("mysql", "mariadb"):
-        raise DsnError(f"DSN {shown!r} must start with mysql:// or mariadb://")
-    if not parts.hostname:
-        raise DsnError(f"DSN {shown!r} has no host")
-    if not parts.username:
-        raise DsnError(f"DSN {shown!r} has no user")
-    database = parts.path.lstrip("/") or None
-    return ParsedDsn(
-        host=parts.hostname,
-        port=port or DEFAULT_MYSQL_PORT,
-        user=unquote(parts.username),
-        password=SecretStr(unquote(parts.password or "")),
-        database=database,
-    )
-
-
-def redact_dsn(dsn: str) -> str:
-    """The DSN with any password replaced, safe for logs and API answers."""
-    try:
-        parts = urlsplit(dsn)
-    except ValueError:
-        return "<unparseable DSN>"
-    if parts.password is None:
-        return dsn
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    user = parts.username or ""
-    return parts._replace(netloc=f"{user}:***@{netloc}").geturl()
+from poolscope.tls import TlsConfig
 
 
 class TargetConfig(BaseModel):
@@ -75,7 +25,9 @@ class TargetConfig(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     # Not validated at load time on purpose: one mistyped DSN shows as that target being down
     # with the reason, while every other target keeps being polled.
-    dsn: SecretStr = Field(description="mysql://user:password@host:port/ of the monitoring credential")
+    dsn: SecretStr = Field(
+        description="mysql://user:password@host:port/ of the monitoring credential (syntax: poolscope/dsn.py)"
+    )
     password_env: str | None = Field(
         default=None, description="name of an environment variable holding the monitoring password"
     )
@@ -97,6 +49,10 @@ class TargetConfig(BaseModel):
     admin_password_env: str | None = Field(
         default=None, description="name of an environment variable holding the admin password"
     )
+    tls: TlsConfig | None = Field(default=None, description="TLS to this target; unset = plain TCP")
+    admin_tls: TlsConfig | None = Field(
+        default=None, description="TLS of the admin connection; unset = the same as tls"
+    )
     cpus: int | None = Field(
         default=None,
         ge=1,
@@ -115,22 +71,28 @@ class TargetConfig(BaseModel):
     def admin_connection_params(self) -> ParsedDsn:
         if self.admin_dsn is None:
             raise DsnError(f"applying is not configured for {self.name} (no admin_dsn)")
-        return _dsn_with_env_password(
-            self.admin_dsn, self.admin_password_env, f"admin password for {self.name}"
-        )
+        return self._params(self.admin_dsn, "admin_dsn", self.admin_password_env, "admin_password_env")
 
     def connection_params(self) -> ParsedDsn:
-        return _dsn_with_env_password(self.dsn, self.password_env, f"password for {self.name}")
+        return self._params(self.dsn, "dsn", self.password_env, "password_env")
 
+    def admin_tls_setting(self) -> tuple[TlsConfig | None, str]:
+        """The admin connection's TLS and the setting's name for errors (admin_tls, else tls)."""
+        if self.admin_tls is not None:
+            return self.admin_tls, f"admin_tls of target {self.name}"
+        return self.tls, f"tls of target {self.name}"
 
-def _dsn_with_env_password(dsn: SecretStr, password_env: str | None, what: str) -> ParsedDsn:
-    parsed = parse_dsn(dsn.get_secret_value())
-    if password_env:
-        secret = os.environ.get(password_env)
-        if secret is None:
-            raise DsnError(f"environment variable {password_env} ({what}) is not set")
-        parsed.password = SecretStr(secret)
-    return parsed
+    def _params(self, dsn: SecretStr, field: str, password_env: str | None, env_field: str) -> ParsedDsn:
+        # Errors name the field and the target, never the DSN (dsn.py).
+        parsed = parse_dsn(dsn.get_secret_value(), f"{field} of target {self.name}")
+        if password_env:
+            secret = os.environ.get(password_env)
+            if secret is None:
+                raise DsnError(
+                    f"{env_field} of target {self.name}: environment variable {password_env} is not set"
+                )
+            parsed.password = SecretStr(secret)
+        return parsed
 
 
 Role = Literal["viewer", "operator"]

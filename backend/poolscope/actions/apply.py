@@ -21,7 +21,7 @@ from poolscope.actions.audit import AuditLog
 from poolscope.actions.models import ApplyPreview, AuditEntry, VariableMeta
 from poolscope.actions.validate import InvalidValue, normalise, validate
 from poolscope.config import DsnError, Settings, TargetConfig
-from poolscope.poller.connection import describe_mysql_error, error_code
+from poolscope.poller.connection import describe_mysql_error, error_code, open_mysql
 from poolscope.recommend.flavors import config_snippet, supports_set_persist
 from poolscope.schemas import ServerInfo
 from poolscope.store.sql import SqlStore
@@ -75,18 +75,7 @@ async def open_admin(target: TargetConfig, server: ServerInfo | None) -> AdminSe
     last = ""
     for port, kind in candidates:
         try:
-            conn = await asyncio.wait_for(
-                aiomysql.connect(
-                    host=params.host,
-                    port=port,
-                    user=params.user,
-                    password=params.password.get_secret_value(),
-                    connect_timeout=target.connect_timeout_s,
-                    autocommit=True,
-                    charset="utf8mb4",
-                ),
-                timeout=target.connect_timeout_s + 1,
-            )
+            conn = await open_mysql(params, port, *target.admin_tls_setting(), target.connect_timeout_s)
             return AdminSession(conn, kind)
         except Exception as exc:
             last = describe_mysql_error(exc)

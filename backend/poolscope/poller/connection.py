@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import ssl
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,7 +19,9 @@ from pymysql.constants import CLIENT
 
 from poolscope import flavors
 from poolscope.config import TargetConfig
+from poolscope.dsn import ParsedDsn
 from poolscope.schemas import ConnectionInfo, ServerInfo
+from poolscope.tls import TlsConfig, TlsError, client_context
 
 Flavor = Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
 
@@ -42,13 +45,76 @@ class StatementResult:
 
 def describe_mysql_error(exc: BaseException) -> str:
     """A one-line reason without credentials (PyMySQL messages carry user@host but never passwords)."""
+    cause = exc.__cause__
+    # aiomysql reports a failed handshake as "Can't connect" (2003) and keeps the why here.
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return f"TLS handshake failed: certificate verify failed: {cause.verify_message}"
+    if isinstance(cause, ssl.SSLError):
+        return f"TLS handshake failed: {str(cause.reason or type(cause).__name__).replace('_', ' ').lower()}"
     if isinstance(exc, aiomysql.OperationalError | aiomysql.ProgrammingError | aiomysql.InternalError):
         code = exc.args[0] if exc.args else None
         message = exc.args[1] if len(exc.args) > 1 else str(exc)
         return f"MySQL error {code}: {message}"
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
         return "timed out"
+    if isinstance(exc, ConnectError):
+        return str(exc)
     return f"{type(exc).__name__}: {exc}"
+
+
+class _TlsOnlyConnection(aiomysql.Connection):  # type: ignore[misc]
+    """Refuses a server that does not offer TLS before the credential is sent.
+
+    aiomysql itself falls back to plain TCP in that case, which would let anyone in the middle
+    downgrade the connection and read the login.
+    """
+
+    async def _request_authentication(self) -> None:
+        if not self.server_capabilities & CLIENT.SSL:
+            raise ConnectError("the server does not offer TLS, which this connection requires (tls)")
+        await super()._request_authentication()
+
+
+def _wire_password(password: str) -> str:
+    # aiomysql encodes the password as latin-1. Handing it the UTF-8 bytes sends what the server
+    # hashed for IDENTIFIED BY over a utf8mb4 connection (what the mariadb client sends), and a
+    # character outside latin-1 no longer raises an error that quotes it.
+    return password.encode("utf-8").decode("latin-1")
+
+
+async def open_mysql(
+    params: ParsedDsn, port: int, tls: TlsConfig | None, what: str, timeout_s: float, **options: Any
+) -> aiomysql.Connection:
+    """One connection with the DSN's credential on `port`, over TLS when `tls` is set.
+
+    The one place Poolscope logs in to a server (poller and admin connection alike); `what`
+    names the setting in TLS errors, e.g. "tls of target db1".
+    """
+    context: ssl.SSLContext | None = None
+    if tls is not None:
+        try:
+            context = client_context(tls, what)
+        except TlsError as exc:
+            raise ConnectError(str(exc)) from None
+    conn = (_TlsOnlyConnection if context else aiomysql.Connection)(
+        host=params.host,
+        port=port,
+        user=params.user,
+        password=_wire_password(params.password.get_secret_value()),
+        db=params.database,
+        connect_timeout=timeout_s,
+        autocommit=True,
+        charset="utf8mb4",
+        ssl=context,
+        **options,
+    )
+    try:
+        # aiomysql.connect() is this pair; the class is chosen here for the TLS check above.
+        await asyncio.wait_for(conn._connect(), timeout=timeout_s + 1)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def error_code(exc: BaseException) -> int | None:
@@ -210,20 +276,14 @@ class TargetConnection:
 
     async def _open(self, host: str, port: int) -> aiomysql.Connection:
         params = self.config.connection_params()
-        return await asyncio.wait_for(
-            aiomysql.connect(
-                host=host,
-                port=port,
-                user=params.user,
-                password=params.password.get_secret_value(),
-                db=params.database,
-                connect_timeout=self.config.connect_timeout_s,
-                autocommit=True,
-                charset="utf8mb4",
-                # All collectors' statements go in one round trip (REFERENCE.md §4).
-                client_flag=CLIENT.MULTI_STATEMENTS,
-            ),
-            timeout=self.config.connect_timeout_s + 1,
+        return await open_mysql(
+            params.model_copy(update={"host": host}),
+            port,
+            self.config.tls,
+            f"tls of target {self.config.name}",
+            self.config.connect_timeout_s,
+            # All collectors' statements go in one round trip (REFERENCE.md §4).
+            client_flag=CLIENT.MULTI_STATEMENTS,
         )
 
     async def connect(self) -> None:
