@@ -182,6 +182,23 @@ class Settings(BaseSettings):
         description="... or the stall rate grows by more than this fraction (and ≥ 0.5/s)",
     )
 
+    # --- the admin connection of apply / revert (README "Recommendations and one-click apply") ---
+    admin_statement_timeout_s: float = Field(
+        default=10,
+        ge=0.5,
+        le=600,
+        description=(
+            "each statement on the admin connection: the server stops it (MariaDB max_statement_time,"
+            " MySQL max_execution_time for SELECTs) and Poolscope KILLs it 1 s later"
+        ),
+    )
+    admin_lock_wait_timeout_s: int = Field(
+        default=5,
+        ge=1,
+        le=600,
+        description="lock_wait_timeout and innodb_lock_wait_timeout of the admin connection",
+    )
+
     @model_validator(mode="after")
     def _unique_target_names(self) -> Settings:
         names = [t.name for t in self.targets]
