@@ -123,4 +123,6 @@ class AuthService:
             return
         async with self._engine.begin() as conn:
             await conn.execute(delete(auth_revoked_sessions).where(auth_revoked_sessions.c.expires_at <= now))
-            await conn.execute(insert(auth_revoked_sessions).values(sid=claims.sid, expires_at=claims.expires_at))
+            await conn.execute(
+                insert(auth_revoked_sessions).values(sid=claims.sid, expires_at=claims.expires_at)
+            )

@@ -56,7 +56,10 @@ class TokenSigner:
     ) -> tuple[str, SessionClaims]:
         now = time.time() if now is None else now
         claims = SessionClaims(
-            user=user, sid=secrets.token_urlsafe(18), expires_at=now + ttl_s, password_version=password_version
+            user=user,
+            sid=secrets.token_urlsafe(18),
+            expires_at=now + ttl_s,
+            password_version=password_version,
         )
         payload = _b64e(
             json.dumps(

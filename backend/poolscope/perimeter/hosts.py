@@ -37,16 +37,21 @@ def check_host_name(value: str) -> str:
     """A host name or IP literal as `allowed_hosts` holds it: lower case, no scheme, port or path."""
     name = value.strip().lower().strip("[]").rstrip(".")
     if _ip(name) is None and not HOST_NAME.match(name):
-        raise ValueError(f"allowed_hosts: {value!r} is not a host name or IP address (no scheme, port or path)")
+        raise ValueError(
+            f"allowed_hosts: {value!r} is not a host name or IP address (no scheme, port or path)"
+        )
     return name
 
 
 def check_proxy_network(value: str) -> str:
     """An IP address or network (CIDR) for `trusted_proxies`."""
     try:
-        return str(ipaddress.ip_network(value.strip(), strict=False))
+        ipaddress.ip_network(value.strip())  # strict, as uvicorn parses it: no host bits set
+        return value.strip()
     except ValueError:
-        raise ValueError(f"trusted_proxies: {value!r} is not an IP address or network") from None
+        raise ValueError(
+            f"trusted_proxies: {value!r} is not an IP address or network (with no host bits set)"
+        ) from None
 
 
 def host_of_url(url: str) -> str:

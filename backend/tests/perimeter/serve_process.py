@@ -26,8 +26,7 @@ def poolscope_serve(tmp: Path, config: str) -> Iterator[str]:
     path = tmp / "poolscope.toml"
     store = f"sqlite+aiosqlite:///{tmp / 'store.db'}"
     path.write_text(
-        f"store_url = {toml_string(store)}\n"
-        f'listen_host = "127.0.0.1"\nlisten_port = {port}\n{config}'
+        f'store_url = {toml_string(store)}\nlisten_host = "127.0.0.1"\nlisten_port = {port}\n{config}'
     )
     log = (tmp / "serve.log").open("ab")
     proc = subprocess.Popen(

@@ -45,7 +45,13 @@ def test_allowed_hosts_are_served(base, host):
 
 @pytest.mark.parametrize(
     "host",
-    ["attacker.example", "poolscope.example.com.attacker.example", "localhost.attacker.example", "10.0.0.1", "x:y"],
+    [
+        "attacker.example",
+        "poolscope.example.com.attacker.example",
+        "localhost.attacker.example",
+        "10.0.0.1",
+        "x:y",
+    ],
 )
 def test_foreign_hosts_get_400_before_anything_runs(base, host):
     for path in ("/api/health", "/api/targets", "/metrics", "/"):
@@ -60,7 +66,11 @@ def test_host_header_parsing():
     assert host_name("localhost.") == "localhost"
     assert host_name("[::1]x") is None and host_name("a:b") is None
     assert allowed_host_names("0.0.0.0", None, []) == set()
-    assert allowed_host_names("10.1.2.3", "http://Dash.Example:8080/x", ["a.b"]) == {"10.1.2.3", "dash.example", "a.b"}
+    assert allowed_host_names("10.1.2.3", "http://Dash.Example:8080/x", ["a.b"]) == {
+        "10.1.2.3",
+        "dash.example",
+        "a.b",
+    }
 
 
 def test_settings_refuse_malformed_hosts_and_proxies(tmp_path):
@@ -69,6 +79,7 @@ def test_settings_refuse_malformed_hosts_and_proxies(tmp_path):
         {"allowed_hosts": ["x.example:80"]},
         {"public_url": "poolscope.example.com"},
         {"trusted_proxies": ["proxy.example"]},
+        {"trusted_proxies": ["10.0.0.1/8"]},
     ):
         with pytest.raises(ValueError):
             settings_for(tmp_path, **bad)

@@ -76,7 +76,9 @@ def test_logout_and_password_changes_survive_a_restart(tmp_path):
         logged_out = login(base, "op", OP_PW)
         kept_op = login(base, "op", OP_PW)
         kept_vi = login(base, "vi", VI_PW)
-        saved = {c: dict(client.cookies) for c, client in (("out", logged_out), ("op", kept_op), ("vi", kept_vi))}
+        saved = {
+            c: dict(client.cookies) for c, client in (("out", logged_out), ("op", kept_op), ("vi", kept_vi))
+        }
         assert logged_out.post("/api/auth/logout").status_code == 204
         assert replay(base, saved["out"]) == 401
     with poolscope_serve(tmp_path, users(op_hash, vi_hash)) as base:

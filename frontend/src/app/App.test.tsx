@@ -105,7 +105,8 @@ describe('App when reads need a login', () => {
     let loggedIn = false;
     const refused = { status: 401, body: { detail: 'log in to read: this Poolscope has users configured' } };
     fetchMock = stubFetch({
-      '/api/auth/me': () => (loggedIn ? { body: { name: 'vi', role: 'viewer' } } : { status: 401, body: { detail: 'not logged in' } }),
+      '/api/auth/me': () =>
+        loggedIn ? { body: { name: 'vi', role: 'viewer' } } : { status: 401, body: { detail: 'not logged in' } },
       '/api/auth/login': () => {
         loggedIn = true;
         return { body: { name: 'vi', role: 'viewer' } };
