@@ -101,6 +101,8 @@ async def test_anonymous_read_opens_reads_but_not_changes(tmp_path):
             else:
                 assert response.status_code == 401, (method, path, response.text)
         assert (await client.get("/api/targets")).json()[0]["name"] == "db1"
+        # Nobody is logged in, though: the UI shows "Log in", not an "anonymous" user.
+        assert (await client.get("/api/auth/me")).status_code == 401
 
 
 async def test_without_users_reads_are_open_and_changes_refused(tmp_path):
