@@ -7,11 +7,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from poolscope.alerts.settings import AlertSettings
 from poolscope.dsn import DsnError, ParsedDsn, parse_dsn
+from poolscope.perimeter.hosts import check_host_name, check_proxy_network, host_of_url
 from poolscope.snapshots.settings import SnapshotSettings
 from poolscope.tls import TlsConfig
 
@@ -157,8 +158,68 @@ class Settings(BaseSettings):
     )
     session_ttl_hours: float = Field(default=12, gt=0, le=24 * 30)
     cookie_secure: bool = Field(default=False, description="mark cookies Secure (serve over HTTPS)")
-    login_attempts_per_minute: int = Field(default=10, ge=1, le=1000, description="per user name + address")
+    login_attempts_per_minute: int = Field(
+        default=10, ge=1, le=1000, description="per user name (from any address); 3x that per address"
+    )
     mutations_per_minute: int = Field(default=30, ge=1, le=10000, description="per user + address")
+
+    # --- the HTTP perimeter: who may read, from where, how much (README "Security") ---
+    anonymous_read: bool = Field(
+        default=False,
+        description="with [[users]]: reads (GET) need no login; changes still need an operator",
+    )
+    allow_unauthenticated_network: bool = Field(
+        default=False,
+        description="allow serving on a non-loopback address with no [[users]] (everyone may read)",
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None, min_length=16, description="/metrics then needs `Authorization: Bearer <token>`"
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses/networks whose X-Forwarded-For/-Proto is believed (default: none)",
+    )
+    public_url: str | None = Field(
+        default=None, description="the URL people open (behind a proxy); its host is an allowed Host"
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Host names served besides loopback names and public_url's"
+    )
+    max_body_bytes: int = Field(
+        default=64 * 1024, ge=1024, le=2**30, description="largest request body; beyond it 413"
+    )
+    max_body_bytes_by_path: dict[str, int] = Field(
+        default_factory=dict,
+        description="per-path body limits (exact path); the snapshot import route defaults to import_max_mb",
+    )
+    live_max_subscribers: int = Field(
+        default=100, ge=1, le=100_000, description="open /api/live streams; beyond it 503"
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_networks(cls, value: list[str]) -> list[str]:
+        return [check_proxy_network(item) for item in value]
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, value: list[str]) -> list[str]:
+        return [check_host_name(item) for item in value]
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            host_of_url(value)
+        return value
+
+    @field_validator("max_body_bytes_by_path")
+    @classmethod
+    def _body_limit_paths(cls, value: dict[str, int]) -> dict[str, int]:
+        for path, limit in value.items():
+            if not path.startswith("/") or not 1024 <= limit <= 2**32:
+                raise ValueError(f"max_body_bytes_by_path: {path!r} must start with / and map to 1024..2^32")
+        return value
 
     # --- recommendations and applying them ---
     recommend_interval_s: float = Field(default=5.0, ge=1, le=300, description="how often rules run")

@@ -48,6 +48,8 @@ export interface StackState {
   runDir: string;
   logDir: string;
   baseURL: string;
+  /** A second backend with users and without anonymous_read: every read needs a login. */
+  lockedBaseURL: string;
   tmpDir: string;
   configFile: string;
   /** Target names in the generated config, by role. */
@@ -95,3 +97,6 @@ export function readState(): StackState {
   }
   return JSON.parse(readFileSync(file, 'utf8')) as StackState;
 }
+
+/** The one target of the locked backend (replayed, so it needs no server). */
+export const LOCKED_TARGET: FixtureTarget = 'fx-mariadb-10.11';
