@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 from pydantic import ValidationError
 
-from poolscope.actions.apply import ApplyError, open_admin
+from poolscope.actions.admin import AdminLimits, ApplyError, open_admin
 from poolscope.config import Settings, TargetConfig
 from poolscope.devtools.sandbox import (
     ADMIN_PASSWORD,
@@ -160,14 +160,15 @@ async def test_the_admin_connection_uses_tls_and_admin_tls_overrides_it(tls_db, 
         extra_port=0,
         tls=TlsConfig(ca=certs.ca),
     )
-    session = await open_admin(target, None)
+    limits = AdminLimits(connect_timeout_s=5, statement_timeout_s=5, lock_wait_timeout_s=5)
+    session = await open_admin(target, None, limits)
     try:
         [(_name, cipher)] = await session.fetch("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
         assert cipher
     finally:
         session.close()
     with pytest.raises(ApplyError) as err:
-        await open_admin(target.model_copy(update={"admin_tls": TlsConfig(ca=wrong_ca)}), None)
+        await open_admin(target.model_copy(update={"admin_tls": TlsConfig(ca=wrong_ca)}), None, limits)
     assert err.value.status == 502 and "certificate verify failed" in err.value.detail
     assert ADMIN_PASSWORD not in err.value.detail
 
