@@ -15,7 +15,8 @@ global_status). Percona 8.4.10-10 added (PS-10083; psmysql-docs docs/threadpool.
   algorithm, merged over the groups). Plotted as they are, a stall never shows: the average
   barely moves and the max only rises. So each poll derives the mean wait of the requests
   dequeued since the previous poll, Δ(avg·cnt) / Δcnt; a falling cnt (restart, or the pool
-  shrunk so fewer groups are summed) is a reset and yields nothing for that poll.
+  shrunk so fewer groups are summed) is a reset and yields nothing for that poll. Both queues'
+  windows together give tp_queue_wait_window_avg_ms, the whole pool's mean wait per poll.
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ class PerconaThreadpoolStatus(Collector):
                 sample("pool_stat_count", stat.cnt, stat=name),
                 sample("pool_stat_window_avg", stat.window_avg, stat=name),
             ]
+        if section.stats:
+            samples.append(sample("tp_queue_wait_window_avg_ms", _combined_window_ms(section.stats)))
         section.queue_depth = _queue_depth(section.numbers)
         if section.queue_depth is not None:
             depth = section.queue_depth
@@ -141,6 +144,15 @@ class PerconaThreadpoolStatus(Collector):
         if delta > 0:
             # The rounding can dip a near-zero mean below zero.
             stat.window_avg = max((total - start_total) / delta, 0.0)
+
+
+def _combined_window_ms(stats: list[QueueWaitStat]) -> float | None:
+    """Mean wait (ms) of every request dequeued in this poll's windows, both queues together."""
+    done = [s for s in stats if s.window_avg is not None and s.window_count]
+    count = sum(s.window_count or 0.0 for s in done)
+    if not count:
+        return None
+    return sum((s.window_avg or 0.0) * (s.window_count or 0.0) for s in done) / count / 1000.0
 
 
 def _queue_depth(numbers: dict[str, float]) -> QueueDepth | None:
