@@ -23,6 +23,7 @@ from poolscope.recommend.base import (
     queue_metric,
     too_little,
 )
+from poolscope.recommend.flavors import VarSpec
 
 # Lower when, with requests queued in ≥ this share of polls, the longest wait reached this share
 # of the limit or groups were judged stalled (no dequeues for longer than the limit).
@@ -37,6 +38,11 @@ READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thre
 LONGEST_WAIT = "tp_queue_wait_max_ms"
 # Percona 8.4.10+: mean queue wait per poll (percona_threadpool_status), a lower bound of the longest.
 MEAN_WAIT = "tp_queue_wait_window_avg_ms"
+
+
+def _native(spec: VarSpec, raw: str) -> str:
+    """ " (4 ×10 ms)" where the variable does not count in ms, else nothing."""
+    return f" ({raw} {spec.unit})" if spec.ms_per_unit and spec.ms_per_unit != 1 else ""
 
 
 def _wait_metric(ctx: RuleContext) -> tuple[str, str]:
@@ -79,9 +85,8 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     stalls = w.mean("tp_group_stalls_per_s") or 0.0
     dequeues = w.mean("tp_group_dequeues_per_s") or 0.0
     typical = _mean_statement_ms(ctx)
-    unit = f" ({native} {spec.unit})" if spec.ms_per_unit and spec.ms_per_unit != 1 else ""
     evidence = [
-        ev(f"{spec.name}", f"{limit_ms:.0f} ms{unit}"),
+        ev(f"{spec.name}", f"{limit_ms:.0f} ms{_native(spec, native)}"),
         ev("polls with a non-empty queue", pct(queued), queue),
         ev("polls with a stalled group", pct(stalled), "tp_group_stalled"),
         ev(wait_label, None if wait_peak is None else f"{wait_peak:.0f} ms", wait_metric),
@@ -95,15 +100,17 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     chart = [wait_metric, queue, "tp_group_stalled", "tp_group_stalls_per_s", "qps"]
     waits_long = wait_peak is not None and wait_peak >= WAIT_SHARE_OF_LIMIT * limit_ms
     if limit_ms > FLOOR_MS and queued >= QUEUED_SHARE and (waits_long or stalled >= STALLED_SHARE):
-        target_ms = max(FLOOR_MS, float(nice_round(2 * typical)) if typical is not None else FLOOR_MS)
+        wanted_ms = max(FLOOR_MS, float(nice_round(2 * typical)) if typical is not None else FLOOR_MS)
+        # In the flavor's unit and range (MySQL Enterprise: 10 ms units, at least 4; Percona: >= 10).
+        proposed = spec.from_ms(wanted_ms)
+        target_ms = spec.to_ms(proposed)
         if target_ms <= limit_ms / 2:
-            proposed = spec.from_ms(target_ms)
             return Finding(
                 variable=spec.name,
                 current=native,
                 proposed=proposed,
                 unit=spec.unit,
-                title=f"Lower {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms",
+                title=f"Lower {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms{_native(spec, proposed)}",
                 why=(
                     f"Over the last {w.seconds:.0f} s requests queued in {pct(queued)} of polls, the {wait_label}"
                     f" reached {wait_peak or 0:.0f} ms against a limit of {limit_ms:.0f} ms, and groups"
@@ -111,7 +118,7 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
                     f" queue wait the full limit before a new worker starts. Proposed: twice the mean"
                     f" statement time ({'n/a' if typical is None else f'{typical:.1f} ms'}), at least"
                     f" {FLOOR_MS:.0f} ms, so ordinary statements finish within it and long ones stop"
-                    f" blocking their group ({proposed} {spec.unit or 'ms'} on this server)."
+                    " blocking their group."
                 ),
                 evidence=evidence,
                 severity="warning" if stalled < 0.2 else "critical",
@@ -120,13 +127,14 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
                 chart_metrics=chart,
             )
     if dequeues > 0 and stalls / dequeues >= STALLS_PER_DEQUEUE and limit_ms < 10 * FLOOR_MS:
-        target_ms = float(nice_round(limit_ms * 2))
+        proposed = spec.from_ms(float(nice_round(limit_ms * 2)))
+        target_ms = spec.to_ms(proposed)
         return Finding(
             variable=spec.name,
             current=native,
-            proposed=spec.from_ms(target_ms),
+            proposed=proposed,
             unit=spec.unit,
-            title=f"Raise {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms",
+            title=f"Raise {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms{_native(spec, proposed)}",
             why=(
                 f"{stalls:.1f} stalls/s against {dequeues:.1f} dequeues/s over the last {w.seconds:.0f} s:"
                 f" {stalls / dequeues:.0%} of requests outlive the {limit_ms:.0f} ms limit, so the pool keeps"
