@@ -34,8 +34,8 @@ from poolscope.poller.collectors.thread_pool_stats import GroupCounters
 from poolscope.poller.connection import (
     PRIVILEGE_ERRORS,
     ConnectError,
-    capabilities,
     StatementResult,
+    capabilities,
     describe_mysql_error,
     error_code,
     open_connection,
@@ -439,7 +439,9 @@ class TargetPoller:
         if percona is not None:
             server.capabilities = capabilities(server, percona.status_names)
         if server.pool_grant_needed is not None:
-            readable = {c.table for c in self.collectors if isinstance(c, MysqlTpCollector) and c.name in outputs}
+            readable = {
+                c.table for c in self.collectors if isinstance(c, MysqlTpCollector) and c.name in outputs
+            }
             if readable:
                 server.pool_grant_needed = None
                 server.pool_tables = sorted(set(server.pool_tables) | readable)

@@ -73,7 +73,9 @@ def test_percona_57_and_alisql_56_get_no_admin_interface_lines():
     percona57 = pool_switch("percona", (5, 7, 44), False)
     assert percona57 is not None and "extra_port" in percona57.snippet
     percona80 = pool_switch("percona", (8, 0, 36), False)
-    assert percona80 is not None and "extra_port" not in percona80.snippet and "admin_port" in percona80.snippet
+    assert (
+        percona80 is not None and "extra_port" not in percona80.snippet and "admin_port" in percona80.snippet
+    )
 
 
 def test_mysql8_based_alisql_switches_with_thread_pool_enabled_not_thread_handling():
@@ -88,12 +90,18 @@ def test_mysql8_based_alisql_switches_with_thread_pool_enabled_not_thread_handli
     [
         ({"version": "5.7.44-48", "version_comment": "Percona Server (GPL), Release 48"}, "percona-5.7"),
         ({"version": "5.6.16-AliSQL", "version_comment": "Source distribution"}, "alisql-5.6"),
-        ({"version": "8.0.36", "version_comment": "Source distribution", "thread_pool_enabled": "OFF"}, "alisql-8.0"),
+        (
+            {"version": "8.0.36", "version_comment": "Source distribution", "thread_pool_enabled": "OFF"},
+            "alisql-8.0",
+        ),
     ],
 )
 def test_the_pool_off_view_carries_the_snippet_of_that_version(fixture_variables, entry):
     server = server_from_discovery(
-        [{"variable_name": k, "value": v} for k, v in {**fixture_variables, "thread_handling": "one-thread-per-connection"}.items()],
+        [
+            {"variable_name": k, "value": v}
+            for k, v in {**fixture_variables, "thread_handling": "one-thread-per-connection"}.items()
+        ],
         [],
     )
     assert not server.pool_enabled and server.enable_snippet

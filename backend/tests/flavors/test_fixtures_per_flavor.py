@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from poolscope.flavors import CAP_GROUPS, CAP_QUEUE_WAIT_STATS, flavor_spec
+from poolscope.flavors import CAP_GROUPS, flavor_spec
 from poolscope.poller.connection import admin_port_of
 from poolscope.poller.target_poller import PollResult
 from tests.poller.helpers import poller_for

@@ -24,7 +24,9 @@ from poolscope.schemas import SeriesOut, ServerInfo
 from tests.poller.helpers import poller_for
 
 STAT = "Threadpool_average_queue_wait_us"
-PERCONA = ServerInfo(flavor="percona", version="8.4.10-10", thread_handling="pool-of-threads", pool_enabled=True)
+PERCONA = ServerInfo(
+    flavor="percona", version="8.4.10-10", thread_handling="pool-of-threads", pool_enabled=True
+)
 
 
 async def polls(fixture: str, count: int) -> list[PollResult]:
@@ -144,7 +146,9 @@ def _window_from(results: list[PollResult]) -> Window:
     series: dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[float, float | None]]] = {}
     for result in results:
         for s in result.samples:
-            series.setdefault((s.metric, tuple(sorted(s.labels.items()))), []).append((result.state.ts, s.value))
+            series.setdefault((s.metric, tuple(sorted(s.labels.items()))), []).append(
+                (result.state.ts, s.value)
+            )
     out = [SeriesOut(metric=m, labels=dict(labels), points=points) for (m, labels), points in series.items()]
     return Window(results[0].state.ts, results[-1].state.ts, out)
 

@@ -80,7 +80,9 @@ async def test_once_granted_the_pool_is_read_without_reconnecting(tmp_path, monk
     refused = await poller.poll_once()
     assert refused.info.server.pool_grant_needed == GRANT
     for name in ("mysql_tp_group_state", "mysql_tp_group_stats", "mysql_tp_thread_state"):  # GRANT SELECT …
-        shutil.copy(FIXTURES_ROOT / "mysql-enterprise" / "8.4" / f"{name}.json", tmp_path / "m" / f"{name}.json")
+        shutil.copy(
+            FIXTURES_ROOT / "mysql-enterprise" / "8.4" / f"{name}.json", tmp_path / "m" / f"{name}.json"
+        )
     granted = await poller.poll_once()
     await poller.close()
     server = granted.info.server
@@ -147,7 +149,11 @@ async def test_percona_pool_off_advice_carries_its_versions_snippet(tmp_path):
     result = (await polls(str(tmp_path / "p")))[-1]
     finding = thread_handling.evaluate(busy_window_context(result))
     assert isinstance(finding, Finding), finding
-    assert (finding.variable, finding.proposed, finding.apply) == ("thread_handling", "pool-of-threads", "restart")
+    assert (finding.variable, finding.proposed, finding.apply) == (
+        "thread_handling",
+        "pool-of-threads",
+        "restart",
+    )
     assert finding.config_snippet is not None and "extra_port" in finding.config_snippet
     assert "admin_address" not in finding.config_snippet  # Percona 5.7 has no admin interface
 

@@ -37,7 +37,6 @@ from poolscope.poller.collectors.base import (
 from poolscope.poller.collectors.thread_pool_groups import GAUGES
 from poolscope.schemas import GroupState, ServerInfo
 
-
 ADMIN_GROUP_SINCE = (8, 0, 31)
 
 

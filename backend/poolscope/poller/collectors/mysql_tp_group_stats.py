@@ -139,7 +139,9 @@ class MysqlTpGroupStats(MysqlTpCollector):
     def _admin(self, group_id: int, row: Row, ctx: ParseContext) -> AdminGroup:
         def rate(column: str) -> float | None:
             value = row.get(column)
-            return None if value is None else ctx.counters.rate(("tp_mysql_admin", column), ctx.now, int(value))
+            return (
+                None if value is None else ctx.counters.rate(("tp_mysql_admin", column), ctx.now, int(value))
+            )
 
         return AdminGroup(
             group_id=group_id,

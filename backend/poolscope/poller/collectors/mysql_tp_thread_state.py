@@ -82,8 +82,12 @@ class MysqlTpThreadState(MysqlTpCollector):
                 has_marked = True
                 marked += 1 if as_flag(row["marked_stalled"]) else 0
         states.marked_stalled = marked if has_marked else None
-        samples = [sample("tp_threads_waiting", float(n), wait_type=w) for w, n in sorted(states.waiting.items())]
-        samples += [sample("tp_threads_by_state", float(n), state=s) for s, n in sorted(states.by_state.items())]
+        samples = [
+            sample("tp_threads_waiting", float(n), wait_type=w) for w, n in sorted(states.waiting.items())
+        ]
+        samples += [
+            sample("tp_threads_by_state", float(n), state=s) for s, n in sorted(states.by_state.items())
+        ]
         if states.marked_stalled is not None:
             samples.append(sample("tp_threads_marked_stalled", float(states.marked_stalled)))
         return CollectorOutput(section=states, samples=samples)

@@ -66,7 +66,9 @@ def parse_stat_string(name: str, value: str) -> QueueWaitStat | None:
     """ "avg: 12.500, min: 1.000, max: 90.000, dev: 4.200, cnt: 300" -> QueueWaitStat; None if not one."""
     exact = _EXACT.fullmatch(value)
     if exact:
-        return QueueWaitStat(name=name, **{k: float(v) for k, v in zip(STAT_FIELDS, exact.groups(), strict=True)})
+        return QueueWaitStat(
+            name=name, **{k: float(v) for k, v in zip(STAT_FIELDS, exact.groups(), strict=True)}
+        )
     pairs = dict(_PAIR.findall(value))
     if not pairs:
         return None
@@ -75,7 +77,9 @@ def parse_stat_string(name: str, value: str) -> QueueWaitStat | None:
 
 class PerconaThreadpoolStatus(Collector):
     name = "percona_threadpool_status"
-    help = "Percona Threadpool_* status: queue depth, and per-poll queue wait from 8.4.10's lifetime statistics."
+    help = (
+        "Percona Threadpool_* status: queue depth, and per-poll queue wait from 8.4.10's lifetime statistics."
+    )
 
     def __init__(self) -> None:
         # stat name -> (time, avg·cnt, cnt) where the current window starts (lifetime sums).
