@@ -9,11 +9,13 @@ test_enable_snippets.py.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from poolscope.flavors import CAP_GROUPS, flavor_spec
 from poolscope.poller.connection import admin_port_of
-from poolscope.poller.target_poller import PollResult
+from tests.flavors.replay import fixture_copy, polls, stalled_poll
 from tests.poller.helpers import poller_for
 
 FIXTURES = [
@@ -29,13 +31,6 @@ FIXTURES = [
     "mysql-enterprise/9.7",
     "mysql/8.0",
 ]
-
-
-async def polls(fixture: str, count: int = 3) -> list[PollResult]:
-    poller = poller_for(f"fixture://{fixture}")
-    results = [await poller.poll_once() for _ in range(count)]
-    await poller.close()
-    return results
 
 
 def test_every_fixture_directory_has_a_readme_citing_its_sources():
@@ -149,23 +144,7 @@ async def test_mysql_enterprise_maps_tp_tables_onto_groups(fixture):
 
 
 async def test_mysql_enterprise_group_whose_queue_does_not_move_is_judged_stalled():
-    poller = poller_for("fixture://mysql-enterprise/8.0")
-    await poller.poll_once()
-    # Freeze the counters: from now on QUERIES_EXECUTED never moves while queues are non-empty.
-    poller.connection.polls = 2  # type: ignore[attr-defined]
-    frozen = poller.connection.run_batch
-
-    async def same_frame(statements):
-        poller.connection.polls = 2  # type: ignore[attr-defined]
-        return await frozen(statements)
-
-    poller.connection.run_batch = same_frame  # type: ignore[method-assign]
-    await poller.poll_once()
-    import asyncio
-
-    await asyncio.sleep(0.1)  # longer than the 60 ms stall limit
-    result = await poller.poll_once()
-    await poller.close()
+    result = await stalled_poll("mysql-enterprise/8.0")
     stalled = {g.group_id: g.stall_reason for g in result.state.groups if g.stalled}
     # Frame 2: every group has a queue; none dequeued between the last two polls.
     assert stalled == {0: "no_dequeue", 1: "no_dequeue", 2: "no_dequeue", 3: "no_dequeue"}
@@ -174,29 +153,19 @@ async def test_mysql_enterprise_group_whose_queue_does_not_move_is_judged_stalle
 async def test_a_newer_mysql_release_degrades_to_what_it_can_read_with_a_note(tmp_path):
     """A release past the ones the fixtures document: a table gone, a column gone, one unknown added."""
     import json
-    import shutil
 
-    from poolscope.devtools.replay import FIXTURES_ROOT
-
-    shutil.copytree(FIXTURES_ROOT / "mysql-enterprise" / "9.7", tmp_path / "m")
-    variables = json.loads((tmp_path / "m" / "discovery_variables.json").read_text())
-    for row in variables["rows"]:
-        if row["Variable_name"] == "version":
-            row["Value"] = "10.4.0-commercial"
-    (tmp_path / "m" / "discovery_variables.json").write_text(json.dumps(variables))
-    tables = json.loads((tmp_path / "m" / "discovery_tables.json").read_text())
+    copy = Path(fixture_copy(tmp_path, "mysql-enterprise/9.7", version="10.4.0-commercial"))
+    tables = json.loads((copy / "discovery_tables.json").read_text())
     tables["rows"] = [r for r in tables["rows"] if r["TABLE_NAME"] != "tp_thread_state"]
-    (tmp_path / "m" / "discovery_tables.json").write_text(json.dumps(tables))
-    state_file = tmp_path / "m" / "mysql_tp_group_state.json"
+    (copy / "discovery_tables.json").write_text(json.dumps(tables))
+    state_file = copy / "mysql_tp_group_state.json"
     group_state = json.loads(state_file.read_text())
     for frame in group_state["frames"]:
         for row in frame:
             row.pop("OLDEST_QUEUED")
             row["SOME_NEW_COLUMN"] = "x"
     state_file.write_text(json.dumps(group_state))
-    poller = poller_for(f"fixture://{tmp_path / 'm'}")
-    result = [await poller.poll_once() for _ in range(3)][-1]
-    await poller.close()
+    result = (await polls(str(copy)))[-1]
     server, state = result.info.server, result.state
     assert result.info.status == "up"
     assert any("newer than the versions Poolscope knows" in n for n in server.notes)

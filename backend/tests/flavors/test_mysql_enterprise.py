@@ -5,8 +5,6 @@ Fixtures mysql-enterprise/8.0, /8.4, /9.7 (each README cites MySQL manual §29.1
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from poolscope.alerts.model import Observation
@@ -16,10 +14,9 @@ from poolscope.alerts.settings import Thresholds
 from poolscope.analysis.counters import CounterMemory
 from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.collectors.mysql_tp_thread_state import MysqlTpThreadState, as_flag
-from poolscope.poller.target_poller import PollResult
 from poolscope.recommend.rules import thread_pool_stall_limit
 from poolscope.schemas import ServerInfo
-from tests.poller.helpers import poller_for
+from tests.flavors.replay import polls, stalled_poll
 from tests.recommend.builders import ctx as rule_ctx
 
 WAIT_TYPES = {
@@ -42,13 +39,6 @@ MYSQL_84 = ServerInfo(
     pool_enabled=True,
     pool_kind="mysql_enterprise",
 )
-
-
-async def polls(fixture: str, count: int = 3) -> list[PollResult]:
-    poller = poller_for(f"fixture://{fixture}")
-    results = [await poller.poll_once() for _ in range(count)]
-    await poller.close()
-    return results
 
 
 @pytest.mark.parametrize("fixture", ["mysql-enterprise/8.4", "mysql-enterprise/9.7"])
@@ -132,19 +122,7 @@ async def test_the_admin_thread_group_is_reported_apart_not_as_a_phantom_group(f
 
 
 async def test_a_stalled_group_alert_states_the_stall_limit_in_ms_not_in_10_ms_units():
-    poller = poller_for("fixture://mysql-enterprise/8.4")
-    await poller.poll_once()
-    frozen = poller.connection.run_batch
-
-    async def same_frame(statements):
-        poller.connection.polls = 2  # type: ignore[attr-defined]
-        return await frozen(statements)
-
-    poller.connection.run_batch = same_frame  # type: ignore[method-assign]
-    await poller.poll_once()
-    await asyncio.sleep(0.1)  # longer than the 60 ms stall limit
-    result = await poller.poll_once()
-    await poller.close()
+    result = await stalled_poll("mysql-enterprise/8.4")
     assert any(g.stalled for g in result.state.groups)
     rule = next(r for r in all_rules() if r.name == "group_stalled")
     findings = rule.evaluate(

@@ -6,13 +6,9 @@ notes 8.4.10-10 (PS-10083); percona-server sql/threadpool_unix.cc and sql-common
 
 from __future__ import annotations
 
-import json
-import shutil
-
 import pytest
 
 from poolscope.analysis.counters import CounterMemory
-from poolscope.devtools.replay import FIXTURES_ROOT
 from poolscope.flavors import CAP_QUEUE_DEPTH, CAP_QUEUE_WAIT_STATS
 from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.collectors.percona_threadpool_status import PerconaThreadpoolStatus, parse_stat_string
@@ -21,19 +17,12 @@ from poolscope.recommend.base import Finding, RuleContext
 from poolscope.recommend.rules import thread_pool_stall_limit, transaction_priority
 from poolscope.recommend.window import Window
 from poolscope.schemas import SeriesOut, ServerInfo
-from tests.poller.helpers import poller_for
+from tests.flavors.replay import fixture_copy, polls
 
 STAT = "Threadpool_average_queue_wait_us"
 PERCONA = ServerInfo(
     flavor="percona", version="8.4.10-10", thread_handling="pool-of-threads", pool_enabled=True
 )
-
-
-async def polls(fixture: str, count: int) -> list[PollResult]:
-    poller = poller_for(f"fixture://{fixture}")
-    results = [await poller.poll_once() for _ in range(count)]
-    await poller.close()
-    return results
 
 
 def stat_of(result: PollResult, name: str = STAT):
@@ -57,14 +46,9 @@ async def test_from_8_4_10_the_capabilities_follow_what_the_server_reports():
 
 
 async def test_the_capability_comes_from_the_status_not_the_version(tmp_path):
-    shutil.copytree(FIXTURES_ROOT / "percona" / "8.4.10", tmp_path / "p")
-    path = tmp_path / "p" / "discovery_variables.json"
-    data = json.loads(path.read_text())
-    for row in data["rows"]:
-        if row["Variable_name"] == "version":
-            row["Value"] = "8.0.99-90"  # a build that backported the statistics
-    path.write_text(json.dumps(data))
-    result = (await polls(str(tmp_path / "p"), 2))[-1]
+    # A build reporting an older version that has the statistics: capabilities follow the status.
+    copy = fixture_copy(tmp_path, "percona/8.4.10", version="8.0.99-90")
+    result = (await polls(copy, 2))[-1]
     assert {CAP_QUEUE_WAIT_STATS, CAP_QUEUE_DEPTH} <= set(result.info.server.capabilities)
 
 

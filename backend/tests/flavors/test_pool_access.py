@@ -8,9 +8,7 @@ thread_pool_stall_limit VALID_RANGE(10, UINT_MAX)).
 
 from __future__ import annotations
 
-import json
 import shutil
-from pathlib import Path
 
 from poolscope.devtools.replay import FIXTURES_ROOT
 from poolscope.flavors import CAP_GROUPS, PERCONA
@@ -21,16 +19,10 @@ from poolscope.recommend.flavors import spec
 from poolscope.recommend.rules import thread_handling
 from poolscope.recommend.window import Window
 from poolscope.schemas import SeriesOut
+from tests.flavors.replay import fixture_copy, polls
 from tests.poller.helpers import poller_for
 
 GRANT = "SELECT ON performance_schema.*"
-
-
-async def polls(fixture: str, count: int = 2) -> list[PollResult]:
-    poller = poller_for(f"fixture://{fixture}")
-    results = [await poller.poll_once() for _ in range(count)]
-    await poller.close()
-    return results
 
 
 def busy_window_context(result: PollResult, connections: float = 900.0) -> RuleContext:
@@ -53,7 +45,7 @@ def busy_window_context(result: PollResult, connections: float = 900.0) -> RuleC
 
 
 async def test_a_running_plugin_without_the_grant_is_pool_on_grant_needed_not_pool_off():
-    first, result = await polls("mysql-enterprise/8.4-no-grant")
+    first, result = await polls("mysql-enterprise/8.4-no-grant", 2)
     server, state = result.info.server, result.state
     assert (server.pool_enabled, server.pool_kind) == (True, "mysql_enterprise")
     assert server.pool_grant_needed == GRANT
@@ -93,7 +85,7 @@ async def test_once_granted_the_pool_is_read_without_reconnecting(tmp_path, monk
 
 
 async def test_alibaba_rds_with_thread_pool_enabled_is_pool_on_whatever_thread_handling_says():
-    result = (await polls("alibaba-rds/8.0"))[-1]
+    result = (await polls("alibaba-rds/8.0", 2))[-1]
     server = result.info.server
     assert server.thread_handling == "one-thread-per-connection"
     assert (server.pool_enabled, server.pool_kind) == (True, "percona")
@@ -103,22 +95,10 @@ async def test_alibaba_rds_with_thread_pool_enabled_is_pool_on_whatever_thread_h
     assert result.state.variables["thread_pool_enabled"] == "ON"
 
 
-def _rds_with_pool_off(tmp: Path) -> str:
-    shutil.copytree(FIXTURES_ROOT / "alibaba-rds" / "8.0", tmp / "rds")
-    for name in ("discovery_variables.json", "global_variables.json"):
-        path = tmp / "rds" / name
-        data = json.loads(path.read_text())
-        for row in data["rows"]:
-            if row.get("Variable_name") == "thread_pool_enabled":
-                row["Value"] = "OFF"
-            elif "thread_pool_enabled" in row:
-                row["thread_pool_enabled"] = 0  # @@GLOBAL gives booleans as 1/0
-        path.write_text(json.dumps(data))
-    return str(tmp / "rds")
-
-
 async def test_alibaba_rds_with_the_pool_off_is_told_to_set_thread_pool_enabled_live(tmp_path):
-    result = (await polls(_rds_with_pool_off(tmp_path)))[-1]
+    # @@GLOBAL gives booleans as 1/0; discovery's SHOW says OFF.
+    copy = fixture_copy(tmp_path, "alibaba-rds/8.0", thread_pool_enabled=0)
+    result = (await polls(copy, 2))[-1]
     server = result.info.server
     assert not server.pool_enabled
     assert server.enable_hint is not None and "thread_pool_enabled" in server.enable_hint
@@ -136,17 +116,8 @@ async def test_alibaba_rds_with_the_pool_off_is_told_to_set_thread_pool_enabled_
 
 
 async def test_percona_pool_off_advice_carries_its_versions_snippet(tmp_path):
-    shutil.copytree(FIXTURES_ROOT / "percona" / "5.7", tmp_path / "p")
-    for name in ("discovery_variables.json", "global_variables.json"):
-        path = tmp_path / "p" / name
-        data = json.loads(path.read_text())
-        for row in data["rows"]:
-            if row.get("Variable_name") == "thread_handling":
-                row["Value"] = "one-thread-per-connection"
-            elif "thread_handling" in row:
-                row["thread_handling"] = "one-thread-per-connection"
-        path.write_text(json.dumps(data))
-    result = (await polls(str(tmp_path / "p")))[-1]
+    copy = fixture_copy(tmp_path, "percona/5.7", thread_handling="one-thread-per-connection")
+    result = (await polls(copy, 2))[-1]
     finding = thread_handling.evaluate(busy_window_context(result))
     assert isinstance(finding, Finding), finding
     assert (finding.variable, finding.proposed, finding.apply) == (
