@@ -81,9 +81,12 @@ export const FIXTURE_TARGETS = {
   'fx-percona-5.7': 'percona/5.7',
   'fx-percona-8.0': 'percona/8.0',
   'fx-percona-8.4': 'percona/8.4',
+  'fx-percona-8.4.10': 'percona/8.4.10',
   'fx-alisql-5.6': 'alisql/5.6',
+  'fx-alibaba-rds-8.0': 'alibaba-rds/8.0',
   'fx-mysql-enterprise-8.0': 'mysql-enterprise/8.0',
   'fx-mysql-enterprise-8.4': 'mysql-enterprise/8.4',
+  'fx-mysql-enterprise-8.4-no-grant': 'mysql-enterprise/8.4-no-grant',
   'fx-mysql-enterprise-9.7': 'mysql-enterprise/9.7',
   'fx-mysql-community-8.0': 'mysql/8.0',
 } as const;
