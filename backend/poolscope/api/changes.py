@@ -12,7 +12,7 @@ from poolscope.actions.audit import AuditLog
 from poolscope.actions.compare import compare
 from poolscope.actions.guard import Guard
 from poolscope.actions.models import ApplyIn, ApplyPreview, AuditEntry, Comparison
-from poolscope.api.deps import SettingsDep, StoreDep, TargetName
+from poolscope.api.deps import RowId, SettingsDep, StoreDep, TargetName
 from poolscope.auth import User, require_role
 from poolscope.auth.deps import client_address
 from poolscope.recommend.engine import Recommender
@@ -125,7 +125,7 @@ async def apply_change(
 @router.post("/{name}/audit/{change_id}/revert", response_model=AuditEntry)
 async def revert_change(
     name: TargetName,
-    change_id: int,
+    change_id: RowId,
     user: Operator,
     request: Request,
     applier: ApplierDep,
@@ -154,7 +154,7 @@ async def list_changes(
 @router.get("/{name}/audit/{change_id}/compare", response_model=Comparison)
 async def compare_change(
     name: TargetName,
-    change_id: int,
+    change_id: RowId,
     audit: AuditDep,
     store: StoreDep,
     settings: SettingsDep,
