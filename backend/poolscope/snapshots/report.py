@@ -78,22 +78,27 @@ def _label(s: SeriesOut, several_metrics: bool) -> str:
 
 
 def thin(line: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """At most the highest and the lowest point of each pixel column, in their order: all a line
-    on screen can show. A day of 1 s points then draws as fast as a few minutes, spikes kept."""
+    """At most the lowest and the highest point of each pixel column, in their order: all a line
+    on screen can show. A day of 1 s points then draws about as fast as a few minutes, spikes kept."""
     if len(line) <= 2 * WIDTH:
         return line
     out: list[tuple[float, float]] = []
-    start = 0
-    while start < len(line):
-        column, end = int(line[start][0]), start + 1
-        while end < len(line) and int(line[end][0]) == column:
-            end += 1
-        chunk = range(start, end)
-        low = min(chunk, key=lambda i: line[i][1])
-        high = max(chunk, key=lambda i: line[i][1])
-        out.extend(line[i] for i in sorted({low, high}))
-        start = end
+    column = int(line[0][0])
+    low = high = line[0]
+    for point in line:
+        if int(point[0]) != column:
+            out.extend(_in_order(low, high))
+            column, low, high = int(point[0]), point, point
+        elif point[1] < low[1]:
+            low = point
+        elif point[1] > high[1]:
+            high = point
+    out.extend(_in_order(low, high))
     return out
+
+
+def _in_order(a: tuple[float, float], b: tuple[float, float]) -> tuple[tuple[float, float], ...]:
+    return (a,) if a is b else (a, b) if a[0] <= b[0] else (b, a)
 
 
 def svg_chart(
@@ -137,13 +142,17 @@ def svg_chart(
         color = PALETTE[i % len(PALETTE)]
         # Gaps stay gaps: a missing point (or a jump of more than 3 steps) starts a new segment.
         segments: list[list[tuple[float, float]]] = [[]]
-        prev_t: float | None = None
         step = (s.points[1][0] - s.points[0][0]) if len(s.points) > 1 else 1.0
+        gap, prev_t = 3 * max(step, 1e-9), s.points[0][0] if s.points else 0.0
+        # x() and y() inline: this loop runs once per point, up to a million times.
+        x0, kx, y0, ky = PAD_L - t0 * plot_w / span, plot_w / span, PAD_T + plot_h, plot_h / top
+        current = segments[0]
         for t, v in s.points:
-            if v is None or (prev_t is not None and t - prev_t > 3 * max(step, 1e-9)):
-                segments.append([])
+            if v is None or t - prev_t > gap:
+                current = []
+                segments.append(current)
             if v is not None:
-                segments[-1].append((x(t), y(v)))
+                current.append((x0 + t * kx, y0 - v * ky))
             prev_t = t
         for seg in segments:
             if len(seg) == 1:
