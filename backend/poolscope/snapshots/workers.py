@@ -54,6 +54,7 @@ class SnapshotWorkers:
         self._pool: ProcessPoolExecutor | None = None
         self._running = 0
         self._idle_timer: asyncio.TimerHandle | None = None
+        self.jobs_started = 0
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """fn(*args) in a worker process; DocumentRefused comes back as SnapshotError 422."""
@@ -63,6 +64,7 @@ class SnapshotWorkers:
             self._idle_timer.cancel()
             self._idle_timer = None
         pool = self._pool or self._start()
+        self.jobs_started += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
         except DocumentRefused as exc:
