@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from poolscope.api.deps import TargetName
+from poolscope.api.deps import RowId, TargetName
 from poolscope.auth import User, require_role
 from poolscope.snapshots.document import SnapshotSummary, json_schema
 from poolscope.snapshots.errors import SnapshotError
@@ -59,14 +59,14 @@ async def snapshot_schema() -> JSONResponse:
 
 
 @router.get("/snapshots/{snapshot_id}")
-async def get_snapshot(snapshot_id: int, service: ServiceDep, _user: Viewer) -> Response:
+async def get_snapshot(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
     """The snapshot document (see the schema)."""
     text = await _guard(service.document_text(snapshot_id))
     return Response(content=text, media_type="application/json")
 
 
 @router.get("/snapshots/{snapshot_id}/export.json")
-async def export_json(snapshot_id: int, service: ServiceDep, _user: Viewer) -> Response:
+async def export_json(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
     """The snapshot document as a download."""
     text = await _guard(service.document_text(snapshot_id))
     name = await _guard(service.export_name(snapshot_id))
@@ -78,7 +78,7 @@ async def export_json(snapshot_id: int, service: ServiceDep, _user: Viewer) -> R
 
 
 @router.get("/snapshots/{snapshot_id}/archive")
-async def export_archive(snapshot_id: int, service: ServiceDep, _user: Viewer) -> Response:
+async def export_archive(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
     """A zip with snapshot.json, snapshot.schema.json and report.html (opens offline, no server)."""
     name, data = await _guard(service.archive(snapshot_id))
     return Response(
@@ -89,7 +89,7 @@ async def export_archive(snapshot_id: int, service: ServiceDep, _user: Viewer) -
 
 
 @router.get("/snapshots/{snapshot_id}/report.html", response_class=HTMLResponse)
-async def report(snapshot_id: int, service: ServiceDep, _user: Viewer) -> HTMLResponse:
+async def report(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> HTMLResponse:
     """The offline HTML report, served for a quick look (rendered once, then from a cache)."""
     return HTMLResponse(await _guard(service.report_html(snapshot_id)))
 
@@ -131,7 +131,7 @@ async def import_snapshot(request: Request, service: ServiceDep, _user: Operator
 
 
 @router.delete("/snapshots/{snapshot_id}", status_code=204)
-async def delete_snapshot(snapshot_id: int, service: ServiceDep, _user: Operator) -> Response:
+async def delete_snapshot(snapshot_id: RowId, service: ServiceDep, _user: Operator) -> Response:
     """Delete a snapshot."""
     if not await service.delete(snapshot_id):
         raise HTTPException(status_code=404, detail=f"no snapshot {snapshot_id}")
