@@ -84,7 +84,7 @@ def test_polls_keep_their_cadence_while_the_biggest_import_report_and_archive_ru
     store = tmp_path / "store.db"
     # Two workers (the default): the third job waits for one.
     settings = settings_for(store, [TargetConfig(name="db1", dsn=monitor_dsn)], work_wait_s=300)
-    with served(settings) as app:
+    with served(settings, login_as=("op", OPERATOR_PW)) as app:
         operator = login(app, "op", OPERATOR_PW)
         first = app.post("/api/snapshots/import", content=biggest, headers=operator, timeout=600)
         assert first.status_code == 201, first.text
@@ -121,7 +121,7 @@ def test_past_the_worker_limit_a_request_waits_then_gets_503_and_workers_end_wit
     tmp_path, biggest
 ):
     settings = settings_for(tmp_path / "store.db", [], work_concurrency=1, work_wait_s=0.5)
-    with served(settings) as app:
+    with served(settings, login_as=("op", OPERATOR_PW)) as app:
         operator = login(app, "op", OPERATOR_PW)
         imported = app.post("/api/snapshots/import", content=biggest, headers=operator, timeout=600)
         assert imported.status_code == 201, imported.text

@@ -42,7 +42,7 @@ def app(monitor_dsn, tmp_path_factory):
             **LIMITS,
         },
     )
-    with served(settings) as client:
+    with served(settings, login_as=("op", OPERATOR_PW)) as client:
         yield client
 
 
