@@ -43,10 +43,19 @@ async def read_gate(request: Request) -> None:
         return
     if not auth.enabled:  # a change with no users at all: nobody could be allowed to make it
         raise HTTPException(status_code=403, detail=NO_USERS_DETAIL)
-    if auth.session_user(request.cookies.get(SESSION_COOKIE)) is None:
+    if not may_read(request):
         # Changes say "not logged in" as they always have; reads say why a login is needed.
         detail = NOT_LOGGED_IN if request.method in MUTATING_METHODS else READS_NEED_LOGIN
         raise HTTPException(status_code=401, detail=detail)
+
+
+def may_read(request: Request) -> bool:
+    """Reads are open to this request, or its session is (still) valid: not revoked, not expired,
+    its password unchanged. The live channel asks again while a stream is open."""
+    auth = get_auth(request)
+    return (
+        anonymous_reader(auth, request) or auth.session_user(request.cookies.get(SESSION_COOKIE)) is not None
+    )
 
 
 def check_metrics_token(request: Request) -> None:

@@ -69,7 +69,7 @@ export interface AuthState {
   user: AuthUser | null;
   /** Why nobody is logged in, when the backend said (e.g. "no users configured: ..."). */
   note: string | null;
-  /** A read answered 401: this backend shows nothing without a login (users, no anonymous_read). */
+  /** A read answered 401: this backend shows nothing without a login (users, no anonymous_read); kept until reload. */
   loginRequired?: boolean;
 }
 
@@ -77,7 +77,8 @@ let state: AuthState = { status: 'unknown', user: null, note: null };
 const listeners = new Set<() => void>();
 
 function setAuth(next: AuthState): void {
-  state = next;
+  // Once a read was refused, this backend needs a login to read: logging in or out keeps that.
+  state = { ...next, loginRequired: next.loginRequired ?? state.loginRequired };
   for (const l of listeners) l();
 }
 

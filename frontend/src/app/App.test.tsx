@@ -111,6 +111,7 @@ describe('App when reads need a login', () => {
         loggedIn = true;
         return { body: { name: 'vi', role: 'viewer' } };
       },
+      '/api/auth/logout': () => ({ body: {} }),
       '/api/targets': () => (loggedIn ? { body: [makeTarget()] } : refused),
       '/api/alerts': () => (loggedIn ? { body: { active: [], silences: [] } } : refused),
     });
@@ -127,6 +128,12 @@ describe('App when reads need a login', () => {
     expect(await screen.findByTestId('target-link')).toBeTruthy();
     expect(screen.queryByTestId('login-page')).toBeNull();
     expect(window.location.pathname).toBe('/');
+
+    // Logging out shows the login page again, and no data.
+    loggedIn = false;
+    fireEvent.click(screen.getByTestId('logout'));
+    expect(await screen.findByTestId('login-page')).toBeTruthy();
+    expect(screen.queryByTestId('target-link')).toBeNull();
     resetAuthForTests();
   });
 });
