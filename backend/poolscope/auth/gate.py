@@ -14,6 +14,7 @@ from fastapi import HTTPException, Request
 from poolscope.auth.deps import (
     MUTATING_METHODS,
     NOT_LOGGED_IN,
+    READS_NEED_LOGIN,
     SESSION_COOKIE,
     anonymous_reader,
     get_auth,
@@ -22,7 +23,6 @@ from poolscope.auth.service import NO_USERS_DETAIL
 
 PUBLIC_API_PATHS = frozenset({"/api/health", "/api/auth/login", "/api/auth/logout", "/api/auth/me"})
 METRICS_PATH = "/metrics"
-READS_NEED_LOGIN = "log in to read: this Poolscope has users configured (and anonymous_read is off)"
 
 
 def route_path(request: Request) -> str:

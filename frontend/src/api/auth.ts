@@ -101,10 +101,11 @@ export function refreshAuth(force = false): Promise<void> {
     try {
       const res = await fetch('/api/auth/me', { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
       const body: unknown = await res.json().catch(() => null);
-      if (res.ok) setAuth({ status: 'user', user: body as AuthUser, note: null });
-      // A read may have said already that a login is needed: keep that (and its note).
-      else if (state.loginRequired) setAuth({ ...state, status: 'anonymous', user: null });
-      else setAuth({ status: 'anonymous', user: null, note: detailFromBody(body) });
+      // The backend says whether reads need a login here, so the login page can come first.
+      const reads = res.headers.get('X-Poolscope-Reads');
+      const loginRequired = reads === 'login' ? true : reads === 'open' ? false : undefined;
+      if (res.ok) setAuth({ status: 'user', user: body as AuthUser, note: null, loginRequired });
+      else setAuth({ status: 'anonymous', user: null, note: detailFromBody(body), loginRequired });
     } catch {
       setAuth({ status: 'anonymous', user: null, note: 'the Poolscope API did not answer' });
     }

@@ -118,7 +118,6 @@ describe('App when reads need a login', () => {
     window.history.replaceState(null, '', '/');
     render(<App />);
     expect(await screen.findByTestId('login-page')).toBeTruthy();
-    await waitFor(() => expect(screen.getByTestId('login-note').textContent).toContain('log in to read'));
     expect(screen.queryByTestId('overview-page')).toBeNull();
     expect(screen.queryByTestId('target-link')).toBeNull();
 
@@ -134,6 +133,23 @@ describe('App when reads need a login', () => {
     fireEvent.click(screen.getByTestId('logout'));
     expect(await screen.findByTestId('login-page')).toBeTruthy();
     expect(screen.queryByTestId('target-link')).toBeNull();
+    resetAuthForTests();
+  });
+
+  it('shows the login page when /api/auth/me says reads need a login (reads here answer 404, not 401)', async () => {
+    resetAuthForTests();
+    fetchMock = stubFetch({
+      '/api/auth/me': () => ({
+        status: 401,
+        body: { detail: 'log in to read: this Poolscope has users configured' },
+        headers: { 'X-Poolscope-Reads': 'login' },
+      }),
+    });
+    window.history.replaceState(null, '', '/targets/sandbox');
+    render(<App />);
+    expect(await screen.findByTestId('login-page')).toBeTruthy();
+    expect(screen.getByTestId('login-note').textContent).toContain('log in to read');
+    expect(screen.queryByTestId('target-page')).toBeNull();
     resetAuthForTests();
   });
 });
