@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -11,11 +12,14 @@ from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from poolscope.api.deps import SettingsDep, StoreDep
+from poolscope.auth.gate import may_read
 from poolscope.store.live import ClientSubscription
 
 router = APIRouter(prefix="/api", tags=["live"])
 
 KEEPALIVE_S = 15.0
+# An open stream re-checks its session this often, so a logout or a password change ends it too.
+SESSION_RECHECK_S = 15.0
 FULL_RETRY_AFTER_S = 10
 
 
@@ -61,11 +65,17 @@ async def live(
         )
 
     async def stream() -> AsyncIterator[bytes]:
+        recheck_at = time.monotonic() + SESSION_RECHECK_S
         try:
             yield b": connected\n\n"
             while not await request.is_disconnected():
+                if time.monotonic() >= recheck_at:
+                    if not may_read(request):
+                        return
+                    recheck_at = time.monotonic() + SESSION_RECHECK_S
                 try:
-                    frame = await asyncio.wait_for(client.queue.get(), timeout=KEEPALIVE_S)
+                    wait_s = min(KEEPALIVE_S, max(0.0, recheck_at - time.monotonic()))
+                    frame = await asyncio.wait_for(client.queue.get(), timeout=wait_s)
                 except TimeoutError:
                     yield b": keepalive\n\n"
                     continue

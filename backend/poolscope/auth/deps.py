@@ -23,6 +23,7 @@ CSRF_HEADER = "X-CSRF-Token"
 MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 ANONYMOUS = User(name="anonymous", role="viewer")
 NOT_LOGGED_IN = "not logged in (or the session expired)"
+READS_NEED_LOGIN = "log in to read: this Poolscope has users configured (and anonymous_read is off)"
 
 
 def get_auth(request: Request) -> AuthService:

@@ -14,6 +14,7 @@ from fastapi import HTTPException, Request
 from poolscope.auth.deps import (
     MUTATING_METHODS,
     NOT_LOGGED_IN,
+    READS_NEED_LOGIN,
     SESSION_COOKIE,
     anonymous_reader,
     get_auth,
@@ -22,7 +23,6 @@ from poolscope.auth.service import NO_USERS_DETAIL
 
 PUBLIC_API_PATHS = frozenset({"/api/health", "/api/auth/login", "/api/auth/logout", "/api/auth/me"})
 METRICS_PATH = "/metrics"
-READS_NEED_LOGIN = "log in to read: this Poolscope has users configured (and anonymous_read is off)"
 
 
 def route_path(request: Request) -> str:
@@ -43,10 +43,19 @@ async def read_gate(request: Request) -> None:
         return
     if not auth.enabled:  # a change with no users at all: nobody could be allowed to make it
         raise HTTPException(status_code=403, detail=NO_USERS_DETAIL)
-    if auth.session_user(request.cookies.get(SESSION_COOKIE)) is None:
+    if not may_read(request):
         # Changes say "not logged in" as they always have; reads say why a login is needed.
         detail = NOT_LOGGED_IN if request.method in MUTATING_METHODS else READS_NEED_LOGIN
         raise HTTPException(status_code=401, detail=detail)
+
+
+def may_read(request: Request) -> bool:
+    """Reads are open to this request, or its session is (still) valid: not revoked, not expired,
+    its password unchanged. The live channel asks again while a stream is open."""
+    auth = get_auth(request)
+    return (
+        anonymous_reader(auth, request) or auth.session_user(request.cookies.get(SESSION_COOKIE)) is not None
+    )
 
 
 def check_metrics_token(request: Request) -> None:

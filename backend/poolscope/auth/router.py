@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from poolscope.auth.deps import (
     CSRF_COOKIE,
     NOT_LOGGED_IN,
+    READS_NEED_LOGIN,
     SESSION_COOKIE,
     check_csrf,
     client_address,
@@ -86,14 +87,22 @@ async def logout(request: Request, response: Response, auth: AuthDep) -> Respons
     return out
 
 
+# Tells the UI before it reads anything whether reads need a login here (it then shows its login
+# page instead of pages that would only fail): "login" or "open".
+READS_HEADER = "X-Poolscope-Reads"
+
+
 @router.get("/me", response_model=UserOut)
-async def me(request: Request, auth: AuthDep) -> UserOut:
+async def me(request: Request, response: Response, auth: AuthDep) -> UserOut:
     """The logged-in user, or 401 (whose detail says when no users are configured)."""
+    reads = {READS_HEADER: "open" if not auth.enabled or auth.settings.anonymous_read else "login"}
     if not auth.enabled:
-        raise HTTPException(status_code=401, detail=NO_USERS_DETAIL)
+        raise HTTPException(status_code=401, detail=NO_USERS_DETAIL, headers=reads)
     # The session itself, not require_role: with anonymous_read that would answer "anonymous".
     found = auth.session_user(request.cookies.get(SESSION_COOKIE))
     if found is None:
-        raise HTTPException(status_code=401, detail=NOT_LOGGED_IN)
+        detail = NOT_LOGGED_IN if reads[READS_HEADER] == "open" else READS_NEED_LOGIN
+        raise HTTPException(status_code=401, detail=detail, headers=reads)
+    response.headers.update(reads)
     user = found[0]
     return UserOut(name=user.name, role=user.role)

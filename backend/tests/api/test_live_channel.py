@@ -1,4 +1,5 @@
-"""The live channel: each event is encoded once for every client, and the number of clients is capped."""
+"""The live channel: each event is encoded once for every client, the number of clients is capped, and
+a stream ends when its session does."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from poolscope.api import live as live_api
 from poolscope.store import live as live_module
 from poolscope.store.live import LiveHub
 from tests.alerts.states import calm, stalled
-from tests.perimeter.helpers import ready_app, settings_for
+from tests.perimeter.helpers import VIEWER_PW, ready_app, settings_for
 
 
 async def test_an_event_is_encoded_once_and_shared_by_every_client(monkeypatch):
@@ -86,3 +88,22 @@ def test_beyond_the_cap_the_live_channel_answers_503(base):
                     break
             assert time.monotonic() < deadline, "the places of closed streams were not given back"
             time.sleep(0.2)
+
+
+def test_a_logout_ends_an_open_stream(tmp_path, monkeypatch):
+    monkeypatch.setattr(live_api, "SESSION_RECHECK_S", 0.3)
+    settings = settings_for(
+        tmp_path, poll_interval_s=0.5, targets=[{"name": "db1", "dsn": "fixture://mariadb/10.11"}]
+    )
+    with ready_app(settings) as base, httpx.Client(base_url=base, timeout=10) as client:
+        assert client.post("/api/auth/login", json={"username": "vi", "password": VIEWER_PW}).is_success
+        with client.stream("GET", "/api/live") as response:
+            assert response.status_code == 200
+            lines = response.iter_lines()
+            assert any(line == "event: poll" for line in lines)  # polls arrive while logged in
+            csrf = {"X-CSRF-Token": client.cookies["poolscope_csrf"]}
+            with httpx.Client(base_url=base, timeout=10, cookies=client.cookies) as same_session:
+                assert same_session.post("/api/auth/logout", headers=csrf).status_code == 204
+            logged_out = time.monotonic()
+            for _ in lines:  # ends when the server ends the stream
+                assert time.monotonic() - logged_out < 10, "the stream outlived its session"

@@ -9,7 +9,8 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
-from poolscope.auth.gate import PUBLIC_API_PATHS, READS_NEED_LOGIN
+from poolscope.auth.deps import READS_NEED_LOGIN
+from poolscope.auth.gate import PUBLIC_API_PATHS
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, UserConfig
 from poolscope.main import create_app
@@ -77,6 +78,9 @@ async def test_every_route_in_the_openapi_document_needs_a_login(tmp_path):
             if method == "GET":
                 assert response.json()["detail"] == READS_NEED_LOGIN
         assert "/api/health" in open_routes and "/metrics" in open_routes
+        me = await client.get("/api/auth/me")
+        assert me.status_code == 401 and me.headers["X-Poolscope-Reads"] == "login"
+        assert me.json()["detail"] == READS_NEED_LOGIN
         # Not in the document, but not a way around the gate either.
         assert (await client.get("/api/no-such-route")).status_code == 401
 
@@ -85,6 +89,7 @@ async def test_a_session_opens_the_reads(tmp_path):
     async with running(tmp_path) as client:
         login = await client.post("/api/auth/login", json={"username": "vi", "password": VIEWER_PW})
         assert login.status_code == 200
+        assert (await client.get("/api/auth/me")).headers["X-Poolscope-Reads"] == "login"
         for path in ("/api/targets", "/api/alerts/rules", "/api/snapshots", "/api/targets/db1/audit"):
             assert (await client.get(path)).status_code == 200, path
 
@@ -102,7 +107,8 @@ async def test_anonymous_read_opens_reads_but_not_changes(tmp_path):
                 assert response.status_code == 401, (method, path, response.text)
         assert (await client.get("/api/targets")).json()[0]["name"] == "db1"
         # Nobody is logged in, though: the UI shows "Log in", not an "anonymous" user.
-        assert (await client.get("/api/auth/me")).status_code == 401
+        me = await client.get("/api/auth/me")
+        assert me.status_code == 401 and me.headers["X-Poolscope-Reads"] == "open"
 
 
 async def test_without_users_reads_are_open_and_changes_refused(tmp_path):

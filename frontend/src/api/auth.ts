@@ -69,7 +69,7 @@ export interface AuthState {
   user: AuthUser | null;
   /** Why nobody is logged in, when the backend said (e.g. "no users configured: ..."). */
   note: string | null;
-  /** A read answered 401: this backend shows nothing without a login (users, no anonymous_read). */
+  /** A read answered 401: this backend shows nothing without a login (users, no anonymous_read); kept until reload. */
   loginRequired?: boolean;
 }
 
@@ -77,7 +77,8 @@ let state: AuthState = { status: 'unknown', user: null, note: null };
 const listeners = new Set<() => void>();
 
 function setAuth(next: AuthState): void {
-  state = next;
+  // Once a read was refused, this backend needs a login to read: logging in or out keeps that.
+  state = { ...next, loginRequired: next.loginRequired ?? state.loginRequired };
   for (const l of listeners) l();
 }
 
@@ -100,10 +101,11 @@ export function refreshAuth(force = false): Promise<void> {
     try {
       const res = await fetch('/api/auth/me', { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
       const body: unknown = await res.json().catch(() => null);
-      if (res.ok) setAuth({ status: 'user', user: body as AuthUser, note: null });
-      // A read may have said already that a login is needed: keep that (and its note).
-      else if (state.loginRequired) setAuth({ ...state, status: 'anonymous', user: null });
-      else setAuth({ status: 'anonymous', user: null, note: detailFromBody(body) });
+      // The backend says whether reads need a login here, so the login page can come first.
+      const reads = res.headers.get('X-Poolscope-Reads');
+      const loginRequired = reads === 'login' ? true : reads === 'open' ? false : undefined;
+      if (res.ok) setAuth({ status: 'user', user: body as AuthUser, note: null, loginRequired });
+      else setAuth({ status: 'anonymous', user: null, note: detailFromBody(body), loginRequired });
     } catch {
       setAuth({ status: 'anonymous', user: null, note: 'the Poolscope API did not answer' });
     }

@@ -111,13 +111,13 @@ describe('App when reads need a login', () => {
         loggedIn = true;
         return { body: { name: 'vi', role: 'viewer' } };
       },
+      '/api/auth/logout': () => ({ body: {} }),
       '/api/targets': () => (loggedIn ? { body: [makeTarget()] } : refused),
       '/api/alerts': () => (loggedIn ? { body: { active: [], silences: [] } } : refused),
     });
     window.history.replaceState(null, '', '/');
     render(<App />);
     expect(await screen.findByTestId('login-page')).toBeTruthy();
-    await waitFor(() => expect(screen.getByTestId('login-note').textContent).toContain('log in to read'));
     expect(screen.queryByTestId('overview-page')).toBeNull();
     expect(screen.queryByTestId('target-link')).toBeNull();
 
@@ -127,6 +127,29 @@ describe('App when reads need a login', () => {
     expect(await screen.findByTestId('target-link')).toBeTruthy();
     expect(screen.queryByTestId('login-page')).toBeNull();
     expect(window.location.pathname).toBe('/');
+
+    // Logging out shows the login page again, and no data.
+    loggedIn = false;
+    fireEvent.click(screen.getByTestId('logout'));
+    expect(await screen.findByTestId('login-page')).toBeTruthy();
+    expect(screen.queryByTestId('target-link')).toBeNull();
+    resetAuthForTests();
+  });
+
+  it('shows the login page when /api/auth/me says reads need a login (reads here answer 404, not 401)', async () => {
+    resetAuthForTests();
+    fetchMock = stubFetch({
+      '/api/auth/me': () => ({
+        status: 401,
+        body: { detail: 'log in to read: this Poolscope has users configured' },
+        headers: { 'X-Poolscope-Reads': 'login' },
+      }),
+    });
+    window.history.replaceState(null, '', '/targets/sandbox');
+    render(<App />);
+    expect(await screen.findByTestId('login-page')).toBeTruthy();
+    expect(screen.getByTestId('login-note').textContent).toContain('log in to read');
+    expect(screen.queryByTestId('target-page')).toBeNull();
     resetAuthForTests();
   });
 });

@@ -1,7 +1,7 @@
 // Test doubles for the network: a URL-routed fetch stub and a controllable EventSource.
 import { vi } from 'vitest';
 
-export type Routes = Record<string, (url: URL) => { status?: number; body: unknown }>;
+export type Routes = Record<string, (url: URL) => { status?: number; body: unknown; headers?: Record<string, string> }>;
 
 /** Stub fetch; the first route whose key is a prefix of the path (+query) answers. Unmatched → 404. */
 export function stubFetch(routes: Routes) {
@@ -12,8 +12,8 @@ export function stubFetch(routes: Routes) {
       .toSorted((a, b) => b.length - a.length)
       .find((k) => path === k || path.startsWith(k.endsWith('?') ? k : `${k}?`) || path === k.replace(/\?$/, ''));
     if (!key) return new Response(JSON.stringify({ detail: `no route for ${path}` }), { status: 404 });
-    const { status = 200, body } = routes[key](url);
-    return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+    const { status = 200, body, headers = {} } = routes[key](url);
+    return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
   });
   vi.stubGlobal('fetch', fn);
   return fn;
