@@ -192,12 +192,20 @@ class AlertEngine:
         fires.append(now)
         while fires and fires[0] < now - self.settings.flap_window_s:
             fires.popleft()
-        alert.status = "firing"
-        alert.fired_at = now
-        alert.poll_ts = poll_ts
-        alert.flapping = len(fires) >= self.settings.flap_max_fires
-        alert.silenced_by = self._silence_for(alert, now)
-        alert.id = await self.repo.insert(alert)
+        firing = alert.model_copy(
+            update={
+                "status": "firing",
+                "fired_at": now,
+                "poll_ts": poll_ts,
+                "flapping": len(fires) >= self.settings.flap_max_fires,
+                "silenced_by": self._silence_for(alert, now),
+            }
+        )
+        firing.id = await self.repo.insert(firing)
+        # Only now, with its id, does the active alert turn firing: an API read during the insert
+        # must not list a firing alert that cannot be acknowledged yet.
+        for field in ("status", "fired_at", "poll_ts", "flapping", "silenced_by", "id"):
+            setattr(alert, field, getattr(firing, field))
         await self._publish(alert, "firing")
         for listener in self.firing_listeners:
             self._spawn(listener(alert.model_copy()))

@@ -196,3 +196,23 @@ async def test_a_failing_rule_does_not_resolve_its_alerts_or_stop_the_others(mak
     await engine.evaluate(poll(101, None))
     await engine.evaluate(calm(102))
     assert statuses(engine) == {("group_stalled", "0"): "firing"}
+
+
+async def test_a_firing_alert_is_never_seen_without_its_id(make_engine):
+    """An API read while the firing alert is being written must not list it firing with no id
+    (acknowledging it would then name alert "None")."""
+    engine = await make_engine()
+    seen: list[tuple[str, int | None]] = []
+    insert = engine.repo.insert
+
+    async def observed_insert(alert):  # noqa: ANN001, ANN202
+        # What a concurrent reader (the API) sees while the real insert is under way.
+        seen.extend((a.status, a.id) for a in engine.current())
+        return await insert(alert)
+
+    engine.repo.insert = observed_insert  # type: ignore[method-assign]
+    await engine.evaluate(calm(100))
+    await engine.evaluate(stalled(101))
+    assert seen, "the firing alert was never written"
+    assert ("firing", None) not in seen
+    assert all(a.id is not None for a in engine.current() if a.status == "firing")
