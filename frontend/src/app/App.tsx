@@ -6,6 +6,7 @@ import { OverviewPage } from '../features/overview/OverviewPage';
 import { TopbarCapture } from '../features/snapshots/CaptureSnapshot';
 import { TargetPage } from '../features/target/TargetPage';
 import { Link, Notice } from '../ui/ui';
+import { Footer } from './Footer';
 import { lazyPage, PageLoading } from './lazyPage';
 import { loginNext, parseRoute, useLocation } from './router';
 
@@ -57,6 +58,7 @@ export function App() {
           </div>
         ) : null}
       </main>
+      <Footer />
     </div>
   );
 }
