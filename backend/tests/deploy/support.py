@@ -88,3 +88,11 @@ def get_json(url: str, **params: Any) -> Any:
     except httpx.TransportError:
         return None
     return response.json() if response.is_success else None
+
+
+def status_of(url: str) -> int | None:
+    """The HTTP status of a GET, or None while nothing answers (yet)."""
+    try:
+        return httpx.get(url, timeout=5).status_code
+    except httpx.TransportError:
+        return None
