@@ -58,6 +58,10 @@ FAMILIES: dict[str, tuple[str, str]] = {
         "webhook notifications delivered or given up, per receiver",
     ),
     "poolscope_webhook_queue_length": ("gauge", "notifications waiting for a receiver"),
+    "poolscope_alertmanager_posts_total": (
+        "counter",
+        "POSTs of alerts to an Alertmanager's v2 API, delivered (2xx) or failed",
+    ),
 }
 
 
@@ -164,6 +168,16 @@ def _alert_metrics(out: Exposition, request: Request, targets: Iterable[str]) ->
             )
             out.add("poolscope_webhook_deliveries_total", worker.failed, receiver=name, outcome="failed")
             out.add("poolscope_webhook_queue_length", worker.queue.qsize(), receiver=name)
+    alertmanager = getattr(request.app.state, "alertmanager", None)
+    if alertmanager is not None:
+        for url, count in alertmanager.delivered.items():
+            out.add("poolscope_alertmanager_posts_total", count, alertmanager=url, outcome="delivered")
+            out.add(
+                "poolscope_alertmanager_posts_total",
+                alertmanager.failed[url],
+                alertmanager=url,
+                outcome="failed",
+            )
 
 
 @router.get("/metrics", response_class=PlainTextResponse)
