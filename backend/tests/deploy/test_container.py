@@ -15,13 +15,14 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
 from poolscope.devtools.sandbox import free_port
-from tests.deploy.support import ROOT, require_tool, status_of, wait_until
+from tests.deploy.support import ROOT, get_json, require_tool, status_of, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +44,9 @@ def _run(args: list[str], timeout: float, **env: str) -> subprocess.CompletedPro
 
 def _checked(args: list[str], timeout: float, **env: str) -> str:
     result = _run(args, timeout, **env)
-    assert result.returncode == 0, f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, (
+        f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    )
     return result.stdout
 
 
@@ -69,48 +72,59 @@ def images() -> dict[str, float]:
     _checked(["bash", "scripts/podman-base-image.sh"], 900)
     took["base image"] = time.monotonic() - started
     started = time.monotonic()
-    _checked(["podman-compose", "build", "mariadb", "poolscope"], 1800)
+    _checked(["podman-compose", "build", "mariadb", "poolscope", "prometheus"], 1800)
     took["compose build"] = time.monotonic() - started
     print("container test build times (s):", {k: round(v) for k, v in took.items()})
     return took
 
 
 def test_image_is_non_root_with_a_healthcheck(images: dict[str, float]) -> None:
-    config = json.loads(_checked(["podman", "image", "inspect", IMAGE], 60))[0]["Config"]
+    image = json.loads(_checked(["podman", "image", "inspect", IMAGE], 60))[0]
+    config = image["Config"]
     assert config["User"] == "poolscope"
-    assert "/healthz" in " ".join(config["Healthcheck"]["Test"])
+    assert "/healthz" in " ".join(image["Healthcheck"]["Test"])
     assert config["Cmd"] == ["poolscope", "serve", "--host", "0.0.0.0"]
     assert "POOLSCOPE_CONFIG=/etc/poolscope/poolscope.toml" in config["Env"]
 
 
+@dataclass
+class Stack:
+    project: str
+    env: dict[str, str]  # ports and the admin password, as docker-compose.yml reads them
+    started: float
+
+    def url(self, port: str) -> str:
+        return f"http://127.0.0.1:{self.env[port]}"
+
+    def compose(self, *args: str, timeout: float = 300) -> str:
+        return _checked(["podman-compose", "-p", self.project, *args], timeout, **self.env)
+
+
 @pytest.fixture(scope="module")
-def stack(images: dict[str, float], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+def stack(images: dict[str, float]) -> Iterator[Stack]:
     reason = _cannot_run_containers()
     if reason:
         pytest.skip(f"the images were built, but this machine cannot run containers: {reason}")
-    project = f"poolscopetest{os.getpid()}"
-    ports = {"POOLSCOPE_PORT": str(free_port()), "MARIADB_PORT": str(free_port())}
-    env = {**ports, "POOLSCOPE_ADMIN_PASSWORD": ADMIN_PASSWORD}
-    compose = ["podman-compose", "-p", project]
-    started = time.monotonic()
+    ports = {name: str(free_port()) for name in ("POOLSCOPE_PORT", "MARIADB_PORT", "PROMETHEUS_PORT")}
+    running = Stack(
+        f"poolscopetest{os.getpid()}", {**ports, "POOLSCOPE_ADMIN_PASSWORD": ADMIN_PASSWORD}, time.monotonic()
+    )
     try:
-        _checked([*compose, "up", "-d", "poolscope"], 600, **env)
-        yield {"project": project, "base": f"http://127.0.0.1:{ports['POOLSCOPE_PORT']}", "started": str(started)}
+        running.compose("up", "-d", "poolscope", timeout=600)
+        yield running
     finally:
-        logs = _run(["podman", "logs", "--tail", "40", f"{project}_poolscope_1"], 60).stdout
-        (tmp_path_factory.mktemp("compose") / "poolscope.log").write_text(logs)
-        _run([*compose, "down", "-t", "1"], 300, **env)
-        _run(["podman", "network", "rm", "-f", f"{project}_default"], 60)
-        for volume in ("mariadb-data", "poolscope-data"):
-            _run(["podman", "volume", "rm", "-f", f"{project}_{volume}"], 60)
+        _run(["podman-compose", "-p", running.project, "down", "-t", "1"], 300, **running.env)
+        _run(["podman", "network", "rm", "-f", f"{running.project}_default"], 60)
+        for volume in ("mariadb-data", "poolscope-data", "prometheus-data"):
+            _run(["podman", "volume", "rm", "-f", f"{running.project}_{volume}"], 60)
 
 
 def _logs(project: str) -> str:
     return _run(["podman", "logs", "--tail", "30", f"{project}_poolscope_1"], 60).stderr
 
 
-def test_compose_stack_serves_the_dashboard_with_the_target_up(stack: dict[str, str]) -> None:
-    base, project = stack["base"], stack["project"]
+def test_compose_stack_serves_the_dashboard_with_the_target_up(stack: Stack) -> None:
+    base, project = stack.url("POOLSCOPE_PORT"), stack.project
 
     def dashboard() -> str | None:
         try:
@@ -131,7 +145,7 @@ def test_compose_stack_serves_the_dashboard_with_the_target_up(stack: dict[str, 
         lambda: f"the target never came up: {httpx.get(f'{base}/readyz', timeout=5).text}\n{_logs(project)}",
     )
     assert ready["targets"] == {"mariadb": "up"}
-    print(f"container test: stack up and ready {time.monotonic() - float(stack['started']):.0f} s after `up`")
+    print(f"container test: stack up and ready {time.monotonic() - stack.started:.0f} s after `up`")
 
     with httpx.Client(base_url=base, timeout=10) as client:
         login = client.post("/api/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD})
@@ -146,4 +160,21 @@ def test_compose_stack_serves_the_dashboard_with_the_target_up(stack: dict[str, 
     uid = _checked(["podman", "exec", f"{project}_poolscope_1", "id", "-u"], 60).strip()
     assert uid == "10001"
     mariadb_health = _run(["podman", "healthcheck", "run", f"{project}_mariadb_1"], 60)
-    assert mariadb_health.returncode == 0, f"mariadb healthcheck: {mariadb_health.stdout} {mariadb_health.stderr}"
+    assert mariadb_health.returncode == 0, (
+        f"mariadb healthcheck: {mariadb_health.stdout} {mariadb_health.stderr}"
+    )
+
+
+def test_compose_prometheus_profile_scrapes_poolscope(stack: Stack) -> None:
+    """The `prometheus` service (a profile for Docker; named explicitly for podman-compose 1.0.3)."""
+    stack.compose("up", "-d", "prometheus")
+    base = stack.url("PROMETHEUS_PORT")
+
+    def scraped() -> list | None:
+        body = get_json(f"{base}/api/v1/query", query='poolscope_tp_group_threads{target="mariadb"}')
+        return body["data"]["result"] if body else None
+
+    series = wait_until(scraped, 120, "the compose Prometheus never scraped Poolscope")
+    assert {s["metric"]["group"] for s in series} == {"0", "1"}  # thread_pool_size=2
+    rules = get_json(f"{base}/api/v1/rules")["data"]["groups"]
+    assert {r["name"] for g in rules for r in g["rules"]} >= {"group_stalled", "target_down"}
