@@ -16,6 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
+from poolscope.devtools.sandbox import free_port
+
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy"
 
@@ -63,6 +65,28 @@ def background(args: Sequence[str], log: Path, **popen: Any) -> Iterator[Backgro
         yield process
     finally:
         process.stop()
+
+
+@contextmanager
+def prometheus_server(tool: str, home: Path, *flags: str) -> Iterator[str]:
+    """Debian's `prometheus` or `prometheus-alertmanager` on a free loopback port, its config in
+    home/<tool>.yml; yields its base URL once /-/ready answers, stops it on exit."""
+    port = free_port()
+    args = [
+        require_tool(tool),
+        f"--config.file={home / (tool + '.yml')}",
+        f"--web.listen-address=127.0.0.1:{port}",
+        *flags,
+    ]
+    base = f"http://127.0.0.1:{port}"
+    with background(args, home / f"{tool}.log") as process:
+
+        def answers() -> bool:
+            assert process.proc.poll() is None, f"{tool} exited:\n{process.tail()}"
+            return status_of(f"{base}/-/ready") == 200
+
+        wait_until(answers, 60, lambda: f"{tool} never got ready:\n{process.tail()}")
+        yield base
 
 
 def wait_until(

@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import MONITOR_PASSWORD, free_port
+from poolscope.devtools.sandbox import MONITOR_PASSWORD
 from tests.alerts.support import Receiver, incident_load, served
-from tests.deploy.support import DEPLOY, background, get_json, require_tool, status_of, wait_until
+from tests.deploy.support import DEPLOY, get_json, prometheus_server, wait_until
 from tests.poller.helpers import global_variables
 
 pytestmark = pytest.mark.slow
@@ -43,23 +43,9 @@ def alertmanager(receiver: Receiver, tmp_path) -> Iterator[str]:
     for item in config["receivers"]:
         for hook in item["webhook_configs"]:
             hook["url"] = receiver.url
-    (tmp_path / "alertmanager.yml").write_text(yaml.safe_dump(config))
-    port = free_port()
-    args = [
-        require_tool("prometheus-alertmanager"),
-        f"--config.file={tmp_path / 'alertmanager.yml'}",
-        f"--storage.path={tmp_path / 'data'}",
-        f"--web.listen-address=127.0.0.1:{port}",
-        "--cluster.listen-address=",
-    ]
-    base = f"http://127.0.0.1:{port}"
-    with background(args, tmp_path / "alertmanager.log") as process:
-
-        def answers() -> bool:
-            assert process.proc.poll() is None, f"alertmanager exited:\n{process.tail()}"
-            return status_of(f"{base}/-/ready") == 200
-
-        wait_until(answers, 60, lambda: f"alertmanager never got ready:\n{process.tail()}")
+    (tmp_path / "prometheus-alertmanager.yml").write_text(yaml.safe_dump(config))
+    flags = (f"--storage.path={tmp_path / 'data'}", "--cluster.listen-address=")
+    with prometheus_server("prometheus-alertmanager", tmp_path, *flags) as base:
         yield base
 
 

@@ -13,9 +13,8 @@ import pytest
 import yaml
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import free_port
 from tests.deploy.promql import as_prometheus_query, dashboard_queries
-from tests.deploy.support import DEPLOY, background, require_tool, status_of, wait_until
+from tests.deploy.support import DEPLOY, prometheus_server, status_of, wait_until
 from tests.served import uvicorn_app
 
 pytestmark = pytest.mark.slow
@@ -44,22 +43,8 @@ def prometheus(poolscope: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
     job["scrape_interval"] = job["scrape_timeout"] = "1s"
     job["static_configs"] = [{"targets": [poolscope.removeprefix("http://")]}]
     (home / "prometheus.yml").write_text(yaml.safe_dump(config))
-    port = free_port()
-    args = [
-        require_tool("prometheus"),
-        f"--config.file={home / 'prometheus.yml'}",
-        f"--storage.tsdb.path={home / 'data'}",
-        f"--web.listen-address=127.0.0.1:{port}",
-        "--storage.tsdb.retention.time=1h",
-    ]
-    base = f"http://127.0.0.1:{port}"
-    with background(args, home / "prometheus.log") as process:
-
-        def answers() -> bool:
-            assert process.proc.poll() is None, f"prometheus exited:\n{process.tail()}"
-            return status_of(f"{base}/-/ready") == 200
-
-        wait_until(answers, 60, lambda: f"prometheus never got ready:\n{process.tail()}")
+    flags = (f"--storage.tsdb.path={home / 'data'}", "--storage.tsdb.retention.time=1h")
+    with prometheus_server("prometheus", home, *flags) as base:
         yield base
 
 
