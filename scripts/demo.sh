@@ -158,6 +158,9 @@ poll_interval_s = 1.0
 store_url = "sqlite+aiosqlite:///$DEMO_DIR/poolscope.db"
 listen_host = "127.0.0.1"
 listen_port = $PORT
+# The demo's dashboard is on loopback only: show the live pages without a login. Changes
+# (apply, revert, silence, capture) still need the operator login below.
+anonymous_read = true
 
 [[users]]
 name = "operator"
@@ -216,7 +219,8 @@ fi
 cat <<EOF
   MariaDB sandbox  127.0.0.1:$DB_PORT  (extra_port $EXTRA_PORT; mariadb -S .demo/mariadb/data/mysqld.sock -uroot)
   config           .demo/poolscope.toml
-  log in           as "operator", password in .demo/operator-password (to apply and silence)
+  log in           as "operator", password in .demo/operator-password (to apply and silence;
+                   reading needs no login here: anonymous_read = true)
   logs             .demo/{poolscope,load,sandbox}.log
   stops by itself  after ${HOURS}h
 

@@ -14,10 +14,11 @@ fi
 # mariadb-server: the sandbox server (mariadbd, mariadb-install-db); mariadb-client: mariadb,
 # mariadb-admin; sysbench: demo and benchmark load; chromium: e2e tests (Playwright never
 # downloads a browser here); prometheus-mysqld-exporter: comparison in benchmarks; postgresql:
-# store tests also run on a private PostgreSQL (its service is never started).
+# store tests also run on a private PostgreSQL (its service is never started); openssl: the TLS
+# tests make their own CA and certificates.
 # Deploy tests (backend/tests/deploy): prometheus (with promtool) and prometheus-alertmanager run
 # on loopback; podman, podman-compose, runc and debootstrap build and run the container image.
-PACKAGES=(mariadb-server mariadb-client sysbench chromium prometheus-mysqld-exporter postgresql make
+PACKAGES=(mariadb-server mariadb-client sysbench chromium prometheus-mysqld-exporter postgresql make openssl
   prometheus prometheus-alertmanager podman podman-compose runc debootstrap)
 
 is_installed() {

@@ -33,17 +33,26 @@ def cmd_serve(args: argparse.Namespace) -> None:
     import uvicorn
 
     from poolscope.main import create_app
+    from poolscope.perimeter.serving import exposure_problem, uvicorn_options
 
     settings = _settings(args.config)
+    if args.host:
+        # The listen address decides the exposure check and the allowed Host names below.
+        settings = settings.model_copy(update={"listen_host": args.host})
+    problem = exposure_problem(settings)
+    if problem:
+        print(f"poolscope: {problem}", file=sys.stderr)
+        raise SystemExit(2)
     _ensure_sqlite_dir(settings.store_url)
     app = create_app(settings)
     uvicorn.run(
         app,
-        host=args.host or settings.listen_host,
+        host=settings.listen_host,
         port=args.port or settings.listen_port,
         log_level="info",
         # Open SSE streams would otherwise hold shutdown forever (STACK.md).
         timeout_graceful_shutdown=3,
+        **uvicorn_options(settings),
     )
 
 

@@ -6,64 +6,15 @@ import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from poolscope.alerts.settings import AlertSettings
+from poolscope.dsn import DsnError, ParsedDsn, parse_dsn
+from poolscope.perimeter.hosts import check_host_name, check_proxy_network, host_of_url
 from poolscope.snapshots.settings import SnapshotSettings
-
-DEFAULT_MYSQL_PORT = 3306
-
-
-class DsnError(ValueError):
-    """A target DSN that cannot be used; the message never repeats the password."""
-
-
-class ParsedDsn(BaseModel):
-    host: str
-    port: int
-    user: str
-    password: SecretStr
-    database: str | None = None
-
-
-def parse_dsn(dsn: str) -> ParsedDsn:
-    """Parse `mysql://user:password@host:port/db`; raise DsnError with a redacted message."""
-    shown = redact_dsn(dsn)
-    try:
-        parts = urlsplit(dsn)
-        port = parts.port
-    except ValueError as exc:
-        raise DsnError(f"malformed DSN {shown!r}: {exc}") from None
-    if parts.scheme not in ("mysql", "mariadb"):
-        raise DsnError(f"DSN {shown!r} must start with mysql:// or mariadb://")
-    if not parts.hostname:
-        raise DsnError(f"DSN {shown!r} has no host")
-    if not parts.username:
-        raise DsnError(f"DSN {shown!r} has no user")
-    database = parts.path.lstrip("/") or None
-    return ParsedDsn(
-        host=parts.hostname,
-        port=port or DEFAULT_MYSQL_PORT,
-        user=unquote(parts.username),
-        password=SecretStr(unquote(parts.password or "")),
-        database=database,
-    )
-
-
-def redact_dsn(dsn: str) -> str:
-    """The DSN with any password replaced, safe for logs and API answers."""
-    try:
-        parts = urlsplit(dsn)
-    except ValueError:
-        return "<unparseable DSN>"
-    if parts.password is None:
-        return dsn
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    user = parts.username or ""
-    return parts._replace(netloc=f"{user}:***@{netloc}").geturl()
+from poolscope.tls import TlsConfig
 
 
 class TargetConfig(BaseModel):
@@ -75,7 +26,9 @@ class TargetConfig(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     # Not validated at load time on purpose: one mistyped DSN shows as that target being down
     # with the reason, while every other target keeps being polled.
-    dsn: SecretStr = Field(description="mysql://user:password@host:port/ of the monitoring credential")
+    dsn: SecretStr = Field(
+        description="mysql://user:password@host:port/ of the monitoring credential (syntax: poolscope/dsn.py)"
+    )
     password_env: str | None = Field(
         default=None, description="name of an environment variable holding the monitoring password"
     )
@@ -97,6 +50,10 @@ class TargetConfig(BaseModel):
     admin_password_env: str | None = Field(
         default=None, description="name of an environment variable holding the admin password"
     )
+    tls: TlsConfig | None = Field(default=None, description="TLS to this target; unset = plain TCP")
+    admin_tls: TlsConfig | None = Field(
+        default=None, description="TLS of the admin connection; unset = the same as tls"
+    )
     cpus: int | None = Field(
         default=None,
         ge=1,
@@ -115,22 +72,28 @@ class TargetConfig(BaseModel):
     def admin_connection_params(self) -> ParsedDsn:
         if self.admin_dsn is None:
             raise DsnError(f"applying is not configured for {self.name} (no admin_dsn)")
-        return _dsn_with_env_password(
-            self.admin_dsn, self.admin_password_env, f"admin password for {self.name}"
-        )
+        return self._params(self.admin_dsn, "admin_dsn", self.admin_password_env, "admin_password_env")
 
     def connection_params(self) -> ParsedDsn:
-        return _dsn_with_env_password(self.dsn, self.password_env, f"password for {self.name}")
+        return self._params(self.dsn, "dsn", self.password_env, "password_env")
 
+    def admin_tls_setting(self) -> tuple[TlsConfig | None, str]:
+        """The admin connection's TLS and the setting's name for errors (admin_tls, else tls)."""
+        if self.admin_tls is not None:
+            return self.admin_tls, f"admin_tls of target {self.name}"
+        return self.tls, f"tls of target {self.name}"
 
-def _dsn_with_env_password(dsn: SecretStr, password_env: str | None, what: str) -> ParsedDsn:
-    parsed = parse_dsn(dsn.get_secret_value())
-    if password_env:
-        secret = os.environ.get(password_env)
-        if secret is None:
-            raise DsnError(f"environment variable {password_env} ({what}) is not set")
-        parsed.password = SecretStr(secret)
-    return parsed
+    def _params(self, dsn: SecretStr, field: str, password_env: str | None, env_field: str) -> ParsedDsn:
+        # Errors name the field and the target, never the DSN (dsn.py).
+        parsed = parse_dsn(dsn.get_secret_value(), f"{field} of target {self.name}")
+        if password_env:
+            secret = os.environ.get(password_env)
+            if secret is None:
+                raise DsnError(
+                    f"{env_field} of target {self.name}: environment variable {password_env} is not set"
+                )
+            parsed.password = SecretStr(secret)
+        return parsed
 
 
 Role = Literal["viewer", "operator"]
@@ -195,8 +158,68 @@ class Settings(BaseSettings):
     )
     session_ttl_hours: float = Field(default=12, gt=0, le=24 * 30)
     cookie_secure: bool = Field(default=False, description="mark cookies Secure (serve over HTTPS)")
-    login_attempts_per_minute: int = Field(default=10, ge=1, le=1000, description="per user name + address")
+    login_attempts_per_minute: int = Field(
+        default=10, ge=1, le=1000, description="per user name (from any address); 3x that per address"
+    )
     mutations_per_minute: int = Field(default=30, ge=1, le=10000, description="per user + address")
+
+    # --- the HTTP perimeter: who may read, from where, how much (README "Security") ---
+    anonymous_read: bool = Field(
+        default=False,
+        description="with [[users]]: reads (GET) need no login; changes still need an operator",
+    )
+    allow_unauthenticated_network: bool = Field(
+        default=False,
+        description="allow serving on a non-loopback address with no [[users]] (everyone may read)",
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None, min_length=16, description="/metrics then needs `Authorization: Bearer <token>`"
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses/networks whose X-Forwarded-For/-Proto is believed (default: none)",
+    )
+    public_url: str | None = Field(
+        default=None, description="the URL people open (behind a proxy); its host is an allowed Host"
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Host names served besides loopback names and public_url's"
+    )
+    max_body_bytes: int = Field(
+        default=64 * 1024, ge=1024, le=2**30, description="largest request body; beyond it 413"
+    )
+    max_body_bytes_by_path: dict[str, int] = Field(
+        default_factory=dict,
+        description="per-path body limits (exact path); the snapshot import route defaults to import_max_mb",
+    )
+    live_max_subscribers: int = Field(
+        default=100, ge=1, le=100_000, description="open /api/live streams; beyond it 503"
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_networks(cls, value: list[str]) -> list[str]:
+        return [check_proxy_network(item) for item in value]
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, value: list[str]) -> list[str]:
+        return [check_host_name(item) for item in value]
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            host_of_url(value)
+        return value
+
+    @field_validator("max_body_bytes_by_path")
+    @classmethod
+    def _body_limit_paths(cls, value: dict[str, int]) -> dict[str, int]:
+        for path, limit in value.items():
+            if not path.startswith("/") or not 1024 <= limit <= 2**32:
+                raise ValueError(f"max_body_bytes_by_path: {path!r} must start with / and map to 1024..2^32")
+        return value
 
     # --- recommendations and applying them ---
     recommend_interval_s: float = Field(default=5.0, ge=1, le=300, description="how often rules run")
@@ -218,6 +241,23 @@ class Settings(BaseSettings):
         gt=0,
         le=100,
         description="... or the stall rate grows by more than this fraction (and ≥ 0.5/s)",
+    )
+
+    # --- the admin connection of apply / revert (README "Recommendations and one-click apply") ---
+    admin_statement_timeout_s: float = Field(
+        default=10,
+        ge=0.5,
+        le=600,
+        description=(
+            "each statement on the admin connection: the server stops it (MariaDB max_statement_time,"
+            " MySQL max_execution_time for SELECTs) and Poolscope KILLs it 1 s later"
+        ),
+    )
+    admin_lock_wait_timeout_s: int = Field(
+        default=5,
+        ge=1,
+        le=600,
+        description="lock_wait_timeout and innodb_lock_wait_timeout of the admin connection",
     )
 
     @model_validator(mode="after")

@@ -1,9 +1,10 @@
-"""What each thread pool flavor calls things: variable names, units, ranges, admin port, how to enable it.
+"""What each thread pool flavor calls things: variable names, units, ranges, admin port.
 
 One table that detection, collectors, the UI wording and recommendation rules all read, so a
-rule never hard-codes MariaDB's names for a Percona or MySQL Enterprise server. Sources: the
-vendors' manuals as summarised in /work/shared/REFERENCE.md and the seed documents (seed 001
-lists the Percona/AliSQL variables with their defaults and units).
+rule never hard-codes MariaDB's names for a Percona or MySQL Enterprise server. Ranges and units
+come from the vendors' own material, cited on each spec below and in
+backend/tests/fixtures/<flavor>/<version>/README.md. How each flavor and version turns its pool on
+(and the config snippet that version accepts) lives in poolscope/enable_pool.py.
 
 Usage from another module (e.g. a recommendation rule):
 
@@ -22,13 +23,28 @@ from poolscope.schemas import ServerInfo
 
 PoolKind = Literal["mariadb", "percona", "mysql_enterprise"]
 
-# What the UI may offer for a server; computed from the pool kind and the tables found.
+# What the UI may offer for a server; computed from the pool kind and what the server exposes.
 CAP_GROUPS = "groups"  # a per-group model (GroupState rows): table + heatmap
 CAP_GROUP_STATS = "group_stats"  # per-group counters turned into rates
 CAP_QUEUE_ENTRIES = "queue_entries"  # one row per queued connection with its wait
 CAP_WAITS = "waits"  # wait reasons with counts
 CAP_POOL_THREADS = "pool_threads"  # Threadpool_threads / Threadpool_idle_threads status
-CAP_QUEUE_WAIT_STATS = "queue_wait_stats"  # Percona 8.4+ "avg: …, min: …" queue-wait statistics
+# Percona 8.4.10+: the "avg: …, cnt: …" queue-wait statistics (Threadpool_average_*queue_wait_us).
+CAP_QUEUE_WAIT_STATS = "queue_wait_stats"
+# Percona 8.4.10+: requests waiting in the whole pool's queues (Threadpool_requests_waiting_in_*):
+# a server-wide count, not per group.
+CAP_QUEUE_DEPTH = "queue_depth"
+
+# Percona's queue-wait statistics and queue depth as its manual names them (psmysql-docs
+# docs/threadpool.md, "Status variables"; first shipped in 8.4.10-10, PS-10083). The server sums
+# them over all thread groups (percona-server sql/threadpool_unix.cc,
+# tp_get_requests_waiting_in_queue_count() and friends): there is no per-group figure.
+PERCONA_QUEUE_WAIT_STATUS = ("Threadpool_average_queue_wait_us", "Threadpool_average_hp_queue_wait_us")
+PERCONA_QUEUE_DEPTH_STATUS = {
+    "normal": "Threadpool_requests_waiting_in_queue",
+    "high": "Threadpool_requests_waiting_in_hp_queue",
+}
+PERCONA_STARVED_STATUS = "Threadpool_requests_starved_in_queue"
 
 
 @dataclass(frozen=True)
@@ -62,6 +78,15 @@ class VariableSpec:
             raw = min(raw, int(self.max_value))
         return raw
 
+    def shown(self, raw: str | float | None) -> str | None:
+        """The raw value with its unit, and in ms when the unit is not ms ("6 ×10 ms = 60 ms")."""
+        if raw is None:
+            return None
+        if self.unit_ms is None or self.unit_ms == 1:
+            return f"{raw} {self.unit_label}".strip()
+        ms = self.to_ms(raw)
+        return f"{raw} {self.unit_label}" + ("" if ms is None else f" = {ms:g} ms")
+
 
 @dataclass(frozen=True)
 class FlavorSpec:
@@ -79,16 +104,15 @@ class FlavorSpec:
     prio_kickup_timer: VariableSpec | None
     oversubscribe: VariableSpec | None
     max_threads: VariableSpec | None
-    # The variable naming the admin port that bypasses the pool, and since which version it is used.
+    # The variable naming the admin port that bypasses the pool (see admin_port_variable()).
     admin_port_var: str | None
-    how_to_enable: str
-    enable_snippet: str
     extra: dict[str, VariableSpec] = field(default_factory=dict)
 
     def stall_limit_ms(self, variables: dict[str, str]) -> float | None:
         return self.stall_limit.to_ms(variables.get(self.stall_limit.name))
 
 
+# MariaDB KB "Thread Pool System and Status Variables".
 MARIADB = FlavorSpec(
     pool_kind="mariadb",
     label="MariaDB thread pool",
@@ -111,20 +135,25 @@ MARIADB = FlavorSpec(
     oversubscribe=VariableSpec("thread_pool_oversubscribe", min_value=1, max_value=1000, default="3"),
     max_threads=VariableSpec("thread_pool_max_threads", min_value=1, max_value=65536, default="65536"),
     admin_port_var="extra_port",
-    how_to_enable="thread_handling is read-only at runtime: set it in the server config and restart.",
-    enable_snippet=(
-        "[mysqld]\nthread_handling         = pool-of-threads\nthread_pool_exact_stats = ON\n"
-        "extra_port              = 3307   # admin/monitoring port outside the pool"
-    ),
 )
 
+# Ranges from percona/percona-server sql/sys_vars.cc (Sys_threadpool_*: stall_limit VALID_RANGE(10,
+# UINT_MAX) in ms, dynamic; size 1..MAX_THREAD_GROUPS, 1024 in sql/threadpool.h; oversubscribe
+# 1..1000; max_threads 1..MAX_CONNECTIONS) and defaults from the Percona manual's threadpool page.
+# AliSQL 5.6 carries the same pool (alibaba/AliSQL sql/threadpool_unix.cc) and is read with this spec.
 PERCONA = FlavorSpec(
     pool_kind="percona",
     label="Percona thread pool",
-    known_versions=((5, 7), (8, 4)),
-    # Ranges are left open where our sources (seed 001, REFERENCE.md) do not state them.
-    stall_limit=VariableSpec("thread_pool_stall_limit", unit_ms=1, unit_label="ms", default="500"),
-    size=VariableSpec("thread_pool_size", min_value=1, default="CPU count"),
+    known_versions=((5, 7), (9, 7)),
+    stall_limit=VariableSpec(
+        "thread_pool_stall_limit",
+        unit_ms=1,
+        unit_label="ms",
+        min_value=10,
+        max_value=4294967295,
+        default="500",
+    ),
+    size=VariableSpec("thread_pool_size", min_value=1, max_value=1024, default="CPU count"),
     high_prio_mode=VariableSpec("thread_pool_high_prio_mode", default="transactions"),
     high_prio_tickets=VariableSpec(
         "thread_pool_high_prio_tickets", min_value=0, max_value=4294967295, default="4294967295"
@@ -132,23 +161,18 @@ PERCONA = FlavorSpec(
     priority=None,
     prio_kickup_timer=None,
     oversubscribe=VariableSpec("thread_pool_oversubscribe", min_value=1, max_value=1000, default="3"),
-    max_threads=VariableSpec("thread_pool_max_threads", min_value=1, default="100000"),
-    # Percona 5.7 has extra_port; 8.0.14+ replaced it with MySQL's admin_port (see admin_port()).
+    max_threads=VariableSpec("thread_pool_max_threads", min_value=1, max_value=100000, default="100000"),
+    # Percona 5.7 has extra_port; 8.0.14+ replaced it with MySQL's admin_port (admin_port_variable()).
     admin_port_var="extra_port",
-    how_to_enable="thread_handling is read-only at runtime: set it in my.cnf and restart.",
-    enable_snippet=(
-        "[mysqld]\nthread_handling            = pool-of-threads\n"
-        "thread_pool_high_prio_mode = transactions\n"
-        "admin_address              = 127.0.0.1   # 8.0.14+: admin port outside the pool\n"
-        "admin_port                 = 33062"
-    ),
 )
 
+# MySQL Reference Manual 8.0/8.4/9.x, "MySQL Enterprise Thread Pool" and the thread_pool_*
+# system variables: stall_limit counts 10 ms units (default 6 = 60 ms, maximum 600 = 6 s);
+# thread_pool_size is startup-only, default 16, at most 512.
 MYSQL_ENTERPRISE = FlavorSpec(
     pool_kind="mysql_enterprise",
     label="MySQL Enterprise thread_pool plugin",
-    known_versions=((8, 0), (8, 4)),
-    # Units of 10 ms (REFERENCE.md): 6 means 60 ms.
+    known_versions=((8, 0), (9, 7)),
     stall_limit=VariableSpec(
         "thread_pool_stall_limit", unit_ms=10, unit_label="×10 ms", min_value=4, max_value=600, default="6"
     ),
@@ -162,14 +186,6 @@ MYSQL_ENTERPRISE = FlavorSpec(
     oversubscribe=None,
     max_threads=None,
     admin_port_var="admin_port",
-    how_to_enable=(
-        "The thread pool is an Enterprise plugin: load it at startup (thread_pool_size is startup-only) "
-        "and restart."
-    ),
-    enable_snippet=(
-        "[mysqld]\nplugin-load-add  = thread_pool.so\nthread_pool_size = 16\n"
-        "admin_address    = 127.0.0.1   # admin port outside the pool\nadmin_port       = 33062"
-    ),
     extra={
         "algorithm": VariableSpec("thread_pool_algorithm", default="0", dynamic=False),
         "max_unused_threads": VariableSpec("thread_pool_max_unused_threads", default="0"),
@@ -182,8 +198,8 @@ SPECS: dict[PoolKind, FlavorSpec] = {
     "mysql_enterprise": MYSQL_ENTERPRISE,
 }
 
-# Where enabling the pool is explained for a server whose pool is off, by flavor.
-HOW_TO_ENABLE_BY_FLAVOR: dict[str, PoolKind] = {
+# Which implementation a server with the pool off could turn on, by flavor.
+ENABLE_KIND_BY_FLAVOR: dict[str, PoolKind] = {
     "mariadb": "mariadb",
     "percona": "percona",
     "alisql": "percona",
@@ -200,22 +216,8 @@ def flavor_spec(server: ServerInfo | None) -> FlavorSpec | None:
 
 def enable_spec(server: ServerInfo) -> FlavorSpec | None:
     """For a server with the pool off: which implementation it could turn on."""
-    kind = server.pool_kind or HOW_TO_ENABLE_BY_FLAVOR.get(server.flavor)
+    kind = server.pool_kind or ENABLE_KIND_BY_FLAVOR.get(server.flavor)
     return SPECS[kind] if kind else None
-
-
-def how_to_enable(server: ServerInfo) -> tuple[str | None, str | None]:
-    """For a server with the pool off: what enabling it involves, and a config snippet."""
-    spec = enable_spec(server)
-    if spec is None:
-        return None, None
-    hint = spec.how_to_enable
-    if server.flavor == "mysql" and "enterprise" not in (server.edition or "").lower():
-        hint = (
-            "MySQL Community Server has no thread pool: it is the Enterprise thread_pool plugin "
-            "(Percona Server and MariaDB ship a pool for free). " + hint
-        )
-    return hint, spec.enable_snippet
 
 
 def admin_port_variable(flavor: str, version: tuple[int, int, int]) -> str | None:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -19,8 +19,11 @@ from poolscope.actions.guard import Guard
 from poolscope.alerts.runtime import start_incident_services
 from poolscope.api import alerts, changes, live, metrics, probes, prometheus, snapshots, targets
 from poolscope.auth import AuthService
+from poolscope.auth.gate import read_gate
 from poolscope.auth.router import router as auth_router
 from poolscope.config import Settings, load_settings
+from poolscope.perimeter.body_limit import BodyLimit
+from poolscope.perimeter.hosts import HostAllowList, allowed_host_names
 from poolscope.poller.scheduler import Scheduler
 from poolscope.recommend.engine import Recommender
 from poolscope.store.migrate import upgrade_to_head
@@ -28,6 +31,7 @@ from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
 
+SNAPSHOT_IMPORT_PATH = "/api/snapshots/import"
 # An installed wheel carries the built UI as package data (scripts/dist.sh); a checkout has
 # frontend/dist beside the backend (`make build`).
 PACKAGED_STATIC_DIR = Path(__file__).resolve().parent / "ui"
@@ -52,6 +56,7 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
         )
         scheduler = Scheduler(settings, store)
         app.state.store = store
+        await app.state.auth.attach(store.engine)
         app.state.scheduler = scheduler
         audit = AuditLog(store.engine)
         await audit.interrupt_watches()
@@ -83,7 +88,10 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
         openapi_url="/api/openapi.json",
         docs_url="/api/docs",
         redoc_url=None,
+        # Every route passes the gate: /api needs a login once users exist (auth/gate.py).
+        dependencies=[Depends(read_gate)],
     )
+    _add_perimeter(app, settings)
     app.state.settings = settings
     app.state.auth = AuthService(settings)
     app.include_router(auth_router)
@@ -108,6 +116,17 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
 
     _mount_ui(app, settings.static_dir or default_static_dir())
     return app
+
+
+def _add_perimeter(app: FastAPI, settings: Settings) -> None:
+    """Body limit, then (outermost, so checked first) the Host allow-list; both before any parsing."""
+    by_path = {SNAPSHOT_IMPORT_PATH: int(settings.snapshots.import_max_mb * 1024 * 1024)}
+    by_path.update(settings.max_body_bytes_by_path)
+    app.add_middleware(BodyLimit, default=settings.max_body_bytes, by_path=by_path)
+    app.add_middleware(
+        HostAllowList,
+        allowed=allowed_host_names(settings.listen_host, settings.public_url, settings.allowed_hosts),
+    )
 
 
 def _mount_ui(app: FastAPI, static_dir: Path) -> None:

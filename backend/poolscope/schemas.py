@@ -42,12 +42,18 @@ class ServerInfo(BaseModel):
     # Things the user should know about how this server is read (unknown version, Percona-derived
     # pool, replayed fixture, ...). Shown on the target; never an error.
     notes: list[str] = Field(default_factory=list)
-    # Pool off: what turning it on involves for this flavor, and a config snippet (flavors.py).
+    # Pool off: what turning it on involves for this flavor, and a config snippet (enable_pool.py).
     enable_hint: str | None = None
     enable_snippet: str | None = None
+    # The pool runs but this credential cannot read its tables (MySQL Enterprise without SELECT on
+    # performance_schema): the privilege, as the GRANT spells it, that would let Poolscope read it.
+    pool_grant_needed: str | None = None
     # Which of the variables Poolscope reads exist on this server (found on connect), so each
     # poll can read them as one cheap row of @@GLOBAL values. Internal: not in API answers.
     known_variables: list[str] = Field(default_factory=list, exclude=True)
+    # thread_pool_size as read on connect where it is startup-only (MySQL Enterprise): tells the
+    # admin thread group's row (8.0.31+, numbered after the pool's own groups) apart. Internal.
+    startup_pool_size: int | None = Field(default=None, exclude=True)
 
 
 class ConnectionInfo(BaseModel):
@@ -209,7 +215,13 @@ class Throughput(BaseModel):
 
 
 class QueueWaitStat(BaseModel):
-    """Percona 8.4+: a string-valued status like "avg: 12, min: 1, max: 90, dev: 4, cnt: 300", parsed."""
+    """Percona 8.4.10+: a string-valued status like "avg: 12.000, …, cnt: 300", parsed.
+
+    avg/min/max/dev/cnt cover every request dequeued since the server started (lifetime, as the
+    server reports them); window_avg is the mean wait of the requests dequeued since the previous
+    poll, Δ(avg·cnt)/Δcnt, and window_count how many those were (the window spans more polls
+    when too few requests were dequeued to tell their mean from avg's 3-decimal rounding).
+    """
 
     name: str
     avg: float | None = None
@@ -217,6 +229,42 @@ class QueueWaitStat(BaseModel):
     max: float | None = None
     dev: float | None = None
     cnt: float | None = None
+    window_avg: float | None = None
+    window_count: float | None = None
+    window_s: float | None = None  # the window's length (one poll, longer on a quiet server)
+
+
+class QueueDepth(BaseModel):
+    """Percona 8.4.10+: requests waiting in the whole pool's queues now (summed over all groups)."""
+
+    normal: int | None = None  # Threadpool_requests_waiting_in_queue
+    high: int | None = None  # Threadpool_requests_waiting_in_hp_queue
+    # Threadpool_requests_starved_in_queue: normal-priority requests held back while the pool is
+    # at thread_pool_oversubscribe (the server's own saturation signal).
+    starved: int | None = None
+
+    @property
+    def total(self) -> int | None:
+        parts = [v for v in (self.normal, self.high) if v is not None]
+        return sum(parts) if parts else None
+
+
+class AdminGroup(BaseModel):
+    """MySQL Enterprise 8.0.31+: the Admin thread group (TP_CONNECTION_ADMIN connections)."""
+
+    group_id: int
+    queries_per_s: float | None = None
+    connections_per_s: float | None = None
+
+
+class ThreadStates(BaseModel):
+    """MySQL Enterprise tp_thread_state summarised over all groups (STATE, MARKED_STALLED: 8.4+)."""
+
+    threads: int = 0
+    by_state: dict[str, int] = Field(default_factory=dict)  # STATE -> threads (empty before 8.4)
+    by_type: dict[str, int] = Field(default_factory=dict)  # TP_THREAD_TYPE -> threads (8.0.32+)
+    marked_stalled: int | None = None  # None: the server has no MARKED_STALLED column
+    waiting: dict[str, int] = Field(default_factory=dict)  # WAIT_TYPE (THD_WAIT_*) -> threads
 
 
 class PoolSummary(BaseModel):
@@ -232,6 +280,9 @@ class PoolSummary(BaseModel):
     high_prio_mode: str | None = None
     high_prio_tickets: str | None = None
     queue_wait: list[QueueWaitStat] = Field(default_factory=list)
+    queue_depth: QueueDepth | None = None
+    admin_group: AdminGroup | None = None
+    thread_states: ThreadStates | None = None
 
 
 class Ratio(BaseModel):

@@ -11,6 +11,7 @@ import uvicorn
 from poolscope.config import Settings
 from poolscope.devtools.sandbox import free_port
 from poolscope.main import create_app
+from poolscope.perimeter.serving import uvicorn_options
 
 
 @contextmanager
@@ -27,6 +28,8 @@ def uvicorn_app(settings: Settings) -> Iterator[str]:
             port=port,
             log_level="warning",
             timeout_graceful_shutdown=1,
+            # Proxy headers as `poolscope serve` handles them (trusted_proxies only).
+            **uvicorn_options(settings),
         )
     )
     thread = threading.Thread(target=server.run, daemon=True)

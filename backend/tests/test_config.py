@@ -3,7 +3,8 @@
 import pytest
 from pydantic import ValidationError
 
-from poolscope.config import DsnError, Settings, TargetConfig, load_settings, parse_dsn, redact_dsn
+from poolscope.config import Settings, TargetConfig, load_settings
+from poolscope.dsn import DsnError, parse_dsn, redact_dsn
 
 
 def test_parse_dsn_reads_every_part():
@@ -21,7 +22,7 @@ def test_parse_dsn_defaults_port():
     [
         ("postgres://u:topsecret@h/", "must start with mysql://"),
         ("mysql://:topsecret@h/", "has no user"),
-        ("mysql://u:topsecret@h:notaport/", "malformed DSN"),
+        ("mysql://u:topsecret@h:notaport/", "the port must be a number"),
     ],
 )
 def test_bad_dsn_errors_are_clear_and_redacted(dsn, message):

@@ -180,7 +180,13 @@ export class TargetPage {
   get collectorsTable(): Locator {
     return this.page.getByTestId('collectors-table');
   }
-  flavorChart(testId: 'chart-queue-wait-stats' | 'chart-stalled-ratio' | 'chart-cache-miss'): Locator {
+  flavorChart(
+    testId: 'chart-queue-depth' | 'chart-queue-wait-window' | 'chart-stalled-ratio' | 'chart-cache-miss',
+  ): Locator {
     return this.page.getByTestId(testId);
+  }
+  /** "Thread pool on — grant … to read it": the pool runs but the monitoring user cannot read it. */
+  get grantNeeded(): Locator {
+    return this.page.getByTestId('pool-grant-needed');
   }
 }

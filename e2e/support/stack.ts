@@ -48,6 +48,8 @@ export interface StackState {
   runDir: string;
   logDir: string;
   baseURL: string;
+  /** A second backend with users and without anonymous_read: every read needs a login. */
+  lockedBaseURL: string;
   tmpDir: string;
   configFile: string;
   /** Target names in the generated config, by role. */
@@ -79,9 +81,12 @@ export const FIXTURE_TARGETS = {
   'fx-percona-5.7': 'percona/5.7',
   'fx-percona-8.0': 'percona/8.0',
   'fx-percona-8.4': 'percona/8.4',
+  'fx-percona-8.4.10': 'percona/8.4.10',
   'fx-alisql-5.6': 'alisql/5.6',
+  'fx-alibaba-rds-8.0': 'alibaba-rds/8.0',
   'fx-mysql-enterprise-8.0': 'mysql-enterprise/8.0',
   'fx-mysql-enterprise-8.4': 'mysql-enterprise/8.4',
+  'fx-mysql-enterprise-8.4-no-grant': 'mysql-enterprise/8.4-no-grant',
   'fx-mysql-enterprise-9.7': 'mysql-enterprise/9.7',
   'fx-mysql-community-8.0': 'mysql/8.0',
 } as const;
@@ -95,3 +100,6 @@ export function readState(): StackState {
   }
   return JSON.parse(readFileSync(file, 'utf8')) as StackState;
 }
+
+/** The one target of the locked backend (replayed, so it needs no server). */
+export const LOCKED_TARGET: FixtureTarget = 'fx-mariadb-10.11';

@@ -56,6 +56,31 @@ class AuditLog:
         async with self.engine.begin() as conn:
             await conn.execute(update(audit_changes).where(audit_changes.c.id == change_id).values(**values))
 
+    async def end_watch(self, change_id: int, status: str, note: str) -> bool:
+        """Record a guard's verdict, unless the watch already ended (superseded, reverted): False then."""
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                update(audit_changes)
+                .where(audit_changes.c.id == change_id, audit_changes.c.guard_status == "watching")
+                .values(guard_status=status, guard_note=note)
+            )
+        return bool(result.rowcount)
+
+    async def supersede_watches(self, entry: AuditEntry, keep: int | None = None) -> int:
+        """Only the newest change of a variable is guarded: older watches on it end as superseded."""
+        stmt = update(audit_changes).where(
+            audit_changes.c.target == entry.target,
+            audit_changes.c.variable == entry.variable,
+            audit_changes.c.guard_status == "watching",
+            audit_changes.c.id != entry.id,
+        )
+        if keep is not None:
+            stmt = stmt.where(audit_changes.c.id != keep)
+        note = f"superseded by #{entry.id}, a newer change of {entry.variable}: only the newest change is guarded"
+        async with self.engine.begin() as conn:
+            result = await conn.execute(stmt.values(guard_status="superseded", guard_note=note))
+        return int(result.rowcount or 0)
+
     async def interrupt_watches(self) -> int:
         """Guards cannot outlive the process that watched: say so instead of leaving them 'watching'."""
         async with self.engine.begin() as conn:

@@ -7,7 +7,8 @@ import contextlib
 import logging
 import time
 
-from poolscope.actions.apply import Actor, Applier, ApplyError
+from poolscope.actions.admin import ApplyError
+from poolscope.actions.apply import Actor, Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.compare import window_means
 from poolscope.actions.models import AuditEntry
@@ -82,9 +83,10 @@ class Guard:
         self._tasks[entry.id] = asyncio.create_task(self._watch(entry), name=f"guard:{entry.id}")
 
     async def stop(self) -> None:
-        for task in self._tasks.values():
+        tasks = list(self._tasks.values())  # each one removes itself from _tasks as it ends
+        for task in tasks:
             task.cancel()
-        for task in self._tasks.values():
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
@@ -96,10 +98,8 @@ class Guard:
             raise
         except Exception as exc:
             log.exception("guard of change #%d failed", entry.id)
-            await self.audit.update(
-                entry.id,
-                guard_status="interrupted",
-                guard_note=f"the guard failed: {type(exc).__name__}: {exc}",
+            await self.audit.end_watch(
+                entry.id, "interrupted", f"the guard failed: {type(exc).__name__}: {exc}"
             )
         finally:
             self._tasks.pop(entry.id, None)
@@ -116,27 +116,20 @@ class Guard:
         after = await window_means(self.store, entry.target, entry.ts + step, entry.ts + window, step)
         found = regressions(before, after, self.settings)
         numbers = summary(before, after)
+        # The verdicts below are recorded only while the change is still watched: a newer change
+        # of the variable, or a person's revert, ends the watch (and a revert checks that under
+        # the target's lock).
         if not found:
-            await self.audit.update(
-                entry.id, guard_status="kept", guard_note=f"no regression in {window:.0f} s: {numbers}"
-            )
+            await self.audit.end_watch(entry.id, "kept", f"no regression in {window:.0f} s: {numbers}")
             return
         why = "; ".join(found)
         try:
             revert = await self.applier.revert(
-                entry.target, entry.id, Actor(GUARD_USER, None), action="auto_revert"
+                entry.target, entry.id, Actor(GUARD_USER, None), guard_reason=f"{why} [{numbers}]"
             )
         except ApplyError as exc:
-            await self.audit.update(
-                entry.id,
-                guard_status="interrupted",
-                guard_note=f"regression ({why}) but the automatic revert failed: {exc.detail}",
+            await self.audit.end_watch(
+                entry.id, "interrupted", f"regression ({why}) but the automatic revert failed: {exc.detail}"
             )
             return
-        await self.audit.update(
-            entry.id,
-            guard_status="reverted",
-            guard_note=f"reverted automatically (#{revert.id}): {why} [{numbers}]",
-        )
-        await self.audit.update(revert.id, detail=f"guard of #{entry.id}: {why}")
-        log.warning("target %s: guard reverted change #%d: %s", entry.target, entry.id, why)
+        log.warning("target %s: guard reverted change #%d (#%d): %s", entry.target, entry.id, revert.id, why)

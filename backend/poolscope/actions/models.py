@@ -8,6 +8,11 @@ from pydantic import BaseModel, Field
 
 AuditAction = Literal["apply", "revert", "auto_revert"]
 GuardStatus = Literal["watching", "kept", "reverted", "superseded", "interrupted"]
+# unverified: SET GLOBAL was accepted (or its answer never came) and the value could not be read
+# back; the server probably holds new_value, and a revert puts back old_value.
+AuditResult = Literal["applied", "unverified", "failed"]
+#: Results after which the server may hold new_value: such a change can be reverted and guarded.
+TOOK_EFFECT: frozenset[str] = frozenset({"applied", "unverified"})
 
 
 class ApplyIn(BaseModel):
@@ -51,7 +56,7 @@ class AuditEntry(BaseModel):
     variable: str
     old_value: str | None
     new_value: str
-    result: Literal["applied", "failed"]
+    result: AuditResult
     detail: str | None = None
     user: str
     recommendation_id: str | None = None

@@ -59,7 +59,9 @@ class WebhookReceiver(BaseModel):
     # A SecretStr: webhook URLs often carry a token (Slack, PagerDuty bridges).
     url: SecretStr
     headers: dict[str, SecretStr] = Field(default_factory=dict, description="e.g. Authorization")
-    timeout_s: float = Field(default=5.0, gt=0, le=60)
+    timeout_s: float = Field(
+        default=5.0, gt=0, le=60, description="one attempt, from connecting to the answer's last byte"
+    )
     max_attempts: int = Field(default=5, ge=1, le=20)
     backoff_initial_s: float = Field(default=1.0, gt=0, le=60)
     backoff_max_s: float = Field(default=30.0, gt=0, le=600)
@@ -75,12 +77,22 @@ class WebhookReceiver(BaseModel):
         return value
 
     def safe_url(self) -> str:
-        """scheme://host:port/path: no credentials, no query string (tokens live there too)."""
-        parts = urlsplit(self.url.get_secret_value())
-        netloc = parts.hostname or ""
-        if parts.port:
-            netloc = f"{netloc}:{parts.port}"
-        return f"{parts.scheme}://{netloc}{parts.path}"
+        return safe_url(self.url.get_secret_value())
+
+
+def safe_url(url: str) -> str:
+    """scheme://host:port/… : no credentials, path or query (receivers put their token in any of them)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "<unparseable URL>"
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if port:
+        netloc = f"{netloc}:{port}"
+    rest = "…" if parts.path.strip("/") or parts.query or parts.fragment else ""
+    return f"{parts.scheme}://{netloc}/{rest}"
 
 
 class AlertmanagerSettings(BaseModel):

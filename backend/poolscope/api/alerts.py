@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
 from poolscope.alerts.engine import AlertEngine
-from poolscope.api.deps import SettingsDep
+from poolscope.api.deps import RowId, SettingsDep
 from poolscope.auth import User, require_role
 from poolscope.schemas import Alert, Delivery, Silence
 
@@ -109,7 +109,7 @@ async def deliveries(
 
 
 @router.post("/{alert_id}/ack", response_model=Alert)
-async def acknowledge(alert_id: int, engine: EngineDep, user: Operator) -> Alert:
+async def acknowledge(alert_id: RowId, engine: EngineDep, user: Operator) -> Alert:
     """Acknowledge a firing alert: someone is on it (it keeps firing until its condition clears)."""
     alert = await engine.acknowledge(alert_id, user.name)
     if alert is None:
@@ -134,7 +134,7 @@ async def add_silence(body: SilenceIn, engine: EngineDep, settings: SettingsDep,
 
 
 @router.delete("/silences/{silence_id}", response_model=Silence)
-async def expire_silence(silence_id: int, engine: EngineDep, _user: Operator) -> Silence:
+async def expire_silence(silence_id: RowId, engine: EngineDep, _user: Operator) -> Silence:
     """End a silence now."""
     silence = await engine.expire_silence(silence_id)
     if silence is None:

@@ -6,12 +6,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 
-from poolscope.actions.apply import Actor, Applier, ApplyError
+from poolscope.actions.admin import ApplyError
+from poolscope.actions.apply import Actor, Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.compare import compare
 from poolscope.actions.guard import Guard
 from poolscope.actions.models import ApplyIn, ApplyPreview, AuditEntry, Comparison
-from poolscope.api.deps import SettingsDep, StoreDep, TargetName
+from poolscope.api.deps import RowId, SettingsDep, StoreDep, TargetName
 from poolscope.auth import User, require_role
 from poolscope.auth.deps import client_address
 from poolscope.recommend.engine import Recommender
@@ -88,7 +89,10 @@ async def apply_change(
     recommender: RecommenderDep,
     guard: GuardDep,
 ) -> AuditEntry:
-    """SET GLOBAL one allow-listed variable through the admin credential; audited; optionally guarded."""
+    """SET GLOBAL one allow-listed variable through the admin credential; audited; optionally guarded.
+
+    200 with result "unverified" when the SET was accepted but its value could not be read back.
+    """
     if body.recommendation_id is not None:
         rec = recommender.find(name, body.recommendation_id)
         if rec is None:
@@ -111,7 +115,7 @@ async def apply_change(
         )
     except ApplyError as exc:
         raise _http(exc) from None
-    if body.guard:
+    if entry.guard_status == "watching":
         guard.watch(entry)
     # So the page never shows a proposal this change just fulfilled.
     recommender.evaluate_after_change(name, entry.variable, entry.new_value)
@@ -121,13 +125,16 @@ async def apply_change(
 @router.post("/{name}/audit/{change_id}/revert", response_model=AuditEntry)
 async def revert_change(
     name: TargetName,
-    change_id: int,
+    change_id: RowId,
     user: Operator,
     request: Request,
     applier: ApplierDep,
     recommender: RecommenderDep,
 ) -> AuditEntry:
-    """Put back the value change #id replaced (refused when the variable was changed since)."""
+    """Put back the value change #id replaced (refused when the variable was changed since).
+
+    Works for "applied" and "unverified" changes; it ends a guard still watching the change.
+    """
     try:
         entry = await applier.revert(name, change_id, Actor(user.name, client_address(request)))
     except ApplyError as exc:
@@ -147,7 +154,7 @@ async def list_changes(
 @router.get("/{name}/audit/{change_id}/compare", response_model=Comparison)
 async def compare_change(
     name: TargetName,
-    change_id: int,
+    change_id: RowId,
     audit: AuditDep,
     store: StoreDep,
     settings: SettingsDep,

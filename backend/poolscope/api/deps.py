@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 
 from poolscope.config import Settings
 from poolscope.schemas import TargetInfo, TargetState
@@ -20,6 +20,9 @@ def get_settings(request: Request) -> Settings:
 
 
 StoreDep = Annotated[SqlStore, Depends(get_store)]
+# A stored row's id in a path: the stores' ids are signed 64-bit, so a larger number is a 422
+# here rather than an overflow in the database driver.
+RowId = Annotated[int, Path(ge=1, le=2**63 - 1)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 

@@ -8,13 +8,33 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from poolscope.api.deps import SettingsDep, StoreDep
-from poolscope.schemas import AlertEvent
+from poolscope.store.live import ClientSubscription
 
 router = APIRouter(prefix="/api", tags=["live"])
 
 KEEPALIVE_S = 15.0
+FULL_RETRY_AFTER_S = 10
+
+
+class _LiveResponse(StreamingResponse):
+    """Gives the client's place back however the response ends, even if the stream never started."""
+
+    def __init__(self, client: ClientSubscription, content: AsyncIterator[bytes]) -> None:
+        super().__init__(
+            content,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self.client = client
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.client.close()
 
 
 @router.get("/live", response_class=StreamingResponse)
@@ -32,24 +52,26 @@ async def live(
     kinds = set((events or "poll,alert").split(","))
     if target is not None and target not in {t.name for t in settings.targets}:
         raise HTTPException(status_code=404, detail=f"unknown target {target!r}")
+    client = store.hub.open_client(settings.live_max_subscribers)
+    if client is None:
+        raise HTTPException(
+            status_code=503,
+            detail=f"the live channel is full ({settings.live_max_subscribers} streams open); try again later",
+            headers={"Retry-After": str(FULL_RETRY_AFTER_S)},
+        )
 
-    async def stream() -> AsyncIterator[str]:
-        async with store.hub.subscribe() as queue:
-            yield ": connected\n\n"
+    async def stream() -> AsyncIterator[bytes]:
+        try:
+            yield b": connected\n\n"
             while not await request.is_disconnected():
                 try:
-                    event = await asyncio.wait_for(queue.get(), timeout=KEEPALIVE_S)
+                    frame = await asyncio.wait_for(client.queue.get(), timeout=KEEPALIVE_S)
                 except TimeoutError:
-                    yield ": keepalive\n\n"
+                    yield b": keepalive\n\n"
                     continue
-                if target is not None and event.target != target:
-                    continue
-                kind = "alert" if isinstance(event, AlertEvent) else "poll"
-                if kind in kinds:
-                    yield f"event: {kind}\ndata: {event.model_dump_json()}\n\n"
+                if (target is None or frame.target == target) and frame.kind in kinds:
+                    yield frame.data
+        finally:
+            client.close()
 
-    return StreamingResponse(
-        stream(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return _LiveResponse(client, stream())

@@ -43,7 +43,10 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "poolscope_tp_group_stalls_per_second": ("gauge", "THREAD_POOL_STATS.STALLS rate"),
     "poolscope_tp_group_dequeues_per_second": ("gauge", "THREAD_POOL_STATS dequeues rate"),
     "poolscope_tp_group_thread_creations_per_second": ("gauge", "THREAD_POOL_STATS.THREAD_CREATIONS rate"),
-    "poolscope_tp_queued_connections": ("gauge", "rows of THREAD_POOL_QUEUES"),
+    "poolscope_tp_queued_connections": (
+        "gauge",
+        "connections waiting in the pool's queues (THREAD_POOL_QUEUES rows; Percona 8.4.10+ Threadpool_requests_waiting_in_*)",
+    ),
     "poolscope_threads_connected": ("gauge", "Threads_connected"),
     "poolscope_threads_running": ("gauge", "Threads_running"),
     "poolscope_pool_threads": ("gauge", "Threadpool_threads"),

@@ -8,8 +8,12 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from sqlalchemy import delete, insert, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 from poolscope.auth.passwords import DUMMY_HASH, hash_password, verify_password
 from poolscope.auth.ratelimit import RateLimiter
+from poolscope.auth.tables import auth_revoked_sessions
 from poolscope.auth.tokens import SessionClaims, TokenSigner
 from poolscope.config import Role, Settings
 
@@ -39,15 +43,23 @@ class AuthService:
         self.ttl_s = settings.session_ttl_hours * 3600
         self._hashes: dict[str, str] = {}
         self._roles: dict[str, Role] = {}
+        # Changes when the password changes (and only then), so older sessions end.
+        self._password_versions: dict[str, str] = {}
         for user in settings.users:
             self._roles[user.name] = user.role
             if user.password_hash is not None:
-                self._hashes[user.name] = user.password_hash.get_secret_value()
+                stored = user.password_hash.get_secret_value()
+                self._hashes[user.name] = stored
+                self._password_versions[user.name] = self.signer.password_version(b"hash|" + stored.encode())
             elif user.password_env:
                 plain = os.environ.get(user.password_env)
                 if plain:
-                    # Hashed once here so the plain text is not kept around in memory.
+                    # Hashed once here so the plain text is not kept around in memory; the
+                    # version comes from the password itself, since this hash is new every start.
                     self._hashes[user.name] = hash_password(plain)
+                    self._password_versions[user.name] = self.signer.password_version(
+                        b"env|" + plain.encode("utf-8")
+                    )
                 else:
                     log.warning(
                         "user %s cannot log in: environment variable %s is not set",
@@ -55,6 +67,8 @@ class AuthService:
                         user.password_env,
                     )
         self._revoked: dict[str, float] = {}
+        self._engine: AsyncEngine | None = None
+        # Per user name whatever the address (rotating addresses does not help), and per address.
         self.login_limiter = RateLimiter(settings.login_attempts_per_minute, 60)
         self.address_limiter = RateLimiter(settings.login_attempts_per_minute * PER_ADDRESS_FACTOR, 60)
         self.mutation_limiter = RateLimiter(settings.mutations_per_minute, 60)
@@ -62,6 +76,15 @@ class AuthService:
     @property
     def enabled(self) -> bool:
         return bool(self._roles)
+
+    async def attach(self, engine: AsyncEngine) -> None:
+        """Keep revocations in the store from now on, and load those still in force."""
+        now = time.time()
+        async with engine.begin() as conn:
+            await conn.execute(delete(auth_revoked_sessions).where(auth_revoked_sessions.c.expires_at <= now))
+            rows = (await conn.execute(select(auth_revoked_sessions))).all()
+        self._revoked.update({row.sid: row.expires_at for row in rows})
+        self._engine = engine
 
     def authenticate(self, name: str, password: str) -> User | None:
         stored = self._hashes.get(name)
@@ -72,7 +95,7 @@ class AuthService:
         return User(name=name, role=self._roles[name])
 
     def issue(self, user: User) -> tuple[str, SessionClaims]:
-        return self.signer.issue(user.name, self.ttl_s)
+        return self.signer.issue(user.name, self.ttl_s, self._password_versions[user.name])
 
     def session_user(self, token: str | None) -> tuple[User, SessionClaims] | None:
         """The user behind a session cookie, with today's role from the config."""
@@ -84,11 +107,22 @@ class AuthService:
         role = self._roles.get(claims.user)
         if role is None:  # removed from the config since logging in
             return None
+        if claims.password_version != self._password_versions.get(claims.user):
+            return None  # the password changed since logging in
         return User(name=claims.user, role=role), claims
 
-    def revoke(self, claims: SessionClaims) -> None:
+    async def revoke(self, claims: SessionClaims) -> None:
+        if claims.sid in self._revoked:
+            return  # two logouts of one session racing: once is enough
         now = time.time()
         # Forget revocations of tokens that would have expired anyway.
         for sid in [s for s, exp in self._revoked.items() if exp <= now]:
             del self._revoked[sid]
         self._revoked[claims.sid] = claims.expires_at
+        if self._engine is None:  # not started (an app without its lifespan): memory only
+            return
+        async with self._engine.begin() as conn:
+            await conn.execute(delete(auth_revoked_sessions).where(auth_revoked_sessions.c.expires_at <= now))
+            await conn.execute(
+                insert(auth_revoked_sessions).values(sid=claims.sid, expires_at=claims.expires_at)
+            )

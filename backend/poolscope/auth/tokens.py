@@ -1,6 +1,8 @@
 """Signed session tokens and the CSRF token bound to each session (stdlib hmac, no extra deps).
 
-A session token is ``v1.<payload b64>.<hmac-sha256 b64>`` with payload ``{"u", "sid", "exp"}``.
+A session token is ``v2.<payload b64>.<hmac-sha256 b64>`` with payload ``{"u", "sid", "exp", "pv"}``;
+``pv`` is a fingerprint of the user's password, so a changed password ends the sessions opened
+with the old one.
 The CSRF token is an HMAC of the session id, so a cookie planted by another site cannot be
 paired with a header it chose (double submit *and* bound to the session).
 """
@@ -15,7 +17,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-VERSION = "v1"
+VERSION = "v2"
 
 
 def _b64e(data: bytes) -> str:
@@ -31,6 +33,7 @@ class SessionClaims:
     user: str
     sid: str
     expires_at: float
+    password_version: str
 
 
 class TokenSigner:
@@ -39,15 +42,29 @@ class TokenSigner:
             raise ValueError("session secret must be at least 16 bytes")
         self._key = hashlib.sha256(b"poolscope-session|" + secret).digest()
         self._csrf_key = hashlib.sha256(b"poolscope-csrf|" + secret).digest()
+        self._password_key = hashlib.sha256(b"poolscope-password-version|" + secret).digest()
 
     def _sign(self, message: bytes) -> str:
         return _b64e(hmac.new(self._key, message, hashlib.sha256).digest())
 
-    def issue(self, user: str, ttl_s: float, now: float | None = None) -> tuple[str, SessionClaims]:
+    def password_version(self, material: bytes) -> str:
+        """A short keyed digest of what identifies a password (its stored hash): not reversible."""
+        return _b64e(hmac.new(self._password_key, material, hashlib.sha256).digest()[:12])
+
+    def issue(
+        self, user: str, ttl_s: float, password_version: str = "", now: float | None = None
+    ) -> tuple[str, SessionClaims]:
         now = time.time() if now is None else now
-        claims = SessionClaims(user=user, sid=secrets.token_urlsafe(18), expires_at=now + ttl_s)
+        claims = SessionClaims(
+            user=user,
+            sid=secrets.token_urlsafe(18),
+            expires_at=now + ttl_s,
+            password_version=password_version,
+        )
         payload = _b64e(
-            json.dumps({"u": claims.user, "sid": claims.sid, "exp": claims.expires_at}).encode("utf-8")
+            json.dumps(
+                {"u": claims.user, "sid": claims.sid, "exp": claims.expires_at, "pv": claims.password_version}
+            ).encode("utf-8")
         )
         signed = f"{VERSION}.{payload}"
         return f"{signed}.{self._sign(signed.encode('ascii'))}", claims
@@ -63,7 +80,12 @@ class TokenSigner:
             if not hmac.compare_digest(expected, signature):
                 return None
             data = json.loads(_b64d(payload))
-            claims = SessionClaims(user=str(data["u"]), sid=str(data["sid"]), expires_at=float(data["exp"]))
+            claims = SessionClaims(
+                user=str(data["u"]),
+                sid=str(data["sid"]),
+                expires_at=float(data["exp"]),
+                password_version=str(data["pv"]),
+            )
         except (ValueError, KeyError, TypeError, UnicodeError):
             return None
         return claims if claims.expires_at > now else None
@@ -72,7 +94,8 @@ class TokenSigner:
         return _b64e(hmac.new(self._csrf_key, sid.encode("ascii"), hashlib.sha256).digest())
 
     def csrf_valid(self, sid: str, header: str | None, cookie: str | None) -> bool:
-        if not header or not cookie:
+        if not header or not cookie or not (header.isascii() and cookie.isascii()):
+            # compare_digest raises TypeError on non-ASCII str; a token is always ASCII anyway.
             return False
         expected = self.csrf_for(sid)
         # Both must match: the header proves same-origin JS read the cookie, the HMAC binds it

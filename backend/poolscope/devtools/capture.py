@@ -22,7 +22,8 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from poolscope.config import TargetConfig, redact_dsn
+from poolscope.config import TargetConfig
+from poolscope.dsn import redact_dsn
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.collectors.session_lookup import EVERY_SESSION_SQL
 from poolscope.poller.connection import TargetConnection, describe_mysql_error, discovery_statements

@@ -33,9 +33,11 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import aiomysql
+
+from poolscope.dsn import DsnError
+from poolscope.dsn import parse_dsn as dsn_parts
 
 log = logging.getLogger(__name__)
 
@@ -72,23 +74,18 @@ class ConnParams:
 
 
 def parse_dsn(dsn: str, default_database: str = "sbtest") -> ConnParams:
-    """Parse ``mysql://user:pass@host:port/db`` (also ``mariadb://``) and insist on loopback."""
-    parts = urlsplit(dsn)
-    if parts.scheme not in ("mysql", "mariadb", "mysql+aiomysql"):
-        raise LoadgenError(f"DSN must start with mysql:// (got scheme {parts.scheme!r})")
-    host = parts.hostname or "127.0.0.1"
-    ensure_loopback(host)
+    """Parse ``mysql://user:pass@host:port/db`` (poolscope/dsn.py's syntax) and insist on loopback."""
     try:
-        port = parts.port or 3306
-    except ValueError as e:
-        raise LoadgenError(f"bad port in DSN: {e}") from None
-    database = parts.path.lstrip("/") or default_database
+        parts = dsn_parts(dsn.replace("mysql+aiomysql://", "mysql://", 1), "load DSN")
+    except DsnError as e:
+        raise LoadgenError(str(e)) from None
+    ensure_loopback(parts.host)
     return ConnParams(
-        host=host,
-        port=port,
-        user=unquote(parts.username or ""),
-        password=unquote(parts.password or ""),
-        database=database,
+        host=parts.host,
+        port=parts.port,
+        user=parts.user,
+        password=parts.password.get_secret_value(),
+        database=parts.database or default_database,
     )
 
 

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,7 +37,7 @@ from urllib.parse import quote
 
 import pymysql
 
-from poolscope.config import redact_dsn
+from poolscope.dsn import redact_dsn
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,15 @@ INSTALL_DB_CANDIDATES = ("mariadb-install-db", "mysql_install_db")
 _MAX_SOCKET_PATH = 100
 
 _PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class ServerTls:
+    """The server's TLS files (PEM): --ssl-ca, --ssl-cert, --ssl-key."""
+
+    ca: Path
+    cert: Path
+    key: Path
 
 
 class SandboxError(RuntimeError):
@@ -150,7 +160,8 @@ class MariaDBSandbox:
 
     `port` / `extra_port` default to free ports; ``extra_port=0`` runs without an extra
     port (``@@extra_port`` = 0). An existing datadir is reused. Accounts and the `sbtest`
-    database are (re)created on every start, so reuse is idempotent.
+    database are (re)created on every start, so reuse is idempotent. With `tls` the server
+    offers TLS with those files (devtools/tlscerts.py makes a throw-away set); plain TCP still works.
 
     With `die_with_parent` (default) the kernel sends the server SIGTERM when the *thread*
     that called start() exits, so a killed test run never leaves a server behind; call
@@ -173,6 +184,7 @@ class MariaDBSandbox:
         max_connections: int = 500,
         innodb_buffer_pool_size: str = "64M",
         extra_args: tuple[str, ...] = (),
+        tls: ServerTls | None = None,
         die_with_parent: bool = True,
     ) -> None:
         if thread_handling not in ("pool-of-threads", "one-thread-per-connection", "no-threads"):
@@ -197,6 +209,7 @@ class MariaDBSandbox:
         self.max_connections = max_connections
         self.innodb_buffer_pool_size = innodb_buffer_pool_size
         self.extra_args = tuple(extra_args)
+        self.tls = tls
         self.die_with_parent = die_with_parent
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -409,6 +422,8 @@ class MariaDBSandbox:
                 f"--extra-port={self.extra_port}",
                 f"--extra-max-connections={self.extra_max_connections}",
             ]
+        if self.tls is not None:
+            args += [f"--ssl-ca={self.tls.ca}", f"--ssl-cert={self.tls.cert}", f"--ssl-key={self.tls.key}"]
         if os.geteuid() == 0:
             args.append("--user=root")
         args += list(self.extra_args)

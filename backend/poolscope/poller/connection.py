@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import ssl
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,7 +19,11 @@ from pymysql.constants import CLIENT
 
 from poolscope import flavors
 from poolscope.config import TargetConfig
+from poolscope.dsn import ParsedDsn
+from poolscope.enable_pool import RDS_SWITCH, how_to_enable
+from poolscope.poller.collectors.base import PERFORMANCE_SCHEMA_SELECT
 from poolscope.schemas import ConnectionInfo, ServerInfo
+from poolscope.tls import TlsConfig, TlsError, client_context
 
 Flavor = Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
 
@@ -42,13 +47,76 @@ class StatementResult:
 
 def describe_mysql_error(exc: BaseException) -> str:
     """A one-line reason without credentials (PyMySQL messages carry user@host but never passwords)."""
+    cause = exc.__cause__
+    # aiomysql reports a failed handshake as "Can't connect" (2003) and keeps the why here.
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return f"TLS handshake failed: certificate verify failed: {cause.verify_message}"
+    if isinstance(cause, ssl.SSLError):
+        return f"TLS handshake failed: {str(cause.reason or type(cause).__name__).replace('_', ' ').lower()}"
     if isinstance(exc, aiomysql.OperationalError | aiomysql.ProgrammingError | aiomysql.InternalError):
         code = exc.args[0] if exc.args else None
         message = exc.args[1] if len(exc.args) > 1 else str(exc)
         return f"MySQL error {code}: {message}"
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
         return "timed out"
+    if isinstance(exc, ConnectError):
+        return str(exc)
     return f"{type(exc).__name__}: {exc}"
+
+
+class _TlsOnlyConnection(aiomysql.Connection):  # type: ignore[misc]
+    """Refuses a server that does not offer TLS before the credential is sent.
+
+    aiomysql itself falls back to plain TCP in that case, which would let anyone in the middle
+    downgrade the connection and read the login.
+    """
+
+    async def _request_authentication(self) -> None:
+        if not self.server_capabilities & CLIENT.SSL:
+            raise ConnectError("the server does not offer TLS, which this connection requires (tls)")
+        await super()._request_authentication()
+
+
+def _wire_password(password: str) -> str:
+    # aiomysql encodes the password as latin-1. Handing it the UTF-8 bytes sends what the server
+    # hashed for IDENTIFIED BY over a utf8mb4 connection (what the mariadb client sends), and a
+    # character outside latin-1 no longer raises an error that quotes it.
+    return password.encode("utf-8").decode("latin-1")
+
+
+async def open_mysql(
+    params: ParsedDsn, port: int, tls: TlsConfig | None, what: str, timeout_s: float, **options: Any
+) -> aiomysql.Connection:
+    """One connection with the DSN's credential on `port`, over TLS when `tls` is set.
+
+    The one place Poolscope logs in to a server (poller and admin connection alike); `what`
+    names the setting in TLS errors, e.g. "tls of target db1".
+    """
+    context: ssl.SSLContext | None = None
+    if tls is not None:
+        try:
+            context = client_context(tls, what)
+        except TlsError as exc:
+            raise ConnectError(str(exc)) from None
+    conn = (_TlsOnlyConnection if context else aiomysql.Connection)(
+        host=params.host,
+        port=port,
+        user=params.user,
+        password=_wire_password(params.password.get_secret_value()),
+        db=params.database,
+        connect_timeout=timeout_s,
+        autocommit=True,
+        charset="utf8mb4",
+        ssl=context,
+        **options,
+    )
+    try:
+        # aiomysql.connect() is this pair; the class is chosen here for the TLS check above.
+        await asyncio.wait_for(conn._connect(), timeout=timeout_s + 1)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def error_code(exc: BaseException) -> int | None:
@@ -109,26 +177,7 @@ def server_from_discovery(
     version_tuple = parse_version(version)
     flavor = detect_flavor(version, version_comment)
     thread_handling = variables.get("thread_handling", "one-thread-per-connection")
-    notes: list[str] = []
-    pool_kind: flavors.PoolKind | None = None
-    percona_variables = "thread_pool_high_prio_mode" in variables
-    if tables & set(MYSQL_TP_TABLES):
-        pool_kind = "mysql_enterprise"
-    elif thread_handling == "pool-of-threads":
-        if flavor == "mariadb" or ("THREAD_POOL_GROUPS" in tables and not percona_variables):
-            pool_kind = "mariadb"
-        elif flavor in ("percona", "alisql") or percona_variables:
-            pool_kind = "percona"
-            if flavor not in ("percona", "alisql"):
-                notes.append(
-                    f"Percona-compatible thread pool variables (thread_pool_high_prio_mode) on a {flavor} "
-                    "server: read as a Percona-derived pool (status Threadpool_*, no per-group data)."
-                )
-        else:
-            notes.append(
-                "thread_handling=pool-of-threads, but neither MariaDB's THREAD_POOL_* tables nor "
-                "Percona's variables were found: only server-wide threads and throughput are shown."
-            )
+    pool_kind, grant_needed, notes = _pool_kind(flavor, thread_handling, variables, tables)
     if flavor == "unknown":
         notes.append(
             f"Could not tell the server's flavor from @@version {version!r} / @@version_comment "
@@ -139,12 +188,14 @@ def server_from_discovery(
     exact = variables.get("thread_pool_exact_stats")
     exact_stats = None if exact is None else exact.upper() == "ON"
     admin_address = variables.get("admin_address", "")
+    rds_switch = variables.get(RDS_SWITCH)
+    pool_enabled = pool_kind is not None or (rds_switch is None and thread_handling == "pool-of-threads")
     server = ServerInfo(
         flavor=flavor,
         version=version,
         version_tuple=version_tuple,
         thread_handling=thread_handling,
-        pool_enabled=pool_kind is not None or thread_handling == "pool-of-threads",
+        pool_enabled=pool_enabled,
         pool_tables=sorted(tables),
         exact_stats=exact_stats,
         queue_time_mode=None if exact_stats is None else ("exact" if exact_stats else "coarse"),
@@ -152,20 +203,76 @@ def server_from_discovery(
         # The MySQL admin interface exists only when admin_address is set.
         admin_port=int(variables.get("admin_port", "0") or 0) if admin_address else 0,
         pool_kind=pool_kind,
+        pool_grant_needed=grant_needed,
         edition=version_comment or None,
         known_variables=[n for n in POLLED_VARIABLES if n in variables],
         notes=notes,
     )
+    spec = flavors.flavor_spec(server)
+    if spec is not None and not spec.size.dynamic:
+        server.startup_pool_size = _int(variables.get(spec.size.name))
     server.capabilities = capabilities(server)
     if not server.pool_enabled:
-        server.enable_hint, server.enable_snippet = flavors.how_to_enable(server)
+        server.enable_hint, server.enable_snippet = how_to_enable(
+            flavor, version_tuple, server.edition, rds_switch is not None
+        )
     note = flavors.version_note(server)
     if note:
         server.notes.append(note)
     return server
 
 
-def capabilities(server: ServerInfo) -> list[str]:
+def _pool_kind(
+    flavor: Flavor, thread_handling: str, variables: dict[str, str], tables: set[str]
+) -> tuple[flavors.PoolKind | None, str | None, list[str]]:
+    """Which pool runs, the GRANT it needs to be read (None: readable), and notes on how it was told."""
+    notes: list[str] = []
+    percona_variables = "thread_pool_high_prio_mode" in variables
+    rds_switch = variables.get(RDS_SWITCH)
+    if tables & set(MYSQL_TP_TABLES) or thread_handling == "loaded-dynamically":
+        # The plugin sets thread_handling=loaded-dynamically when it initialises (MySQL manual,
+        # "Thread Pool Installation"); its tp_* tables are invisible without SELECT on them.
+        if tables & set(MYSQL_TP_TABLES):
+            return "mysql_enterprise", None, notes
+        notes.append(
+            "thread_handling=loaded-dynamically: the thread_pool plugin is running, but this user cannot "
+            f"see its performance_schema.tp_* tables. GRANT {PERFORMANCE_SCHEMA_SELECT} to read the pool."
+        )
+        return "mysql_enterprise", PERFORMANCE_SCHEMA_SELECT, notes
+    if rds_switch is not None:
+        notes.append(
+            f"{RDS_SWITCH}={rds_switch}: an Alibaba Cloud RDS / AliSQL thread pool, switched by "
+            f"{RDS_SWITCH} (thread_handling has no effect there); read as a Percona-derived pool "
+            "(Threadpool_* status where the server has it, no per-group data)."
+        )
+        return ("percona" if rds_switch.upper() in ("ON", "1") else None), None, notes
+    if thread_handling != "pool-of-threads":
+        return None, None, notes
+    if flavor == "mariadb" or ("THREAD_POOL_GROUPS" in tables and not percona_variables):
+        return "mariadb", None, notes
+    if flavor in ("percona", "alisql") or percona_variables:
+        if flavor not in ("percona", "alisql"):
+            notes.append(
+                f"Percona-compatible thread pool variables (thread_pool_high_prio_mode) on a {flavor} "
+                "server: read as a Percona-derived pool (status Threadpool_*, no per-group data)."
+            )
+        return "percona", None, notes
+    notes.append(
+        "thread_handling=pool-of-threads, but neither MariaDB's THREAD_POOL_* tables nor "
+        "Percona's variables were found: only server-wide threads and throughput are shown."
+    )
+    return None, None, notes
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def capabilities(server: ServerInfo, status_names: frozenset[str] = frozenset()) -> list[str]:
+    """What the UI may offer; `status_names`: the Threadpool_* status this server reported."""
     tables = set(server.pool_tables)
     caps: list[str] = []
     if server.pool_kind == "mariadb":
@@ -180,8 +287,11 @@ def capabilities(server: ServerInfo) -> list[str]:
         caps.append(flavors.CAP_POOL_THREADS)
     elif server.pool_kind == "percona":
         caps.append(flavors.CAP_POOL_THREADS)
-        if server.version_tuple >= (8, 4, 0):
+        # By what the server reports, not by version: the statistics arrived in 8.4.10-10.
+        if status_names & set(flavors.PERCONA_QUEUE_WAIT_STATUS):
             caps.append(flavors.CAP_QUEUE_WAIT_STATS)
+        if status_names & set(flavors.PERCONA_QUEUE_DEPTH_STATUS.values()):
+            caps.append(flavors.CAP_QUEUE_DEPTH)
     elif server.pool_kind == "mysql_enterprise":
         if "tp_thread_group_state" in tables:
             caps.append(flavors.CAP_GROUPS)
@@ -210,20 +320,14 @@ class TargetConnection:
 
     async def _open(self, host: str, port: int) -> aiomysql.Connection:
         params = self.config.connection_params()
-        return await asyncio.wait_for(
-            aiomysql.connect(
-                host=host,
-                port=port,
-                user=params.user,
-                password=params.password.get_secret_value(),
-                db=params.database,
-                connect_timeout=self.config.connect_timeout_s,
-                autocommit=True,
-                charset="utf8mb4",
-                # All collectors' statements go in one round trip (REFERENCE.md §4).
-                client_flag=CLIENT.MULTI_STATEMENTS,
-            ),
-            timeout=self.config.connect_timeout_s + 1,
+        return await open_mysql(
+            params.model_copy(update={"host": host}),
+            port,
+            self.config.tls,
+            f"tls of target {self.config.name}",
+            self.config.connect_timeout_s,
+            # All collectors' statements go in one round trip (REFERENCE.md §4).
+            client_flag=CLIENT.MULTI_STATEMENTS,
         )
 
     async def connect(self) -> None:

@@ -24,6 +24,7 @@ from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseCo
 from poolscope.poller.collectors.global_status import StatusSection
 from poolscope.poller.collectors.innodb_trx import MIN_LISTED_AGE_S
 from poolscope.poller.collectors.innodb_trx_summary import TrxSummary
+from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector
 from poolscope.poller.collectors.mysql_tp_group_stats import MysqlGroupCounters, MysqlStatsSection
 from poolscope.poller.collectors.percona_threadpool_status import PerconaPoolSection
 from poolscope.poller.collectors.processlist import ProcesslistSection
@@ -34,6 +35,7 @@ from poolscope.poller.connection import (
     PRIVILEGE_ERRORS,
     ConnectError,
     StatementResult,
+    capabilities,
     describe_mysql_error,
     error_code,
     open_connection,
@@ -316,6 +318,7 @@ class TargetPoller:
             server.queue_time_mode = "exact" if exact else "coarse"
 
         # MariaDB's THREAD_POOL_* or MySQL Enterprise's tp_* tables: the same per-group model.
+        self._learn_pool_access(server, outputs)
         groups: list[GroupState] = _section(
             outputs, "thread_pool_groups", _section(outputs, "mysql_tp_group_state", [])
         )
@@ -420,7 +423,29 @@ class TargetPoller:
         state.ratios.thread_cache_miss = thread_ratio
         state.ratios.buffer_pool_miss = buffer_ratio
         state.queued_connections = queue_summary.total if queue_summary else None
+        if state.pool is not None and state.pool.queue_depth is not None:
+            # Percona 8.4.10+: the server's own whole-pool count (no per-connection rows).
+            state.queued_connections = state.pool.queue_depth.total
         return state
+
+    def _learn_pool_access(self, server: ServerInfo, outputs: dict[str, CollectorOutput]) -> None:
+        """What this poll showed the server can report, where discovery could not know it.
+
+        Percona's statistics and queue depth are status variables that exist from 8.4.10 on: the
+        capabilities follow what the server reports, not its version. A MySQL Enterprise pool
+        whose tp_* tables were hidden (no grant) becomes readable once a read of them succeeds.
+        """
+        percona: PerconaPoolSection | None = _section(outputs, "percona_threadpool_status", None)
+        if percona is not None:
+            server.capabilities = capabilities(server, percona.status_names)
+        if server.pool_grant_needed is not None:
+            readable = {
+                c.table for c in self.collectors if isinstance(c, MysqlTpCollector) and c.name in outputs
+            }
+            if readable:
+                server.pool_grant_needed = None
+                server.pool_tables = sorted(set(server.pool_tables) | readable)
+                server.capabilities = capabilities(server)
 
     async def close(self) -> None:
         await self.connection.close()
@@ -505,6 +530,7 @@ def _pool_summary(
     spec = flavor_spec(server)
     raw_limit = variables.get(spec.stall_limit.name if spec else "thread_pool_stall_limit")
     percona: PerconaPoolSection | None = _section(outputs, "percona_threadpool_status", None)
+    mysql_stats: MysqlStatsSection | None = _section(outputs, "mysql_tp_group_stats", None)
     threads = _int_or_none(status.get("Threadpool_threads"))
     if threads is None and groups:
         threads = sum(g.threads for g in groups)
@@ -520,6 +546,9 @@ def _pool_summary(
         high_prio_mode=variables.get("thread_pool_high_prio_mode"),
         high_prio_tickets=variables.get("thread_pool_high_prio_tickets"),
         queue_wait=percona.stats if percona else [],
+        queue_depth=percona.queue_depth if percona else None,
+        admin_group=mysql_stats.admin if mysql_stats else None,
+        thread_states=_section(outputs, "mysql_tp_thread_state", None),
     )
 
 

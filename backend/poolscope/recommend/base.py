@@ -51,6 +51,9 @@ class Finding:
     chart_metrics: list[str]
     apply: ApplyKind = "live"
     unit: str | None = None
+    # The lines to put in the config when the change is not one variable = value (turning the
+    # pool on: poolscope/enable_pool.py); None: "[section] variable = proposed".
+    config_snippet: str | None = None
 
 
 @dataclass
@@ -105,6 +108,18 @@ def as_int(value: str | None) -> int | None:
         return int(float(value)) if value is not None else None
     except ValueError:
         return None
+
+
+# Requests waiting in the pool, per poll: per group where the server has groups (MariaDB, MySQL
+# Enterprise), else the whole pool's count (Percona 8.4.10+ reports only that).
+QUEUE_BY_GROUP = "tp_group_queue_length"
+QUEUE_WHOLE_POOL = "tp_queued_connections"
+QUEUE_METRICS = (QUEUE_BY_GROUP, QUEUE_WHOLE_POOL)
+
+
+def queue_metric(ctx: RuleContext) -> str:
+    """The queue series this server has: the window's per-poll totals of either mean 'requests queued'."""
+    return QUEUE_BY_GROUP if ctx.window.count(QUEUE_BY_GROUP) else QUEUE_WHOLE_POOL
 
 
 def too_little(ctx: RuleContext, metric: str) -> Clear | None:

@@ -247,7 +247,8 @@ class Recommender:
             read_more=finding.read_more,
             chart_metrics=finding.chart_metrics,
             chart_url=f"/targets/{ctx.target}?from={int(start)}&to={int(end) + 1}",
-            config_snippet=config_snippet(server.flavor, finding.variable, finding.proposed),
+            config_snippet=finding.config_snippet
+            or config_snippet(server.flavor, finding.variable, finding.proposed),
             persist_sql=(
                 f"SET PERSIST {finding.variable} = {finding.proposed}"
                 if finding.apply == "live" and supports_set_persist(server.flavor, server.version_tuple)

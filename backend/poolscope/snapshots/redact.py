@@ -9,7 +9,11 @@ _LITERAL = re.compile(
     r"""'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|\b0x[0-9a-fA-F]+\b|\bX'[0-9a-fA-F]*'|(?<![\w.$])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\b""",
     re.DOTALL,
 )
-_SECRET_NAME = re.compile(r"password|passwd|secret|_auth\b|auth_|_key$|_key_|credential|token", re.IGNORECASE)
+# `pass` and `key` only as a whole word of the name: bypass_*, key_buffer_size and the like are settings.
+_SECRET_NAME = re.compile(
+    r"pass(?:word|wd|phrase)|pwd|(?:^|_)pass(?:_|$)|secret|_auth\b|auth_|(?:^|_)key$|_key_|credential|token",
+    re.IGNORECASE,
+)
 REDACTED = "<redacted>"
 
 

@@ -1,10 +1,16 @@
-"""Fan-out of poll events to live subscribers (SSE clients); a slow client never slows the poller."""
+"""Fan-out of poll events to live subscribers (SSE clients); a slow client never slows the poller.
+
+In-process subscribers (the alert engine) get the event objects. SSE clients get `Frame`s: each
+event is encoded once, at publish, and the same bytes go to every client.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TypeVar
 
 from poolscope.schemas import AlertEvent, PollEvent
 
@@ -13,18 +19,55 @@ LiveEvent = PollEvent | AlertEvent
 
 SUBSCRIBER_BUFFER = 64
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One event as a ready Server-Sent Events message."""
+
+    kind: str  # "poll" or "alert"
+    target: str
+    data: bytes
+
+
+def encode(event: LiveEvent) -> Frame:
+    kind = "alert" if isinstance(event, AlertEvent) else "poll"
+    data = b"event: " + kind.encode() + b"\ndata: " + event.model_dump_json().encode("utf-8") + b"\n\n"
+    return Frame(kind=kind, target=event.target, data=data)
+
+
+def _offer(queue: asyncio.Queue[T], item: T) -> None:
+    if queue.full():
+        # Drop the oldest: a live view wants the newest state, not a backlog.
+        with contextlib.suppress(asyncio.QueueEmpty):
+            queue.get_nowait()
+    queue.put_nowait(item)
+
+
+class ClientSubscription:
+    """An SSE client's place in the hub; `close()` (idempotent) gives the place back."""
+
+    def __init__(self, hub: LiveHub) -> None:
+        self.queue: asyncio.Queue[Frame] = asyncio.Queue(maxsize=SUBSCRIBER_BUFFER)
+        self._hub = hub
+
+    def close(self) -> None:
+        self._hub._clients.discard(self)
+
 
 class LiveHub:
     def __init__(self) -> None:
         self._subscribers: set[asyncio.Queue[LiveEvent]] = set()
+        self._clients: set[ClientSubscription] = set()
 
     def publish(self, event: LiveEvent) -> None:
         for queue in self._subscribers:
-            if queue.full():
-                # Drop the oldest: a live view wants the newest state, not a backlog.
-                with contextlib.suppress(asyncio.QueueEmpty):
-                    queue.get_nowait()
-            queue.put_nowait(event)
+            _offer(queue, event)
+        if self._clients:
+            frame = encode(event)
+            for client in self._clients:
+                _offer(client.queue, frame)
 
     @contextlib.asynccontextmanager
     async def subscribe(self) -> AsyncIterator[asyncio.Queue[LiveEvent]]:
@@ -35,6 +78,18 @@ class LiveHub:
         finally:
             self._subscribers.discard(queue)
 
+    def open_client(self, limit: int) -> ClientSubscription | None:
+        """A place for one more SSE client, or None when `limit` are connected already."""
+        if len(self._clients) >= limit:
+            return None
+        client = ClientSubscription(self)
+        self._clients.add(client)
+        return client
+
     @property
     def subscriber_count(self) -> int:
-        return len(self._subscribers)
+        return len(self._subscribers) + len(self._clients)
+
+    @property
+    def client_count(self) -> int:
+        return len(self._clients)

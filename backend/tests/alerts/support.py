@@ -66,7 +66,8 @@ class Receiver:
 class SseReader:
     """Reads /api/live in a thread and keeps (arrival time, event name, parsed data)."""
 
-    def __init__(self, base_url: str, query: str = "") -> None:
+    def __init__(self, base_url: str, query: str = "", cookies: dict[str, str] | None = None) -> None:
+        self.cookies = cookies or {}  # a session: with users configured the channel needs a login
         self.events: list[tuple[float, str, dict[str, Any]]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(base_url, query), daemon=True)
@@ -78,7 +79,9 @@ class SseReader:
 
     def _read(self, base_url: str, query: str) -> None:
         with (
-            httpx.Client(base_url=base_url, timeout=httpx.Timeout(10, read=30)) as client,
+            httpx.Client(
+                base_url=base_url, timeout=httpx.Timeout(10, read=30), cookies=self.cookies
+            ) as client,
             client.stream("GET", f"/api/live{query}") as response,
         ):
             name = None
@@ -99,15 +102,26 @@ class SseReader:
 
 
 @contextmanager
-def served(settings: Settings) -> Iterator[httpx.Client]:
-    """The whole app on a real uvicorn (lifespan, poller, engine), on a free port."""
+def served(settings: Settings, login_as: tuple[str, str] | None = None) -> Iterator[httpx.Client]:
+    """The whole app on a real uvicorn (lifespan, poller, engine), on a free port; its client is
+    logged in as `login_as` (name, password), since with users every read needs a session."""
     with uvicorn_app(settings) as base:
         client = httpx.Client(base_url=base, timeout=20)
         try:
+            if login_as is not None:
+                wait_for(lambda: _answers(client), 30, "the app never answered")
+                login(client, *login_as)
             wait_for(lambda: _ready(client), 30, "the app never answered with a polled state")
             yield client
         finally:
             client.close()
+
+
+def _answers(client: httpx.Client) -> bool:
+    try:
+        return client.get("/api/health").is_success
+    except httpx.TransportError:
+        return False
 
 
 def _ready(client: httpx.Client) -> bool:

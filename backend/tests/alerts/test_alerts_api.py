@@ -1,5 +1,5 @@
-"""The alerts API over a real app and MariaDB: open reads, operator-only silences with clear 4xx, no secret
-in the rules answer."""
+"""The alerts API over a real app and MariaDB: reads for logged-in users, operator-only silences with clear
+4xx, no secret in the rules answer."""
 
 from __future__ import annotations
 
@@ -35,20 +35,22 @@ def app(monitor_dsn, tmp_path_factory):
             "overrides": {"db1": {"queue_length_max": 50}},
         },
     )
-    with served(settings) as client:
+    with served(settings, login_as=("vi", VIEWER_PW)) as client:
         yield client
 
 
-def test_reads_are_open_and_rules_hide_receiver_secrets(app):
+def test_reads_need_a_login_and_rules_hide_receiver_secrets(app):
     with httpx.Client(base_url=str(app.base_url), timeout=10) as anonymous:
-        assert anonymous.get("/api/alerts").json() == {"active": [], "silences": []}
-        rules = anonymous.get("/api/alerts/rules")
+        assert anonymous.get("/api/alerts").status_code == 401
+        assert anonymous.get("/api/alerts/rules").status_code == 401
+    assert app.get("/api/alerts").json() == {"active": [], "silences": []}
+    rules = app.get("/api/alerts/rules")
     assert rules.status_code == 200
     body = rules.json()
     assert {r["name"] for r in body["rules"]} >= {"group_stalled", "target_down", "lock_wait_long"}
     assert body["overrides"] == {"db1": {"queue_length_max": 50}}
     assert body["receivers"] == [
-        {"name": "chat", "url": "https://hooks.example.com/x", "send_resolved": True}
+        {"name": "chat", "url": "https://hooks.example.com/…", "send_resolved": True}
     ]
     assert "s3cr3t" not in rules.text and "t0k3n" not in rules.text
 

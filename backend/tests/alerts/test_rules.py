@@ -83,6 +83,14 @@ def test_old_transaction_and_long_lock_wait():
     assert evaluate("transaction_old", state(1, transactions=transactions())) == []
 
 
+def test_lock_wait_quotes_the_statement_without_its_literals():
+    query = "UPDATE accounts SET email = 'alice@example.com' WHERE id = 90417"
+    waiting = Transaction(trx_id="43", state="LOCK WAIT", age_s=40.0, wait_s=35.0, thread_id=10, query=query)
+    (lock,) = evaluate("lock_wait_long", state(1, transactions=transactions(waiting)))
+    assert "Query: UPDATE accounts SET email = ? WHERE id = ?" in lock.description
+    assert "alice" not in lock.description and "90417" not in lock.description
+
+
 def test_pool_threads_and_connections_near_their_caps():
     s = state(1, threads=threads(pool_threads=95, connected=185))
     assert evaluate("pool_threads_near_max", s)[0].level == "breach"  # 95 of 100

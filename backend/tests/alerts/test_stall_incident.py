@@ -40,9 +40,9 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
         snapshots={"window_before_s": 30, "window_after_s": 3, "auto_cooldown_s": 600},
     )
     try:
-        with served(settings) as api:
-            sse = SseReader(str(api.base_url), "?target=db1")
+        with served(settings, login_as=("op", OPERATOR_PW)) as api:
             headers = login(api, "op", OPERATOR_PW)
+            sse = SseReader(str(api.base_url), "?target=db1", cookies=dict(api.cookies))
             with (
                 global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=100),
                 incident_load(mariadb),

@@ -139,6 +139,21 @@ async def test_mutation_needs_login_csrf_and_role(monkeypatch):
         assert ok.status_code == 200 and ok.json() == {"by": "op"}
 
 
+async def test_a_non_ascii_csrf_token_is_a_clear_403(monkeypatch):
+    async with client(make_app(monkeypatch)) as c:
+        await login(c, "op", OPERATOR_PW)
+        for value in ("é".encode("latin-1"), "токен".encode()):
+            res = await c.post("/api/test-change", headers={"X-CSRF-Token": value})
+            assert res.status_code == 403, res.text
+            assert res.json()["detail"] == "malformed X-CSRF-Token header (must be ASCII)"
+            res = await c.post("/api/auth/logout", headers={"X-CSRF-Token": value})
+            assert res.status_code == 403 and "ASCII" in res.json()["detail"]
+        assert (await c.get("/api/auth/me")).status_code == 200  # still logged in
+    signer = TokenSigner(b"k" * 32)
+    good = signer.csrf_for("sid")
+    assert not signer.csrf_valid("sid", good, "é" + good)  # a non-ASCII cookie: refused, no TypeError
+
+
 async def test_logout_revokes_the_session(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
         await login(c, "op", OPERATOR_PW)

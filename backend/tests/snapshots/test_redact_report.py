@@ -28,6 +28,14 @@ def test_secret_looking_variables_never_leave():
     assert out["thread_pool_size"] == "4" and out["server_audit_file_path"] == "x"
 
 
+def test_short_secret_names_are_caught_and_settings_that_merely_contain_pass_or_key_are_not():
+    secrets = ["repl_pwd", "backup_pass", "Sync_Passwd", "x_passphrase", "api_token", "aws_credentials"]
+    settings = ["key_buffer_size", "bypass_mode", "compass_heading", "innodb_checksum_algorithm"]
+    out = redact_variables({name: "v" for name in secrets + settings})
+    assert [n for n in secrets if out[n] != REDACTED] == []
+    assert [n for n in settings if out[n] != "v"] == []
+
+
 def test_chart_draws_lines_breaks_gaps_and_marks_the_moment():
     series = SeriesOut(
         metric="tp_group_queue_length",

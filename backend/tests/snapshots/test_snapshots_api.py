@@ -36,7 +36,7 @@ def app(monitor_dsn, tmp_path_factory):
         ],
         snapshots={"window_before_s": 20, "window_after_s": 1, "max_count": 3, "import_max_mb": 1},
     )
-    with served(settings) as client:
+    with served(settings, login_as=("vi", VIEWER_PW)) as client:
         yield client
 
 

@@ -1,6 +1,6 @@
 // Login state and mutating requests: `mutate()` sends the CSRF header, `useAuth()` shares who is logged in.
 import { useSyncExternalStore } from 'react';
-import { ApiError, detailFromBody } from './client';
+import { ApiError, detailFromBody, setUnauthorizedHandler } from './client';
 
 export type Role = 'viewer' | 'operator';
 
@@ -69,6 +69,8 @@ export interface AuthState {
   user: AuthUser | null;
   /** Why nobody is logged in, when the backend said (e.g. "no users configured: ..."). */
   note: string | null;
+  /** A read answered 401: this backend shows nothing without a login (users, no anonymous_read). */
+  loginRequired?: boolean;
 }
 
 let state: AuthState = { status: 'unknown', user: null, note: null };
@@ -84,6 +86,11 @@ function subscribe(cb: () => void): () => void {
   return () => listeners.delete(cb);
 }
 
+// A read refused with 401 (never logged in, session expired or revoked): the app shows the login page.
+setUnauthorizedHandler((detail) => {
+  if (!state.loginRequired || state.user) setAuth({ status: 'anonymous', user: null, note: detail, loginRequired: true });
+});
+
 let inflight: Promise<void> | null = null;
 
 /** Ask the backend who is logged in (once; later calls share the answer unless `force`). */
@@ -94,6 +101,8 @@ export function refreshAuth(force = false): Promise<void> {
       const res = await fetch('/api/auth/me', { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
       const body: unknown = await res.json().catch(() => null);
       if (res.ok) setAuth({ status: 'user', user: body as AuthUser, note: null });
+      // A read may have said already that a login is needed: keep that (and its note).
+      else if (state.loginRequired) setAuth({ ...state, status: 'anonymous', user: null });
       else setAuth({ status: 'anonymous', user: null, note: detailFromBody(body) });
     } catch {
       setAuth({ status: 'anonymous', user: null, note: 'the Poolscope API did not answer' });

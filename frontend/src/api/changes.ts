@@ -84,6 +84,15 @@ export interface ApplyPreview {
 
 export type GuardStatus = 'watching' | 'kept' | 'reverted' | 'superseded' | 'interrupted';
 
+// unverified: the SET was accepted (or its answer lost) but the value could not be read back;
+// the server probably holds new_value and the change can be reverted.
+export type AuditResult = 'applied' | 'unverified' | 'failed';
+
+/** Results after which the server may hold new_value: revertible, drawn on the charts. */
+export function tookEffect(result: AuditResult): boolean {
+  return result !== 'failed';
+}
+
 export interface AuditEntry {
   id: number;
   ts: number;
@@ -92,7 +101,7 @@ export interface AuditEntry {
   variable: string;
   old_value: string | null;
   new_value: string;
-  result: 'applied' | 'failed';
+  result: AuditResult;
   detail: string | null;
   user: string;
   recommendation_id: string | null;

@@ -43,6 +43,14 @@ function kindFor(status: number): ApiErrorKind {
   return 'http';
 }
 
+type UnauthorizedHandler = (detail: string | null) => void;
+let onUnauthorized: UnauthorizedHandler = () => undefined;
+
+/** Called with the backend's detail when a read answers 401 (api/auth.ts then shows the login page). */
+export function setUnauthorizedHandler(handler: UnauthorizedHandler): void {
+  onUnauthorized = handler;
+}
+
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   let res: Response;
   try {
@@ -66,6 +74,7 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   }
   if (!res.ok) {
     const detail = detailFromBody(body);
+    if (res.status === 401) onUnauthorized(detail);
     let kind = kindFor(res.status);
     // A 502 carrying a FastAPI detail came from the backend itself, not from a dead proxy target.
     if (kind === 'unreachable' && detail) kind = 'http';

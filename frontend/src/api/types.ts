@@ -7,7 +7,15 @@ export type Flavor = 'mariadb' | 'mysql' | 'percona' | 'alisql' | 'unknown';
 /** Which thread pool implementation runs (backend poolscope/flavors.py); null when none / off. */
 export type PoolKind = 'mariadb' | 'percona' | 'mysql_enterprise';
 /** What a server can report (ServerInfo.capabilities): the UI offers only these panels. */
-export type Capability = 'groups' | 'group_stats' | 'queue_entries' | 'waits' | 'pool_threads' | 'queue_wait_stats';
+export type Capability =
+  | 'groups'
+  | 'group_stats'
+  | 'queue_entries'
+  | 'waits'
+  | 'pool_threads'
+  | 'queue_wait_stats'
+  /** Percona 8.4.10+: requests waiting in the whole pool's queues (no per-group figure). */
+  | 'queue_depth';
 export type QueueTimeMode = 'exact' | 'coarse';
 export type PortKind = 'extra_port' | 'admin_port' | 'port' | 'fixture';
 
@@ -31,6 +39,8 @@ export interface ServerInfo {
   /** Pool off: what enabling it involves on this flavor, and a config snippet. */
   enable_hint?: string | null;
   enable_snippet?: string | null;
+  /** The pool runs but this user cannot read its tables: the privilege, as GRANT spells it. */
+  pool_grant_needed?: string | null;
 }
 
 export interface ConnectionInfo {
@@ -112,6 +122,7 @@ export interface GroupState {
   stalled_threads?: number | null;
 }
 
+/** Percona 8.4.10+: avg…cnt cover every request since server start; window_* the requests of the last poll(s). */
 export interface QueueWaitStat {
   name: string;
   avg: number | null;
@@ -119,6 +130,32 @@ export interface QueueWaitStat {
   max: number | null;
   dev: number | null;
   cnt: number | null;
+  window_avg?: number | null;
+  window_count?: number | null;
+  window_s?: number | null;
+}
+
+/** Percona 8.4.10+: requests waiting now, summed over all groups by the server. */
+export interface QueueDepth {
+  normal: number | null;
+  high: number | null;
+  starved: number | null;
+}
+
+/** MySQL Enterprise 8.0.31+: the Admin thread group (TP_CONNECTION_ADMIN connections). */
+export interface AdminGroup {
+  group_id: number;
+  queries_per_s: number | null;
+  connections_per_s: number | null;
+}
+
+/** MySQL Enterprise tp_thread_state, summarised (STATE and MARKED_STALLED from 8.4). */
+export interface ThreadStates {
+  threads: number;
+  by_state: Record<string, number>;
+  by_type: Record<string, number>;
+  marked_stalled: number | null;
+  waiting: Record<string, number>;
 }
 
 /** Whole-pool figures (for Percona the only pool data there is). */
@@ -132,6 +169,9 @@ export interface PoolSummary {
   high_prio_mode: string | null;
   high_prio_tickets: string | null;
   queue_wait: QueueWaitStat[];
+  queue_depth?: QueueDepth | null;
+  admin_group?: AdminGroup | null;
+  thread_states?: ThreadStates | null;
 }
 
 export interface QueuedConnection {

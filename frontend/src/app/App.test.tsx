@@ -1,5 +1,6 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { resetAuthForTests } from '../api/auth';
 import { makeState, makeTarget } from '../test/fixtures';
 import { installEventSource, stubFetch } from '../test/fakes';
 import { App } from './App';
@@ -95,5 +96,37 @@ describe('App routing and URL range', () => {
     });
     await waitFor(() => expect(window.location.search).toBe('?range=5m'));
     expect(screen.getByTestId('range-5m').getAttribute('aria-pressed')).toBe('true');
+  });
+});
+
+describe('App when reads need a login', () => {
+  it('shows the login page and no data after a read answers 401, and the pages once logged in', async () => {
+    resetAuthForTests();
+    let loggedIn = false;
+    const refused = { status: 401, body: { detail: 'log in to read: this Poolscope has users configured' } };
+    fetchMock = stubFetch({
+      '/api/auth/me': () =>
+        loggedIn ? { body: { name: 'vi', role: 'viewer' } } : { status: 401, body: { detail: 'not logged in' } },
+      '/api/auth/login': () => {
+        loggedIn = true;
+        return { body: { name: 'vi', role: 'viewer' } };
+      },
+      '/api/targets': () => (loggedIn ? { body: [makeTarget()] } : refused),
+      '/api/alerts': () => (loggedIn ? { body: { active: [], silences: [] } } : refused),
+    });
+    window.history.replaceState(null, '', '/');
+    render(<App />);
+    expect(await screen.findByTestId('login-page')).toBeTruthy();
+    await waitFor(() => expect(screen.getByTestId('login-note').textContent).toContain('log in to read'));
+    expect(screen.queryByTestId('overview-page')).toBeNull();
+    expect(screen.queryByTestId('target-link')).toBeNull();
+
+    fireEvent.change(screen.getByTestId('login-username'), { target: { value: 'vi' } });
+    fireEvent.change(screen.getByTestId('login-password'), { target: { value: 'pw' } });
+    fireEvent.click(screen.getByTestId('login-submit'));
+    expect(await screen.findByTestId('target-link')).toBeTruthy();
+    expect(screen.queryByTestId('login-page')).toBeNull();
+    expect(window.location.pathname).toBe('/');
+    resetAuthForTests();
   });
 });

@@ -1,5 +1,6 @@
 // App shell: header with navigation, the alert banner (every page) and the route switch.
 import { Suspense } from 'react';
+import { useAuth } from '../api/auth';
 import { AlertBanner } from '../features/alerts/AlertBanner';
 import { LoginForm, UserMenu } from '../features/auth/LoginForm';
 import { OverviewPage } from '../features/overview/OverviewPage';
@@ -8,7 +9,7 @@ import { TargetPage } from '../features/target/TargetPage';
 import { Link, Notice } from '../ui/ui';
 import { Footer } from './Footer';
 import { lazyPage, PageLoading } from './lazyPage';
-import { loginNext, parseRoute, useLocation } from './router';
+import { loginNext, parseRoute, useLocation, type Route } from './router';
 
 // The overview and target pages are in the first-load bundle; the others load on first visit.
 const AlertsPage = lazyPage(() => import('../features/alerts/AlertsPage').then((m) => m.AlertsPage));
@@ -18,6 +19,10 @@ const SnapshotView = lazyPage(() => import('../features/snapshots/SnapshotView')
 export function App() {
   const { pathname, search } = useLocation();
   const route = parseRoute(pathname);
+  const auth = useAuth();
+  // Reads need a login here (a read answered 401): show the login form instead of any page, and
+  // nothing that would fetch data, until someone logs in.
+  const locked = auth.loginRequired === true && !auth.user;
   return (
     <div className="app">
       <header className="topbar">
@@ -37,28 +42,40 @@ export function App() {
           </Link>
         </nav>
         <span className="topbar-note muted small">MariaDB / MySQL thread pool</span>
-        <TopbarCapture current={route.page === 'target' ? route.name : undefined} />
+        {locked ? null : <TopbarCapture current={route.page === 'target' ? route.name : undefined} />}
         <UserMenu />
       </header>
-      <AlertBanner />
-      <main>
-        {route.page === 'overview' ? <OverviewPage /> : null}
-        {route.page === 'target' ? <TargetPage key={route.name} name={route.name} /> : null}
-        {route.page === 'login' ? <LoginForm next={loginNext(search)} /> : null}
-        <Suspense fallback={<PageLoading />}>
-          {route.page === 'alerts' ? <AlertsPage /> : null}
-          {route.page === 'snapshots' ? <SnapshotsPage /> : null}
-          {route.page === 'snapshot' ? <SnapshotView key={route.id} id={route.id} /> : null}
-        </Suspense>
-        {route.page === 'notfound' ? (
-          <div className="page">
-            <Notice tone="warn" title="Page not found" testId="route-not-found">
-              No page at <code>{route.path}</code>. <Link href="/">Go to the overview</Link>.
-            </Notice>
-          </div>
-        ) : null}
-      </main>
+      {locked ? null : <AlertBanner />}
+      {locked ? (
+        <main>
+          <LoginForm next={route.page === 'login' ? loginNext(search) : pathname + search} />
+        </main>
+      ) : (
+        <Pages route={route} search={search} />
+      )}
       <Footer />
     </div>
+  );
+}
+
+function Pages({ route, search }: { route: Route; search: string }) {
+  return (
+    <main>
+      {route.page === 'overview' ? <OverviewPage /> : null}
+      {route.page === 'target' ? <TargetPage key={route.name} name={route.name} /> : null}
+      {route.page === 'login' ? <LoginForm next={loginNext(search)} /> : null}
+      <Suspense fallback={<PageLoading />}>
+        {route.page === 'alerts' ? <AlertsPage /> : null}
+        {route.page === 'snapshots' ? <SnapshotsPage /> : null}
+        {route.page === 'snapshot' ? <SnapshotView key={route.id} id={route.id} /> : null}
+      </Suspense>
+      {route.page === 'notfound' ? (
+        <div className="page">
+          <Notice tone="warn" title="Page not found" testId="route-not-found">
+            No page at <code>{route.path}</code>. <Link href="/">Go to the overview</Link>.
+          </Notice>
+        </div>
+      ) : null}
+    </main>
   );
 }

@@ -186,6 +186,7 @@ export function noGroupsExplanation(server: ServerInfo): string {
     return (
       `${serverLabel(server)}'s thread pool publishes no per-group tables: only Threadpool_threads / ` +
       'Threadpool_idle_threads' +
+      (hasCap(server, 'queue_depth') ? ", the whole pool's queue depth" : '') +
       (hasCap(server, 'queue_wait_stats') ? ' and the queue-wait statistics' : '') +
       ', so there is no group table, heatmap or per-connection queue for this server.'
     );

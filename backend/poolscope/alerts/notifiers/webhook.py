@@ -18,10 +18,22 @@ from typing import Any
 import httpx
 
 from poolscope.alerts.repository import AlertRepository
-from poolscope.alerts.settings import WebhookReceiver
+from poolscope.alerts.settings import WebhookReceiver, safe_url
 from poolscope.schemas import Alert
 
 log = logging.getLogger(__name__)
+
+
+class _HideUrlPaths(logging.Filter):
+    """httpx logs every request's full URL at INFO: keep a webhook's path and query (its token) out."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(safe_url(str(a)) if isinstance(a, httpx.URL) else a for a in record.args)
+        return True
+
+
+logging.getLogger("httpx").addFilter(_HideUrlPaths())
 
 # Alertmanager's "not ended yet" timestamp.
 ZERO_TIME = "0001-01-01T00:00:00Z"
@@ -128,14 +140,19 @@ class ReceiverWorker:
             status: int | None = None
             error: str | None = None
             try:
-                response = await client.post(url, json=job.payload)
+                # httpx's timeout bounds each read, not the whole: a receiver that trickles its
+                # answer would hold this receiver's queue for good.
+                async with asyncio.timeout(r.timeout_s):
+                    response = await client.post(url, json=job.payload)
                 status = response.status_code
                 if 200 <= status < 300:
                     self.delivered += 1
                     await self._log(job, "delivered", attempt, status, None, started)
                     return
                 error = f"HTTP {status}"
-            except httpx.HTTPError as exc:
+            except TimeoutError:
+                error = f"no complete answer within {r.timeout_s:g} s"
+            except Exception as exc:
                 # httpx messages can include the URL (and its token): say what kind of failure only.
                 error = type(exc).__name__
             last = attempt == r.max_attempts

@@ -27,7 +27,13 @@ class GroupStalled:
 
     def evaluate(self, ctx: RuleContext) -> list[Finding]:
         assert ctx.state is not None
-        stall_limit = int_variable(ctx.state, "thread_pool_stall_limit")
+        # In ms whatever the flavor's unit (MySQL Enterprise counts 10 ms: poolscope/flavors.py).
+        pool = ctx.state.pool
+        stall_limit = (
+            pool.stall_limit_ms
+            if pool is not None and pool.stall_limit_ms is not None
+            else int_variable(ctx.state, "thread_pool_stall_limit")
+        )
         out = []
         for group in ctx.state.groups:
             if group.stall_reason not in ALERTING_REASONS:
@@ -43,7 +49,7 @@ class GroupStalled:
                         f"Group {group.group_id}: {ALERTING_REASONS[group.stall_reason]}"  # type: ignore[index]
                         f" (stalls/s {group.stalls_per_s or 0:.2f}, queue length {group.queue_length},"
                         f" oldest queued {oldest}, active threads {group.active_threads}/{group.threads},"
-                        f" thread_pool_stall_limit {stall_limit if stall_limit is not None else '?'} ms)."
+                        f" thread_pool_stall_limit {'?' if stall_limit is None else f'{stall_limit:g}'} ms)."
                         " Long statements hold every worker of the group; queued requests wait."
                     ),
                     labels={"stall_reason": str(group.stall_reason)},

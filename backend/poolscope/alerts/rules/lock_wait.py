@@ -1,9 +1,15 @@
-"""A transaction waits for a row lock too long: someone holds it and is not finishing."""
+"""A transaction waits for a row lock too long: someone holds it and is not finishing.
+
+The statement is quoted with its literals replaced by `?`: alert texts go to webhook receivers
+and the alert history, where values from the application (names, ids, amounts) do not belong;
+the full text stays on the Transactions page.
+"""
 
 from __future__ import annotations
 
 from poolscope.alerts.model import Finding, RuleContext, Severity, level_of
 from poolscope.alerts.settings import Thresholds
+from poolscope.snapshots.redact import redact_sql
 
 
 class LockWait:
@@ -37,7 +43,7 @@ class LockWait:
                 description=(
                     f"Transaction {worst.trx_id} (thread {worst.thread_id}, {worst.user}@{worst.host}) has waited"
                     f" {wait:.0f} s for a lock (threshold {t.lock_wait_max_s:g} s);"
-                    f" {trx.lock_waits} transaction(s) in lock wait. Query: {worst.query or 'n/a'}"
+                    f" {trx.lock_waits} transaction(s) in lock wait. Query: {redact_sql(worst.query) or 'n/a'}"
                 ),
             )
         ]

@@ -113,6 +113,8 @@ def needs_pool_kind(server: ServerInfo, kind: str, table: str | None = None) -> 
         return f"thread pool off (thread_handling={server.thread_handling})"
     if server.pool_kind != kind:
         return f"only for the {kind} thread pool (this server: {server.pool_kind or server.flavor})"
-    if table is not None and table not in server.pool_tables:
+    # A running pool whose tables this user cannot see: read anyway, so the refusal names the
+    # missing grant (and a later GRANT is picked up on the next privilege retry).
+    if table is not None and table not in server.pool_tables and server.pool_grant_needed is None:
         return f"performance_schema.{table} not available on {server.flavor} {server.version}"
     return None

@@ -27,6 +27,8 @@ NAMES = (
     "thread_pool_max_transactions_limit",
     "thread_pool_transaction_delay",
     "thread_pool_dedicated_listeners",
+    # Alibaba Cloud RDS / MySQL-8-based AliSQL switch their pool with this (enable_pool.py).
+    "thread_pool_enabled",
     "max_connections",
     "extra_port",
     "extra_max_connections",
@@ -61,7 +63,7 @@ class GlobalVariables(Collector):
 
 
 # @@GLOBAL gives booleans as 1/0 where SHOW says ON/OFF; everything downstream reads SHOW's spelling.
-BOOLEAN_VARIABLES = {"thread_pool_dedicated_listener", "thread_pool_exact_stats"}
+BOOLEAN_VARIABLES = {"thread_pool_dedicated_listener", "thread_pool_exact_stats", "thread_pool_enabled"}
 
 
 def _as_text(name: str, value: object) -> str:

@@ -11,8 +11,14 @@ heatmap and stall verdicts work unchanged:
   is_stalled      = False: STALLED_THREAD_COUNT counts statements past the stall limit, which
                     MySQL lets happen routinely (stalled_threads shows it); not a stuck group
   oldest_queued_ms = OLDEST_QUEUED (milliseconds)
-SELECT * because the column set grew across 8.0 releases: columns this code does not know are
-ignored and missing ones read as unknown, so a newer server degrades instead of failing.
+SELECT * because the column set grew across releases (8.4 added EFFECTIVE_MAX_TRANSACTIONS_LIMIT,
+NUM_QUERY_THREADS and five more, MySQL 8.4 manual §29.12.16.2): columns this code does not know
+are ignored and missing ones read as unknown, so a newer server degrades instead of failing.
+
+From 8.0.31 the pool has an Admin thread group for TP_CONNECTION_ADMIN connections, reported after
+the pool's own groups (manual §7.6.3.3, "Privileged Connections"). It is not one of the
+thread_pool_size groups: its row is left out of the group model (is_admin_group) and reported on
+its own, so it never shows as a phantom "group N".
 """
 
 from __future__ import annotations
@@ -31,11 +37,22 @@ from poolscope.poller.collectors.base import (
 from poolscope.poller.collectors.thread_pool_groups import GAUGES
 from poolscope.schemas import GroupState, ServerInfo
 
+ADMIN_GROUP_SINCE = (8, 0, 31)
+
 
 def group_id_of(row: Row) -> int:
     # 8.0's performance_schema tables call it TP_GROUP_ID; 5.7's information_schema THREAD_GROUP_ID.
     value = row.get("tp_group_id", row.get("thread_group_id"))
     return int(value)  # type: ignore[arg-type]
+
+
+def is_admin_group(server: ServerInfo, group_id: int) -> bool:
+    """The Admin thread group's row: numbered after the thread_pool_size groups (startup-only here)."""
+    return (
+        server.version_tuple >= ADMIN_GROUP_SINCE
+        and server.startup_pool_size is not None
+        and group_id >= server.startup_pool_size
+    )
 
 
 def _int(row: Row, *names: str) -> int:
@@ -73,6 +90,8 @@ class MysqlTpGroupState(MysqlTpCollector):
         groups: list[GroupState] = []
         samples = []
         for row in sorted(rows, key=group_id_of):
+            if is_admin_group(ctx.server, group_id_of(row)):
+                continue
             waiting = row.get("waiting_thread_number")
             oldest = row.get("oldest_queued")
             group = GroupState(
@@ -80,7 +99,9 @@ class MysqlTpGroupState(MysqlTpCollector):
                 connections=_int(row, "connection_count"),
                 threads=_int(row, "thread_count"),
                 active_threads=_int(row, "active_thread_count"),
-                standby_threads=_int(row, "consumer_threads", "reserve_threads"),
+                # The manual spells it "CONSUMER THREADS" (8.0 to 9.x); every other column has an
+                # underscore, so both spellings are read.
+                standby_threads=_int(row, "consumer_threads", "consumer threads", "reserve_threads"),
                 queue_length=_int(row, "queued_queries", "queued_transactions"),
                 has_listener=waiting is not None and int(waiting) >= 0,
                 is_stalled=False,

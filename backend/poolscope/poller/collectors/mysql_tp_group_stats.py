@@ -6,6 +6,8 @@ left the queue), THREADS_STARTED plays thread creations, STALLED_QUERIES_EXECUTE
 stalls-per-second rate (but not the verdict, see parse).
 Also derived here: the stalled-query ratio (Δ STALLED_QUERIES_EXECUTED / Δ QUERIES_EXECUTED per
 poll), and wait reasons from the *_WAITS columns in the shape of MariaDB's THREAD_POOL_WAITS.
+The Admin thread group's row (8.0.31+, see mysql_tp_group_state.is_admin_group) is kept out of the
+groups, the ratio and the waits, and reported as section.admin.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from poolscope.poller.collectors.base import (
     Row,
     sample,
 )
-from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector, group_id_of
+from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector, group_id_of, is_admin_group
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
-from poolscope.schemas import WaitReason
+from poolscope.schemas import AdminGroup, WaitReason
 
 COUNTERS = (
     "connections_started",
@@ -64,6 +66,7 @@ class MysqlStatsSection:
     groups: dict[int, MysqlGroupCounters] = field(default_factory=dict)
     waits: list[WaitReason] = field(default_factory=list)
     stalled_query_ratio: float | None = None
+    admin: AdminGroup | None = None
 
 
 class MysqlTpGroupStats(MysqlTpCollector):
@@ -79,6 +82,9 @@ class MysqlTpGroupStats(MysqlTpCollector):
         rates_known = True
         for row in rows:
             group_id = group_id_of(row)
+            if is_admin_group(ctx.server, group_id):
+                section.admin = self._admin(group_id, row, ctx)
+                continue
             raw = {name: int(row[name]) for name in COUNTERS if row.get(name) is not None}
             rates: dict[str, float | None] = {
                 name: ctx.counters.rate(("tp_mysql", group_id, name), ctx.now, value)
@@ -126,4 +132,19 @@ class MysqlTpGroupStats(MysqlTpCollector):
             per_s = ctx.counters.rate(("tp_mysql_waits", reason), ctx.now, count)
             section.waits.append(WaitReason(reason=reason, count=count, per_s=per_s))
             samples.append(sample("tp_waits_per_s", per_s, reason=reason))
+        if section.admin is not None:
+            samples.append(sample("tp_admin_group_queries_per_s", section.admin.queries_per_s))
         return CollectorOutput(section=section, samples=samples)
+
+    def _admin(self, group_id: int, row: Row, ctx: ParseContext) -> AdminGroup:
+        def rate(column: str) -> float | None:
+            value = row.get(column)
+            return (
+                None if value is None else ctx.counters.rate(("tp_mysql_admin", column), ctx.now, int(value))
+            )
+
+        return AdminGroup(
+            group_id=group_id,
+            queries_per_s=rate("queries_executed"),
+            connections_per_s=rate("connections_started"),
+        )

@@ -1,13 +1,20 @@
-"""performance_schema.tp_thread_state (MySQL Enterprise): one row per pool thread, summarised per group.
+"""performance_schema.tp_thread_state (MySQL Enterprise): one row per pool thread, summarised.
 
-Used for what the group rows do not say: how many of a group's threads the pool has marked
-stalled (MARKED_STALLED, in newer 8.0 releases) and what the threads are waiting on (WAIT_TYPE).
-SELECT * for the same reason as tp_thread_group_state: the column set grew across releases.
+Used for what the group rows do not say (MySQL manual §29.12.16, tp_thread_state):
+- WAIT_TYPE: what a blocked thread waits on, one of THD_WAIT_SLEEP … THD_WAIT_SYNC (NULL: not blocked);
+- TP_THREAD_TYPE (8.0.32+): QUERY_WORKER_THREAD, LISTENER_WORKER_THREAD, CONNECTION_HANDLER_WORKER_THREAD,
+  TIMER_WORKER_THREAD;
+- STATE and MARKED_STALLED (8.4+): what each thread is doing (Polling, Processing Queued, Sleeping
+  Reserve, …) and whether the stall checker marked it stalled. The manual describes MARKED_STALLED
+  as True/False without naming the column type, so every plausible spelling is read and anything
+  else counts as unknown: one odd value never fails the collector.
+SELECT * for the same reason as tp_thread_group_state: the column set grew across releases. The
+Admin thread group's threads (8.0.31+) are counted with the rest: they are pool threads too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any
 
 from poolscope.poller.collectors.base import (
     CollectorOutput,
@@ -15,36 +22,72 @@ from poolscope.poller.collectors.base import (
     Row,
     sample,
 )
-from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector, group_id_of
+from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector
+from poolscope.schemas import ThreadStates
 
 MAX_ROWS = 20_000
+_TRUE = {"true", "yes", "on", "1", "y", "t"}
+_FALSE = {"false", "no", "off", "0", "n", "f", ""}
 
 
-@dataclass
-class GroupThreads:
-    threads: int = 0
-    # None when the server has no MARKED_STALLED column.
-    marked_stalled: int | None = None
-    wait_types: dict[str, int] = field(default_factory=dict)
+def as_flag(value: Any) -> bool | None:
+    """MARKED_STALLED as a bool: True/False, 1/0, b'\\x01', 'YES'/'NO'; None when it is none of these."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0
+    if isinstance(value, bytes | bytearray):
+        if len(value) == 1 and value[0] in (0, 1):  # BIT(1)
+            return value[0] == 1
+        value = value.decode(errors="replace")
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    return None
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bytes | bytearray):
+        value = value.decode(errors="replace")
+    text = str(value).strip()
+    return text or None
+
+
+def _count(counts: dict[str, int], key: str | None) -> None:
+    if key is not None:
+        counts[key] = counts.get(key, 0) + 1
 
 
 class MysqlTpThreadState(MysqlTpCollector):
     name = "mysql_tp_thread_state"
-    help = "MySQL Enterprise pool threads per group: how many are marked stalled and what they wait on."
+    help = "MySQL Enterprise pool threads: what they do (STATE), wait on (WAIT_TYPE), and how many are marked stalled."
     table = "tp_thread_state"
     limit = MAX_ROWS
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
-        groups: dict[int, GroupThreads] = {}
-        by_wait: dict[str, int] = {}
+        states = ThreadStates(threads=len(rows))
+        marked = 0
+        has_marked = False
         for row in rows:
-            group = groups.setdefault(group_id_of(row), GroupThreads())
-            group.threads += 1
-            if "marked_stalled" in row and row["marked_stalled"] is not None:
-                group.marked_stalled = (group.marked_stalled or 0) + (1 if int(row["marked_stalled"]) else 0)
-            wait = row.get("wait_type")
-            if wait:
-                group.wait_types[str(wait)] = group.wait_types.get(str(wait), 0) + 1
-                by_wait[str(wait)] = by_wait.get(str(wait), 0) + 1
-        samples = [sample("tp_threads_waiting", float(n), wait_type=w) for w, n in sorted(by_wait.items())]
-        return CollectorOutput(section=groups, samples=samples)
+            _count(states.by_state, _text(row.get("state")))
+            _count(states.by_type, _text(row.get("tp_thread_type")))
+            _count(states.waiting, _text(row.get("wait_type")))
+            if "marked_stalled" in row:
+                has_marked = True
+                marked += 1 if as_flag(row["marked_stalled"]) else 0
+        states.marked_stalled = marked if has_marked else None
+        samples = [
+            sample("tp_threads_waiting", float(n), wait_type=w) for w, n in sorted(states.waiting.items())
+        ]
+        samples += [
+            sample("tp_threads_by_state", float(n), state=s) for s, n in sorted(states.by_state.items())
+        ]
+        if states.marked_stalled is not None:
+            samples.append(sample("tp_threads_marked_stalled", float(states.marked_stalled)))
+        return CollectorOutput(section=states, samples=samples)

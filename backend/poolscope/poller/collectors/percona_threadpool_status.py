@@ -1,11 +1,22 @@
 """SHOW GLOBAL STATUS LIKE 'Threadpool%' on Percona (and Percona-derived pools such as AliSQL).
 
-Percona's pool has no per-group tables: what it offers is status variables. Threadpool_threads
-and Threadpool_idle_threads are numbers (charted by global_status); Percona 8.4+ adds
-string-valued statistics such as Threadpool_average_queue_wait_us whose value reads
-"avg: …, min: …, max: …, dev: …, cnt: …". This collector parses every such string into numbers,
-whatever the variable is called, so a statistic added in a later release shows up without a
-code change.
+Percona's pool has no per-group tables: what it offers is status variables, summed over all
+thread groups by the server. Threadpool_threads / Threadpool_idle_threads are numbers (charted by
+global_status). Percona 8.4.10-10 added (PS-10083; psmysql-docs docs/threadpool.md):
+
+- Threadpool_requests_waiting_in_queue / _in_hp_queue: requests queued now, normal and high
+  priority, over the whole pool. Their sum feeds tp_queued_connections, the whole-pool queue
+  series MariaDB's and MySQL Enterprise's collectors feed, so queue charts and rules work.
+- Threadpool_requests_starved_in_queue: normal-priority requests held back while the pool is
+  at thread_pool_oversubscribe.
+- Threadpool_average_queue_wait_us / _hp_queue_wait_us, valued
+  "avg: %.3f, min: %.3f, max: %.3f, dev: %.3f, cnt: %ld" in µs. These are LIFETIME statistics:
+  one sample per dequeued request since the server started (sql-common/live_stats.h, Welford's
+  algorithm, merged over the groups). Plotted as they are, a stall never shows: the average
+  barely moves and the max only rises. So each poll derives the mean wait of the requests
+  dequeued since the previous poll, Δ(avg·cnt) / Δcnt; a falling cnt (restart, or the pool
+  shrunk so fewer groups are summed) is a reset and yields nothing for that poll. Both queues'
+  windows together give tp_queue_wait_window_avg_ms, the whole pool's mean wait per poll.
 """
 
 from __future__ import annotations
@@ -13,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from poolscope.flavors import PERCONA_QUEUE_DEPTH_STATUS, PERCONA_STARVED_STATUS
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
@@ -22,20 +34,41 @@ from poolscope.poller.collectors.base import (
     needs_pool_kind,
     sample,
 )
-from poolscope.schemas import QueueWaitStat, ServerInfo
+from poolscope.schemas import QueueDepth, QueueWaitStat, Sample, ServerInfo
 
 STAT_FIELDS = ("avg", "min", "max", "dev", "cnt")
-_PAIR = re.compile(r"\b(avg|min|max|dev|cnt)\s*[:=]\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+_NUMBER = r"([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+# The server's own format; anything else (another fork, a future change) falls back to _PAIR.
+_EXACT = re.compile(
+    rf"\s*avg:\s*{_NUMBER},\s*min:\s*{_NUMBER},\s*max:\s*{_NUMBER},\s*dev:\s*{_NUMBER},\s*cnt:\s*{_NUMBER}\s*"
+)
+_PAIR = re.compile(rf"\b(avg|min|max|dev|cnt)\s*[:=]\s*{_NUMBER}")
+# avg comes with 3 decimals, so avg·cnt is off by up to cnt·0.0005: on a long-running, quiet server
+# one poll's few requests would drown in that. The window then widens over later polls until the
+# rounding is below MAX_ROUNDING_US, for at most MAX_WINDOW_S.
+MAX_ROUNDING_US = 500.0
+MAX_WINDOW_S = 60.0
 
 
 @dataclass
 class PerconaPoolSection:
     numbers: dict[str, float] = field(default_factory=dict)
     stats: list[QueueWaitStat] = field(default_factory=list)
+    queue_depth: QueueDepth | None = None
+
+    @property
+    def status_names(self) -> frozenset[str]:
+        """Every Threadpool_* status the server reported (decides the capabilities)."""
+        return frozenset(self.numbers) | frozenset(s.name for s in self.stats)
 
 
 def parse_stat_string(name: str, value: str) -> QueueWaitStat | None:
-    """ "avg: 12.5, min: 1, max: 90, dev: 4.2, cnt: 300" -> QueueWaitStat; None if it is not one."""
+    """ "avg: 12.500, min: 1.000, max: 90.000, dev: 4.200, cnt: 300" -> QueueWaitStat; None if not one."""
+    exact = _EXACT.fullmatch(value)
+    if exact:
+        return QueueWaitStat(
+            name=name, **{k: float(v) for k, v in zip(STAT_FIELDS, exact.groups(), strict=True)}
+        )
     pairs = dict(_PAIR.findall(value))
     if not pairs:
         return None
@@ -44,7 +77,16 @@ def parse_stat_string(name: str, value: str) -> QueueWaitStat | None:
 
 class PerconaThreadpoolStatus(Collector):
     name = "percona_threadpool_status"
-    help = 'Percona Threadpool_* status, with 8.4+\'s "avg: …, min: …" queue-wait statistics parsed.'
+    help = (
+        "Percona Threadpool_* status: queue depth, and per-poll queue wait from 8.4.10's lifetime statistics."
+    )
+
+    def __init__(self) -> None:
+        # stat name -> (time, avg·cnt, cnt) where the current window starts (lifetime sums).
+        self._previous: dict[str, tuple[float, float, float]] = {}
+
+    def reset(self) -> None:
+        self._previous.clear()
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_kind(server, "percona")
@@ -54,7 +96,7 @@ class PerconaThreadpoolStatus(Collector):
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
         section = PerconaPoolSection()
-        samples = []
+        samples: list[Sample] = []
         for row in rows:
             name, raw = str(row["variable_name"]), row["value"]
             text = raw.decode() if isinstance(raw, bytes) else str(raw)
@@ -65,10 +107,73 @@ class PerconaThreadpoolStatus(Collector):
             stat = parse_stat_string(name, text)
             if stat is None:
                 continue
+            self._window(stat, ctx.now)
             section.stats.append(stat)
             samples += [
                 sample("pool_stat_avg", stat.avg, stat=name),
                 sample("pool_stat_max", stat.max, stat=name),
                 sample("pool_stat_count", stat.cnt, stat=name),
+                sample("pool_stat_window_avg", stat.window_avg, stat=name),
+            ]
+        if section.stats:
+            samples.append(sample("tp_queue_wait_window_avg_ms", _combined_window_ms(section.stats)))
+        section.queue_depth = _queue_depth(section.numbers)
+        if section.queue_depth is not None:
+            depth = section.queue_depth
+            samples += [
+                sample("tp_queued_connections", _float(depth.total)),
+                sample("pool_queue_requests", _float(depth.normal), queue="normal"),
+                sample("pool_queue_requests", _float(depth.high), queue="high"),
+                sample("pool_queue_starved", _float(depth.starved)),
             ]
         return CollectorOutput(section=section, samples=samples)
+
+    def _window(self, stat: QueueWaitStat, now: float) -> None:
+        """Fill window_avg / window_count / window_s from this reading and the window's start."""
+        if stat.avg is None or stat.cnt is None:
+            return
+        total, count = stat.avg * stat.cnt, stat.cnt
+        start = self._previous.get(stat.name)
+        if start is None or count < start[2]:
+            self._previous[stat.name] = (now, total, count)  # first reading, or the counts restarted
+            return
+        since, start_total, start_count = start
+        delta = count - start_count
+        rounding = 0.0005 * (count + start_count) / delta if delta > 0 else float("inf")
+        if rounding > MAX_ROUNDING_US and now - since < MAX_WINDOW_S:
+            return  # too few requests yet to tell their mean from the rounding: widen the window
+        self._previous[stat.name] = (now, total, count)
+        stat.window_count = delta
+        stat.window_s = now - since
+        if delta > 0:
+            # The rounding can dip a near-zero mean below zero.
+            stat.window_avg = max((total - start_total) / delta, 0.0)
+
+
+def _combined_window_ms(stats: list[QueueWaitStat]) -> float | None:
+    """Mean wait (ms) of every request dequeued in this poll's windows, both queues together."""
+    done = [s for s in stats if s.window_avg is not None and s.window_count]
+    count = sum(s.window_count or 0.0 for s in done)
+    if not count:
+        return None
+    return sum((s.window_avg or 0.0) * (s.window_count or 0.0) for s in done) / count / 1000.0
+
+
+def _queue_depth(numbers: dict[str, float]) -> QueueDepth | None:
+    values = {key: numbers.get(status) for key, status in PERCONA_QUEUE_DEPTH_STATUS.items()}
+    if all(v is None for v in values.values()):
+        return None
+    starved = numbers.get(PERCONA_STARVED_STATUS)
+    return QueueDepth(
+        normal=_int(values["normal"]),
+        high=_int(values["high"]),
+        starved=_int(starved),
+    )
+
+
+def _int(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _float(value: int | None) -> float | None:
+    return None if value is None else float(value)

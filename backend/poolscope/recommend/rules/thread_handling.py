@@ -1,11 +1,15 @@
-"""Turning the pool on (thread_handling=pool-of-threads, restart needed) under high concurrency.
+"""Turning the pool on under high concurrency, the way this flavor and version does it.
 
 One thread per connection spends CPU on context switches and memory on stacks when hundreds of
-connections are busy; MySQLTuner suggests the pool above ~512 concurrent connections.
+connections are busy; MySQLTuner suggests the pool above ~512 concurrent connections. What to
+change comes from poolscope/enable_pool.py: thread_handling=pool-of-threads (MariaDB, Percona,
+AliSQL 5.x; restart), the Enterprise thread_pool plugin (MySQL; restart), or thread_pool_enabled
+(Alibaba Cloud RDS / MySQL-8-based AliSQL; no restart). The config snippet is that version's.
 """
 
 from __future__ import annotations
 
+from poolscope.enable_pool import RDS_SWITCH, pool_switch
 from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, ev, too_little
 
 HIGH_CONNECTIONS = 512
@@ -15,12 +19,12 @@ READ_MORE = "https://mariadb.com/kb/en/thread-pool-in-mariadb/"
 
 
 def evaluate(ctx: RuleContext) -> Finding | Clear:
-    found = ctx.var("thread_handling")
-    if found is None:
-        return Clear("this flavor enables its pool as a plugin (no thread_handling switch)")
-    spec, current = found
-    if current != "one-thread-per-connection":
-        return Clear(f"{spec.name} is {current}")
+    server = ctx.server
+    if server.pool_enabled:
+        return Clear(f"the thread pool is on (thread_handling={server.thread_handling})")
+    switch = pool_switch(server.flavor, server.version_tuple, RDS_SWITCH in ctx.variables)
+    if switch is None:
+        return Clear(f"no thread pool is known for {server.flavor}")
     if (short := too_little(ctx, "threads_connected")) is not None:
         return short
     w = ctx.window
@@ -33,29 +37,30 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             f"one thread per connection with at most {connected:.0f} connections and {running:.0f} running:"
             " concurrency is low enough"
         )
+    current = ctx.variables.get(switch.variable, ctx.variables.get("thread_handling"))
     return Finding(
-        variable=spec.name,
+        variable=switch.variable,
         current=current,
-        proposed="pool-of-threads",
-        title="Turn the thread pool on (needs a restart)",
+        proposed=switch.value,
+        title=f"Turn the thread pool on ({'needs a restart' if switch.restart else 'no restart needed'})",
         why=(
             f"Up to {connected:.0f} connections and {running:.0f} running statements over the last"
             f" {w.seconds:.0f} s"
             f"{'' if ctx.cpus is None else f' on {ctx.cpus} CPUs'}, each with its own thread. The pool keeps"
             " about one running thread per CPU and queues the rest, which holds throughput up under bursts."
-            " thread_handling is read only at start-up: add the snippet to the config and restart; keep an"
-            " extra_port for admins."
+            f" {switch.hint}"
         ),
         evidence=[
-            ev(spec.name, current),
+            ev("thread_handling", server.thread_handling),
             ev("peak connections", connected, "threads_connected"),
             ev("peak running statements", running, "threads_running"),
             ev("CPUs", ctx.cpus),
         ],
         severity="warning",
-        apply="restart",
+        apply="restart" if switch.restart else "live",
         read_more=READ_MORE,
         chart_metrics=["threads_connected", "threads_running", "qps"],
+        config_snippet=switch.snippet,
     )
 
 

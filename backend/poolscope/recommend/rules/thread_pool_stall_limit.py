@@ -3,11 +3,27 @@
 Too high: a group stuck on long statements lets its queue wait for the whole limit before the
 pool adds a worker (seed 001: 500 → 30 ms raised QPS 22K → 52K). Too low: ordinary statements
 count as stalls and the pool keeps creating threads.
+
+Percona 8.4.10+ has no per-group queue and no longest current wait: its whole-pool queue count
+stands in for the groups' queues, and the mean wait of the requests dequeued per poll stands in
+for the longest wait (a lower bound of it, so the rule can only under-react there).
 """
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, ev, nice_round, pct, too_little
+from poolscope.recommend.base import (
+    QUEUE_METRICS,
+    Clear,
+    Finding,
+    Rule,
+    RuleContext,
+    ev,
+    nice_round,
+    pct,
+    queue_metric,
+    too_little,
+)
+from poolscope.recommend.flavors import VarSpec
 
 # Lower when, with requests queued in ≥ this share of polls, the longest wait reached this share
 # of the limit or groups were judged stalled (no dequeues for longer than the limit).
@@ -19,6 +35,20 @@ FLOOR_MS = 30.0
 # Raise when stalls are at least this share of dequeues (most statements outlive the limit).
 STALLS_PER_DEQUEUE = 0.1
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_stall_limit"
+LONGEST_WAIT = "tp_queue_wait_max_ms"
+# Percona 8.4.10+: mean queue wait per poll (percona_threadpool_status), a lower bound of the longest.
+MEAN_WAIT = "tp_queue_wait_window_avg_ms"
+
+
+def _native(spec: VarSpec, raw: str) -> str:
+    """ " (4 ×10 ms)" where the variable does not count in ms, else nothing."""
+    return f" ({raw} {spec.unit})" if spec.ms_per_unit and spec.ms_per_unit != 1 else ""
+
+
+def _wait_metric(ctx: RuleContext) -> tuple[str, str]:
+    if ctx.window.count(LONGEST_WAIT) or not ctx.window.count(MEAN_WAIT):
+        return LONGEST_WAIT, "longest queue wait"
+    return MEAN_WAIT, "mean queue wait per poll (Percona; the longest was at least this)"
 
 
 def _mean_statement_ms(ctx: RuleContext) -> float | None:
@@ -44,23 +74,22 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
         limit_ms = spec.to_ms(native)
     except ValueError:
         return Clear(f"{spec.name} reads {native!r}")
-    if (short := too_little(ctx, "tp_group_queue_length")) is not None:
+    queue = queue_metric(ctx)
+    if (short := too_little(ctx, queue)) is not None:
         return short
     w = ctx.window
-    queued = w.fraction("tp_group_queue_length", lambda v: v > 0) or 0.0
+    wait_metric, wait_label = _wait_metric(ctx)
+    queued = w.fraction(queue, lambda v: v > 0) or 0.0
     stalled = w.fraction("tp_group_stalled", lambda v: v > 0) or 0.0
-    wait_peak = w.peak("tp_queue_wait_max_ms")
+    wait_peak = w.peak(wait_metric)
     stalls = w.mean("tp_group_stalls_per_s") or 0.0
     dequeues = w.mean("tp_group_dequeues_per_s") or 0.0
     typical = _mean_statement_ms(ctx)
-    unit = f" ({native} {spec.unit})" if spec.ms_per_unit and spec.ms_per_unit != 1 else ""
     evidence = [
-        ev(f"{spec.name}", f"{limit_ms:.0f} ms{unit}"),
-        ev("polls with a non-empty queue", pct(queued), "tp_group_queue_length"),
+        ev(f"{spec.name}", f"{limit_ms:.0f} ms{_native(spec, native)}"),
+        ev("polls with a non-empty queue", pct(queued), queue),
         ev("polls with a stalled group", pct(stalled), "tp_group_stalled"),
-        ev(
-            "longest queue wait", None if wait_peak is None else f"{wait_peak:.0f} ms", "tp_queue_wait_max_ms"
-        ),
+        ev(wait_label, None if wait_peak is None else f"{wait_peak:.0f} ms", wait_metric),
         ev("stalls / s (all groups)", stalls, "tp_group_stalls_per_s"),
         ev(
             "mean statement time (running ÷ QPS)",
@@ -68,21 +97,23 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             "threads_running",
         ),
     ]
-    chart = ["tp_queue_wait_max_ms", "tp_group_stalled", "tp_group_stalls_per_s", "qps"]
+    chart = [wait_metric, queue, "tp_group_stalled", "tp_group_stalls_per_s", "qps"]
     waits_long = wait_peak is not None and wait_peak >= WAIT_SHARE_OF_LIMIT * limit_ms
     if limit_ms > FLOOR_MS and queued >= QUEUED_SHARE and (waits_long or stalled >= STALLED_SHARE):
-        target_ms = max(FLOOR_MS, float(nice_round(2 * typical)) if typical is not None else FLOOR_MS)
+        wanted_ms = max(FLOOR_MS, float(nice_round(2 * typical)) if typical is not None else FLOOR_MS)
+        # In the flavor's unit and range (MySQL Enterprise: 10 ms units, at least 4; Percona: >= 10).
+        proposed = spec.from_ms(wanted_ms)
+        target_ms = spec.to_ms(proposed)
         if target_ms <= limit_ms / 2:
-            proposed = spec.from_ms(target_ms)
             return Finding(
                 variable=spec.name,
                 current=native,
                 proposed=proposed,
                 unit=spec.unit,
-                title=f"Lower {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms",
+                title=f"Lower {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms{_native(spec, proposed)}",
                 why=(
-                    f"Over the last {w.seconds:.0f} s requests queued in {pct(queued)} of polls, the longest"
-                    f" wait reached {wait_peak or 0:.0f} ms against a limit of {limit_ms:.0f} ms, and groups"
+                    f"Over the last {w.seconds:.0f} s requests queued in {pct(queued)} of polls, the {wait_label}"
+                    f" reached {wait_peak or 0:.0f} ms against a limit of {limit_ms:.0f} ms, and groups"
                     f" were stalled in {pct(stalled)} of polls. A group busy with a long statement makes its"
                     f" queue wait the full limit before a new worker starts. Proposed: twice the mean"
                     f" statement time ({'n/a' if typical is None else f'{typical:.1f} ms'}), at least"
@@ -96,13 +127,14 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
                 chart_metrics=chart,
             )
     if dequeues > 0 and stalls / dequeues >= STALLS_PER_DEQUEUE and limit_ms < 10 * FLOOR_MS:
-        target_ms = float(nice_round(limit_ms * 2))
+        proposed = spec.from_ms(float(nice_round(limit_ms * 2)))
+        target_ms = spec.to_ms(proposed)
         return Finding(
             variable=spec.name,
             current=native,
-            proposed=spec.from_ms(target_ms),
+            proposed=proposed,
             unit=spec.unit,
-            title=f"Raise {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms",
+            title=f"Raise {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms{_native(spec, proposed)}",
             why=(
                 f"{stalls:.1f} stalls/s against {dequeues:.1f} dequeues/s over the last {w.seconds:.0f} s:"
                 f" {stalls / dequeues:.0%} of requests outlive the {limit_ms:.0f} ms limit, so the pool keeps"
@@ -115,7 +147,7 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             chart_metrics=chart,
         )
     return Clear(
-        f"longest queue wait {wait_peak or 0:.0f} ms vs limit {limit_ms:.0f} ms, stalled in {pct(stalled)} of"
+        f"{wait_label} {wait_peak or 0:.0f} ms vs limit {limit_ms:.0f} ms, stalled in {pct(stalled)} of"
         f" polls, {stalls:.2f} stalls/s"
     )
 
@@ -125,9 +157,10 @@ RULE = Rule(
     title="Stall limit vs statement times",
     evaluate=evaluate,
     metrics=(
-        "tp_group_queue_length",
+        *QUEUE_METRICS,
         "tp_group_stalled",
-        "tp_queue_wait_max_ms",
+        LONGEST_WAIT,
+        MEAN_WAIT,
         "tp_group_stalls_per_s",
         "tp_group_dequeues_per_s",
         "threads_running",

@@ -8,7 +8,17 @@ thread_pool_high_prio_mode=transactions.
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, ev, pct, too_little
+from poolscope.recommend.base import (
+    QUEUE_METRICS,
+    Clear,
+    Finding,
+    Rule,
+    RuleContext,
+    ev,
+    pct,
+    queue_metric,
+    too_little,
+)
 
 RECOMMENDED = {"thread_pool_priority": "auto", "thread_pool_high_prio_mode": "transactions"}
 QUEUED_SHARE = 0.1
@@ -30,10 +40,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             f"{spec.name} is already {wanted}"
             + (f" (low-priority requests are promoted after {kickup[1]} ms)" if kickup else "")
         )
-    if (short := too_little(ctx, "tp_group_queue_length")) is not None:
+    # Per group (MariaDB, MySQL Enterprise) or the whole pool's count (Percona 8.4.10+).
+    queue = queue_metric(ctx)
+    if (short := too_little(ctx, queue)) is not None:
         return short
     w = ctx.window
-    queued = w.fraction("tp_group_queue_length", lambda v: v > 0) or 0.0
+    queued = w.fraction(queue, lambda v: v > 0) or 0.0
     open_trx = w.mean("trx_active") or 0.0
     lock_waits = w.mean("trx_lock_waits") or 0.0
     trx_threads = {t.thread_id for t in (ctx.state.transactions.items if ctx.state.transactions else [])}
@@ -57,14 +69,14 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
         ),
         evidence=[
             ev(spec.name, current),
-            ev("polls with a non-empty queue", pct(queued), "tp_group_queue_length"),
+            ev("polls with a non-empty queue", pct(queued), queue),
             ev("mean open transactions", open_trx, "trx_active"),
             ev("mean lock waits", lock_waits, "trx_lock_waits"),
             ev("queued connections in a transaction now", queued_in_trx),
         ],
         severity="warning",
         read_more=READ_MORE,
-        chart_metrics=["tp_group_queue_length", "trx_active", "trx_lock_waits", "qps"],
+        chart_metrics=[queue, "trx_active", "trx_lock_waits", "qps"],
     )
 
 
@@ -72,5 +84,5 @@ RULE = Rule(
     name="transaction_priority",
     title="Priority for open transactions",
     evaluate=evaluate,
-    metrics=("tp_group_queue_length", "trx_active", "trx_lock_waits"),
+    metrics=(*QUEUE_METRICS, "trx_active", "trx_lock_waits"),
 )

@@ -68,7 +68,11 @@ export function LoginForm({ next = '/' }: { next?: string }) {
             {error}
           </Notice>
         ) : null}
-        {auth.note && !auth.user ? <p className="muted small">{auth.note}</p> : null}
+        {auth.note && !auth.user ? (
+          <p className="muted small" data-testid="login-note">
+            {auth.note}
+          </p>
+        ) : null}
       </form>
     </div>
   );

@@ -135,6 +135,14 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
               testId="summary-pool-threads"
             />
           ) : null}
+          {hasCap(t.server, 'queue_depth') ? (
+            <Stat
+              label="queued (whole pool)"
+              value={fmtNum(s.queued_connections)}
+              tone={(s.queued_connections ?? 0) > 0 ? 'warn' : undefined}
+              testId="summary-queued-pool"
+            />
+          ) : null}
           {hasCap(t.server, 'groups') ? (
             <>
               <Stat

@@ -1,10 +1,10 @@
 // The audit log of a target: who changed what when, the outcome, guard verdicts, revert and before/after.
 import { Fragment, useState } from 'react';
 import { useAuth } from '../../api/auth';
-import { fetchComparison, revertChange, type AuditEntry, type Comparison } from '../../api/changes';
+import { fetchComparison, revertChange, tookEffect, type AuditEntry, type AuditResult, type Comparison } from '../../api/changes';
 import { errorMessage } from '../../api/client';
 import { fmtDateTime, fmtNum } from '../../lib/format';
-import { Badge, Notice, Panel } from '../../ui/ui';
+import { Badge, Notice, Panel, type Tone } from '../../ui/ui';
 
 function ComparisonTable({ c }: { c: Comparison }) {
   return (
@@ -33,6 +33,16 @@ function ComparisonTable({ c }: { c: Comparison }) {
     </table>
   );
 }
+
+const RESULT: Record<AuditResult, { tone: Tone; label: string; title: string }> = {
+  applied: { tone: 'ok', label: 'applied', title: 'set and read back' },
+  unverified: {
+    tone: 'warn',
+    label: 'applied, read-back failed',
+    title: 'the server accepted the change but its value could not be read back: it probably holds the new value',
+  },
+  failed: { tone: 'bad', label: 'failed', title: 'not changed (see the detail)' },
+};
 
 function actionLabel(e: AuditEntry): string {
   if (e.action === 'auto_revert') return `auto-revert of #${e.reverts_id}`;
@@ -119,7 +129,8 @@ export function AuditPanel({
             <tbody>
               {entries.map((e) => {
                 const cmp = open[e.id];
-                const revertable = e.result === 'applied' && e.action === 'apply' && e.reverted_by_id === null;
+                const revertable = tookEffect(e.result) && e.action === 'apply' && e.reverted_by_id === null;
+                const result = RESULT[e.result];
                 return (
                   <Fragment key={e.id}>
                     <tr data-testid={`audit-row-${e.id}`} data-variable={e.variable} data-result={e.result}>
@@ -132,7 +143,9 @@ export function AuditPanel({
                         {e.old_value ?? '—'} → {e.new_value}
                       </td>
                       <td title={e.detail ?? undefined}>
-                        <Badge tone={e.result === 'applied' ? 'ok' : 'bad'}>{e.result}</Badge>
+                        <Badge tone={result.tone} title={result.title} testId="audit-result">
+                          {result.label}
+                        </Badge>
                         {e.reverted_by_id !== null ? <span className="muted small"> reverted by #{e.reverted_by_id}</span> : null}
                         {e.detail ? <div className="muted small">{e.detail}</div> : null}
                       </td>

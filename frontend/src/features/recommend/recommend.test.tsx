@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetAuthForTests } from '../../api/auth';
 import type { AuditEntry, Recommendations } from '../../api/changes';
@@ -160,9 +160,45 @@ describe('recommendations and audit', () => {
     expect((await screen.findByTestId('audit-error')).textContent).toContain('is 40 now');
   });
 
-  it('turns applied changes into chart markers', () => {
-    const markers = auditMarkers([ENTRY, { ...ENTRY, id: 8, result: 'failed' }, { ...ENTRY, id: 9, action: 'auto_revert' }]);
-    expect(markers.map((m) => m.id)).toEqual(['#7', '#9']);
+  it('an applied change whose read-back failed says so and can be reverted; failed ones cannot', async () => {
+    const calls: { url: string; init?: RequestInit }[] = [];
+    const reverted: AuditEntry = { ...ENTRY, id: 9, action: 'revert', old_value: '30', new_value: '500', reverts_id: 8 };
+    vi.stubGlobal(
+      'fetch',
+      vi.fn<(url: string, init?: RequestInit) => Promise<Response>>(async (url, init) => {
+        calls.push({ url, init });
+        return json(200, reverted);
+      }),
+    );
+    const onChanged = vi.fn<(e: AuditEntry) => void>();
+    const unverified: AuditEntry = {
+      ...ENTRY,
+      id: 8,
+      result: 'unverified',
+      detail: 'SET GLOBAL was accepted but reading the value back failed; a revert puts back 500',
+    };
+    const failed: AuditEntry = { ...ENTRY, id: 6, result: 'failed', detail: 'the server refused' };
+    render(<AuditPanel target="db" entries={[unverified, ENTRY, failed]} error={null} onChanged={onChanged} />);
+    const row = screen.getByTestId('audit-row-8');
+    expect(row.getAttribute('data-result')).toBe('unverified');
+    expect(within(row).getByTestId('audit-result').textContent).toBe('applied, read-back failed');
+    expect(row.textContent).toContain('a revert puts back 500');
+    expect(within(screen.getByTestId('audit-row-7')).getByTestId('audit-result').textContent).toBe('applied');
+    expect(screen.queryByTestId('audit-revert-6')).toBeNull();
+    fireEvent.click(screen.getByTestId('audit-revert-8'));
+    await waitFor(() => expect(onChanged).toHaveBeenCalledWith(reverted));
+    expect(calls.find((c) => c.init?.method === 'POST')?.url).toBe('/api/targets/db/audit/8/revert');
+  });
+
+  it('turns changes that took effect into chart markers', () => {
+    const markers = auditMarkers([
+      ENTRY,
+      { ...ENTRY, id: 8, result: 'failed' },
+      { ...ENTRY, id: 9, action: 'auto_revert' },
+      { ...ENTRY, id: 10, result: 'unverified' },
+    ]);
+    expect(markers.map((m) => m.id)).toEqual(['#7', '#9', '#10']);
     expect(markers[1].label).toContain('auto-revert');
+    expect(markers[2].label).toContain('(unverified)');
   });
 });

@@ -1,6 +1,6 @@
 // Data hooks for the target page's recommendations and audit log: fetched now, then every few seconds.
 import { useCallback, useEffect, useState } from 'react';
-import { fetchAudit, fetchRecommendations, type AuditEntry, type Recommendations } from '../../api/changes';
+import { fetchAudit, fetchRecommendations, tookEffect, type AuditEntry, type Recommendations } from '../../api/changes';
 import { errorMessage } from '../../api/client';
 import type { ChartMarker } from '../../charts/TimeSeriesChart';
 import { useInterval } from '../../lib/hooks';
@@ -37,14 +37,14 @@ export function useAudit(target: string) {
   return usePolled<AuditEntry[]>((s) => fetchAudit(target, s), [target]);
 }
 
-/** Audit entries as chart markers: applied changes only, auto-reverts in red. */
+/** Audit entries as chart markers: changes that took effect (or probably did), auto-reverts in red. */
 export function auditMarkers(entries: readonly AuditEntry[] | null): ChartMarker[] {
   return (entries ?? [])
-    .filter((e) => e.result === 'applied')
+    .filter((e) => tookEffect(e.result))
     .map((e) => ({
       id: `#${e.id}`,
       t: e.ts,
-      label: `${e.variable} ${e.old_value ?? '—'} → ${e.new_value}${e.action === 'apply' ? '' : ` (${e.action.replace('_', '-')})`}`,
+      label: `${e.variable} ${e.old_value ?? '—'} → ${e.new_value}${e.action === 'apply' ? '' : ` (${e.action.replace('_', '-')})`}${e.result === 'unverified' ? ' (unverified)' : ''}`,
       color: e.action === 'auto_revert' ? '#f2495c' : e.action === 'revert' ? '#b877d9' : '#ff9830',
     }));
 }

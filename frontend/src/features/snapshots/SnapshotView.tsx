@@ -62,7 +62,10 @@ export function SnapshotView({ id }: { id: number }) {
   const poolOff = isPoolOff(server);
   const coarse = server?.queue_time_mode === 'coarse';
   const processMissing = (state.missing_privileges ?? []).includes('PROCESS');
-  const stallLimit = state.variables?.thread_pool_stall_limit ? Number(state.variables.thread_pool_stall_limit) : null;
+  // In ms whatever the flavor's unit (MySQL Enterprise counts 10 ms); older snapshots carry only the variable.
+  const stallLimit =
+    state.pool?.stall_limit_ms ??
+    (state.variables?.thread_pool_stall_limit ? Number(state.variables.thread_pool_stall_limit) : null);
   const links = snapshotLinks(id);
   const captureErrors = Object.entries(doc.server_tables.errors ?? {});
   return (

@@ -42,6 +42,59 @@ describe('PoolSummaryPanel', () => {
     expect(row.textContent).toContain('48.1 ms'); // max 48110 µs
   });
 
+  it("shows Percona 8.4.10's per-poll wait apart from its lifetime statistics, and the whole pool's queue", () => {
+    const pool: PoolSummary = {
+      ...perconaPool,
+      queue_wait: [
+        {
+          name: 'Threadpool_average_queue_wait_us',
+          avg: 225.677,
+          min: 0,
+          max: 1183000,
+          dev: 2933,
+          cnt: 16217850,
+          window_avg: 655000,
+          window_count: 240,
+          window_s: 1,
+        },
+      ],
+      queue_depth: { normal: 83, high: 11, starved: 64 },
+    };
+    render(
+      <PoolSummaryPanel pool={pool} server={{ ...percona, capabilities: ['pool_threads', 'queue_wait_stats', 'queue_depth'] }} />,
+    );
+    expect(screen.getByTestId('queue-wait-window-Threadpool_average_queue_wait_us').textContent).toBe('655 ms');
+    expect(screen.getByTestId('queue-wait-stats').textContent).toContain('avg since start');
+    expect(screen.getByTestId('queue-wait-note').textContent).toMatch(/since it started/);
+    expect(screen.getByTestId('pool-queue-depth').textContent).toContain('83 / 11');
+    expect(screen.getByTestId('pool-queue-depth').textContent).toContain('whole pool');
+    expect(screen.getByTestId('pool-queue-starved').textContent).toContain('64');
+    expect(screen.getByTestId('no-groups-note').textContent).toContain("the whole pool's queue depth");
+  });
+
+  it('shows MySQL 8.4 thread states, marked-stalled threads and the Admin group apart from the groups', () => {
+    const server: ServerInfo = { ...percona, flavor: 'mysql', pool_kind: 'mysql_enterprise', capabilities: ['groups'] };
+    const pool: PoolSummary = {
+      ...perconaPool,
+      kind: 'mysql_enterprise',
+      queue_wait: [],
+      admin_group: { group_id: 4, queries_per_s: 460, connections_per_s: 1 },
+      thread_states: {
+        threads: 18,
+        by_state: { Polling: 4, 'Processing Queued': 4, 'Sleeping Reserve': 10 },
+        by_type: { QUERY_WORKER_THREAD: 18 },
+        marked_stalled: 2,
+        waiting: { THD_WAIT_ROW_LOCK: 1 },
+      },
+    };
+    render(<PoolSummaryPanel pool={pool} server={server} />);
+    expect(screen.getByTestId('thread-marked-stalled').textContent).toContain('2');
+    expect(screen.getByTestId('thread-state-Processing Queued').textContent).toContain('4');
+    expect(screen.getByTestId('thread-wait-THD_WAIT_ROW_LOCK').textContent).toContain('1');
+    expect(screen.getByTestId('pool-admin-group').textContent).toContain('Admin thread group (#4)');
+    expect(screen.getByTestId('pool-admin-group').textContent).toContain('460');
+  });
+
   it('spells a MySQL Enterprise stall limit in its 10 ms units and in ms', () => {
     const server: ServerInfo = { ...percona, flavor: 'mysql', pool_kind: 'mysql_enterprise', capabilities: ['groups'] };
     const pool: PoolSummary = {

@@ -1,6 +1,6 @@
 // Whole-pool figures for every flavor (Percona has nothing finer) and the pool-off concurrency view.
-import type { PoolSummary, ServerInfo, TargetState } from '../../api/types';
-import { DASH, fmtMs, fmtNum, fmtPercent } from '../../lib/format';
+import type { PoolSummary, QueueWaitStat, ServerInfo, TargetState, ThreadStates } from '../../api/types';
+import { DASH, fmtMs, fmtNum, fmtPercent, fmtRate, fmtSeconds } from '../../lib/format';
 import { hasCap, noGroupsExplanation, poolKindLabel } from '../../lib/domain';
 
 function Row({ k, v, testId, title }: { k: string; v: string; testId?: string; title?: string }) {
@@ -57,35 +57,117 @@ export function PoolSummaryPanel({ pool, server }: { pool: PoolSummary; server: 
           {pool.high_prio_tickets !== null ? (
             <Row k="thread_pool_high_prio_tickets" v={pool.high_prio_tickets} testId="pool-high-prio-tickets" />
           ) : null}
+          {pool.queue_depth ? (
+            <>
+              <Row
+                k="queued now, whole pool (normal / high priority)"
+                v={`${fmtNum(pool.queue_depth.normal)} / ${fmtNum(pool.queue_depth.high)}`}
+                testId="pool-queue-depth"
+                title="Threadpool_requests_waiting_in_queue / _in_hp_queue: the server sums every group's queue, so there is no per-group figure (MariaDB and MySQL Enterprise report one per group)."
+              />
+              <Row
+                k="starved (normal queue held back)"
+                v={fmtNum(pool.queue_depth.starved)}
+                testId="pool-queue-starved"
+                title="Threadpool_requests_starved_in_queue: normal-priority requests not picked up while their group is at thread_pool_oversubscribe busy threads."
+              />
+            </>
+          ) : null}
+          {pool.admin_group ? (
+            <Row
+              k={`Admin thread group (#${pool.admin_group.group_id})`}
+              v={fmtRate(pool.admin_group.queries_per_s)}
+              testId="pool-admin-group"
+              title="Connections of TP_CONNECTION_ADMIN holders (MySQL 8.0.31+) run in the Admin group, reported after the pool's own groups: not one of the thread_pool_size groups, so it is not in the group table."
+            />
+          ) : null}
         </tbody>
       </table>
-      {pool.queue_wait.length ? (
-        <table className="grid" data-testid="queue-wait-stats">
-          <thead>
-            <tr>
-              <th>statistic</th>
-              <th className="num">avg</th>
-              <th className="num">min</th>
-              <th className="num">max</th>
-              <th className="num">dev</th>
-              <th className="num">count</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pool.queue_wait.map((s) => (
-              <tr key={s.name} data-testid={`queue-wait-${s.name}`}>
-                <td className="mono">{s.name}</td>
-                <td className="num">{fmtStat(s.name, s.avg)}</td>
-                <td className="num">{fmtStat(s.name, s.min)}</td>
-                <td className="num">{fmtStat(s.name, s.max)}</td>
-                <td className="num">{fmtStat(s.name, s.dev)}</td>
-                <td className="num">{fmtNum(s.cnt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      {pool.queue_wait.length ? <QueueWaitTable stats={pool.queue_wait} /> : null}
+      {pool.thread_states ? <ThreadStatesTable states={pool.thread_states} /> : null}
     </div>
+  );
+}
+
+/** Percona 8.4.10+: each poll's mean wait next to the server's lifetime statistics, labelled as such. */
+function QueueWaitTable({ stats }: { stats: QueueWaitStat[] }) {
+  return (
+    <>
+      <table className="grid" data-testid="queue-wait-stats">
+        <thead>
+          <tr>
+            <th>statistic</th>
+            <th className="num" title="Mean wait of the requests dequeued since the previous poll: Δ(avg·cnt) / Δcnt.">
+              last poll
+            </th>
+            <th className="num">requests</th>
+            <th className="num">avg since start</th>
+            <th className="num">max since start</th>
+            <th className="num">count since start</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.map((s) => (
+            <tr key={s.name} data-testid={`queue-wait-${s.name}`}>
+              <td className="mono">{s.name}</td>
+              <td className="num" data-testid={`queue-wait-window-${s.name}`}>
+                {fmtStat(s.name, s.window_avg ?? null)}
+              </td>
+              <td className="num">
+                {fmtNum(s.window_count ?? null)}
+                {s.window_s && s.window_s > 1.5 ? ` in ${fmtSeconds(s.window_s)}` : ''}
+              </td>
+              <td className="num">{fmtStat(s.name, s.avg)}</td>
+              <td className="num">{fmtStat(s.name, s.max)}</td>
+              <td className="num">{fmtNum(s.cnt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="table-note" data-testid="queue-wait-note">
+        The server&apos;s avg / max / count cover every request since it started, so a stall barely moves them. “Last poll” is the
+        mean wait of the requests dequeued since the previous poll — not the longest wait now, which Percona does not report.
+      </div>
+    </>
+  );
+}
+
+/** MySQL Enterprise tp_thread_state: what the pool's threads do (STATE, 8.4+), wait on, and stalls marked. */
+function ThreadStatesTable({ states }: { states: ThreadStates }) {
+  const byState = Object.entries(states.by_state).toSorted((a, b) => b[1] - a[1]);
+  const waiting = Object.entries(states.waiting).toSorted((a, b) => b[1] - a[1]);
+  return (
+    <table className="grid" data-testid="pool-thread-states">
+      <thead>
+        <tr>
+          <th>pool threads ({fmtNum(states.threads)})</th>
+          <th className="num">threads</th>
+        </tr>
+      </thead>
+      <tbody>
+        {states.marked_stalled !== null ? (
+          <tr
+            data-testid="thread-marked-stalled"
+            title="tp_thread_state.MARKED_STALLED: marked stalled by the stall checker (8.4+)"
+          >
+            <td>marked stalled</td>
+            <td className={`num ${states.marked_stalled ? 'text-warn' : ''}`}>{fmtNum(states.marked_stalled)}</td>
+          </tr>
+        ) : null}
+        {byState.map(([state, n]) => (
+          <tr key={`s:${state}`} data-testid={`thread-state-${state}`}>
+            <td>{state}</td>
+            <td className="num">{fmtNum(n)}</td>
+          </tr>
+        ))}
+        {waiting.map(([wait, n]) => (
+          <tr key={`w:${wait}`} data-testid={`thread-wait-${wait}`}>
+            <td className="mono">{wait}</td>
+            <td className="num">{fmtNum(n)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -150,21 +150,31 @@ export function TargetCharts({
     [idx],
   );
   const pollLines = useMemo(() => [line(idx, 'poll_duration_ms', 'poll duration', '#8ab8ff')], [idx]);
-  // Percona 8.4+: one avg and one max line per "avg: …, max: …" statistic (µs, shown in ms).
-  const statLines = useMemo<LineSpec[]>(
+  // Percona 8.4.10+: each poll's mean queue wait per statistic (µs, shown in ms); the server's own
+  // avg/max cover its whole uptime, so they are not charted.
+  const windowLines = useMemo<LineSpec[]>(
     () =>
-      ['pool_stat_avg', 'pool_stat_max'].flatMap((metric, m) =>
-        seriesOf(history.series, metric).map((s, i) => ({
-          key: `${metric}:${s.labels.stat}`,
-          label: `${s.labels.stat?.replace(/^Threadpool_/, '')} ${m === 0 ? 'avg' : 'max'}`,
-          color: groupColor(i * 2 + m),
-          dashed: m === 1,
-          series: (s.labels.stat ?? '').endsWith('_us')
-            ? { ...s, points: s.points.map(([t, v]): [number, number | null] => [t, v === null ? null : v / 1000]) }
-            : s,
-        })),
-      ),
+      seriesOf(history.series, 'pool_stat_window_avg').map((s, i) => ({
+        key: `window:${s.labels.stat}`,
+        label: `${(s.labels.stat ?? '').includes('_hp_') ? 'high-priority' : 'normal'} queue`,
+        color: groupColor(i),
+        series: (s.labels.stat ?? '').endsWith('_us')
+          ? { ...s, points: s.points.map(([t, v]): [number, number | null] => [t, v === null ? null : v / 1000]) }
+          : s,
+      })),
     [history.series],
+  );
+  const depthLines = useMemo<LineSpec[]>(
+    () => [
+      ...seriesOf(history.series, 'pool_queue_requests').map((s, i) => ({
+        key: `depth:${s.labels.queue}`,
+        label: `${s.labels.queue === 'high' ? 'high-priority' : 'normal'} queue`,
+        color: groupColor(i),
+        series: s,
+      })),
+      line(idx, 'pool_queue_starved', 'starved', '#f2495c', { dashed: true }),
+    ],
+    [history.series, idx],
   );
   const stalledRatioLines = useMemo(
     () => [line(idx, 'tp_stalled_query_ratio', 'stalled / executed statements', '#f2495c')],
@@ -215,14 +225,24 @@ export function TargetCharts({
           />
         </>
       ) : null}
+      {hasCap(server, 'queue_depth') ? (
+        <TimeSeriesChart
+          title="Queued requests, whole pool (Percona Threadpool_requests_waiting_in_*)"
+          testId="chart-queue-depth"
+          lines={depthLines}
+          {...shared}
+          format={fmtCount}
+          note="The server sums every group's queue: one figure for the whole pool, not one per group as MariaDB and MySQL Enterprise report."
+        />
+      ) : null}
       {hasCap(server, 'queue_wait_stats') ? (
         <TimeSeriesChart
-          title="Queue wait statistics (Percona Threadpool_* avg / max)"
-          testId="chart-queue-wait-stats"
-          lines={statLines}
+          title="Queue wait per poll (Percona: mean of the requests dequeued since the last poll)"
+          testId="chart-queue-wait-window"
+          lines={windowLines}
           {...shared}
           format={fmtMs}
-          note="Parsed from the server's “avg: …, min: …, max: …, dev: …, cnt: …” status strings."
+          note="Δ(avg·cnt) / Δcnt of Threadpool_average_*queue_wait_us, whose own avg and max cover the server's whole uptime. A mean, not the longest wait now (Percona reports none)."
         />
       ) : null}
       {mysqlPool ? (

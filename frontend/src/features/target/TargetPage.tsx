@@ -19,6 +19,7 @@ import {
   CollectorHealth,
   CollectorsTable,
   DownNotice,
+  GrantNeededNotice,
   PoolOffNotice,
   PrivilegeWarning,
   ServerNotes,
@@ -126,6 +127,7 @@ export function TargetPage({ name }: { name: string }) {
       <DownNotice target={target} now={now} hasState={!!state} />
       <ServerNotes server={server} />
       {poolOff ? <PoolOffNotice server={server} /> : null}
+      <GrantNeededNotice server={server} />
       {state ? <StalledBanner groups={state.groups} /> : null}
       <PrivilegeWarning missing={missing} />
       <CollectorHealth collectors={collectors} />

@@ -123,6 +123,23 @@ export function PoolOffNotice({ server }: { server: ServerInfo | null }) {
   );
 }
 
+/**
+ * The pool runs but this user cannot read it (MySQL Enterprise without SELECT on performance_schema):
+ * say so, with the GRANT, instead of "pool off" and advice to turn on a pool that is already on.
+ */
+export function GrantNeededNotice({ server }: { server: ServerInfo | null }) {
+  const grant = server?.pool_grant_needed;
+  if (!grant) return null;
+  return (
+    <Notice tone="warn" title={`Thread pool on — grant ${grant} to read it`} testId="pool-grant-needed">
+      thread_handling={server.thread_handling}: the {poolKindLabel(server.pool_kind)} is running, but this monitoring user cannot
+      read its tables, so there are no groups, queues or stalls to show yet. Poolscope retries every minute and picks the grant up
+      without a restart. <code className="snippet-inline">GRANT {grant} TO &apos;poolscope&apos;@&apos;%&apos;;</code>
+      <span className="muted"> (use the monitoring user&apos;s actual name)</span>
+    </Notice>
+  );
+}
+
 /** What the user should know about how this server is read: unknown/future version, derived pool, replay. */
 export function ServerNotes({ server }: { server: ServerInfo | null }) {
   const notes = server?.notes ?? [];

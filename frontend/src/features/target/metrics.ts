@@ -21,8 +21,16 @@ export const RATIO_METRICS = ['thread_cache_miss_ratio', 'buffer_pool_miss_ratio
 
 export const OWN_METRICS = ['poll_duration_ms'] as const;
 
-/** Flavor-specific: Percona 8.4+ parsed queue-wait statistics, MySQL Enterprise stalled-statement ratio. */
-export const FLAVOR_METRICS = ['pool_stat_avg', 'pool_stat_max', 'tp_stalled_query_ratio'] as const;
+/**
+ * Flavor-specific: Percona 8.4.10+ queue depth (whole pool) and per-poll queue wait, MySQL Enterprise
+ * stalled-statement ratio.
+ */
+export const FLAVOR_METRICS = [
+  'pool_queue_requests',
+  'pool_queue_starved',
+  'pool_stat_window_avg',
+  'tp_stalled_query_ratio',
+] as const;
 
 /** Fetched with agg=max: a queue spike or a single stalled poll must survive downsampling. */
 export const MAX_AGG_METRICS: readonly string[] = [...GROUP_METRICS];

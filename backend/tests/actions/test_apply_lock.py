@@ -1,0 +1,255 @@
+"""Apply, revert and the guard under one lock, against the real MariaDB sandbox.
+
+The admin credential reaches the server through a StallRelay (tests/actions/relay.py), which
+can hold back or cut one statement: that is how a SET that gets no answer, or a read-back
+lost after the SET, is made to happen at an exact point. Each variable is read back as root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import aiomysql
+import pytest
+
+from poolscope.actions.admin import AdminLimits, ApplyError, StatementTimeout, open_admin
+from poolscope.actions.apply import Actor, Applier
+from poolscope.actions.audit import AuditLog
+from poolscope.actions.guard import GUARD_USER, Guard
+from poolscope.config import Settings, TargetConfig
+from poolscope.devtools.sandbox import ADMIN_PASSWORD, ADMIN_USER, MariaDBSandbox
+from poolscope.poller.connection import error_code
+from poolscope.schemas import Sample, TargetInfo
+from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import SqlStore
+from tests.actions.live import OPERATOR_PW, global_value, login, running_app, set_global
+from tests.actions.relay import StallRelay, stall_relay
+
+VARIABLE = "thread_pool_oversubscribe"
+ALICE = Actor("alice", "127.0.0.1")
+LOCK_WAIT_TIMEOUT = 1205
+
+
+@pytest.fixture
+def relay(mariadb: MariaDBSandbox) -> Iterator[StallRelay]:
+    before = global_value(mariadb, VARIABLE)
+    with stall_relay(mariadb.port) as r:
+        yield r
+    set_global(mariadb, **{VARIABLE: int(before)})
+
+
+def settings_for(relay: StallRelay, monitor_dsn: str, store_url: str, **values: object) -> Settings:
+    admin = f"mysql://{ADMIN_USER}:{ADMIN_PASSWORD}@127.0.0.1:{relay.port}/"
+    target = TargetConfig(name="db1", dsn=monitor_dsn, admin_dsn=admin, extra_port=0)
+    return Settings(store_url=store_url, targets=[target], poll_interval_s=0.5, **values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def store(tmp_path) -> AsyncIterator[SqlStore]:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    await asyncio.to_thread(upgrade_to_head, url)
+    s = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
+    yield s
+    await s.close()
+
+
+def applier_for(settings: Settings, store: SqlStore) -> Applier:
+    return Applier(settings, store, AuditLog(store.engine))
+
+
+async def test_a_revert_waits_for_a_running_apply_and_checks_the_value_it_left(
+    relay, mariadb, monitor_dsn, store
+):
+    applier = applier_for(settings_for(relay, monitor_dsn, store.url), store)
+    set_global(mariadb, **{VARIABLE: 3})
+    first = await applier.apply("db1", VARIABLE, "4", ALICE)  # A → B
+    relay.hold(b"SET GLOBAL", 2.0)  # the next SET (B → C) holds the target's lock 2 s
+    apply_c = asyncio.create_task(applier.apply("db1", VARIABLE, "5", ALICE))
+    assert await asyncio.to_thread(relay.triggered.wait, 10)
+    # The revert asks for the lock while B → C is under way: it must check the value only then.
+    outcome = await asyncio.gather(apply_c, applier.revert("db1", first.id, ALICE), return_exceptions=True)
+    applied_c, reverted = outcome
+    assert not isinstance(applied_c, BaseException) and applied_c.result == "applied"
+    assert isinstance(reverted, ApplyError), f"the revert clobbered the newer change: {reverted}"
+    assert reverted.status == 409 and f"{VARIABLE} is 5 now, not the 4" in reverted.detail
+    assert global_value(mariadb, VARIABLE) == "5"
+    entries = await applier.audit.list("db1")
+    assert [(e.action, e.old_value, e.new_value) for e in entries] == [
+        ("apply", "4", "5"),
+        ("apply", "3", "4"),
+    ]
+    assert entries[1].reverted_by_id is None
+
+    # Two reverts of one change at once: exactly one goes through.
+    both = await asyncio.gather(
+        applier.revert("db1", applied_c.id, ALICE),
+        applier.revert("db1", applied_c.id, ALICE),
+        return_exceptions=True,
+    )
+    assert sorted(type(r).__name__ for r in both) == ["ApplyError", "AuditEntry"]
+    assert global_value(mariadb, VARIABLE) == "4"
+
+
+async def seed_throughput_drop(store: SqlStore, at: float) -> None:
+    """QPS 100 until `at`, 10 after: a change made just after `at` looks like a regression."""
+    for i in range(-24, 25):
+        ts = at + i * 0.5
+        info = TargetInfo(name="db1", status="up", poll_interval_s=0.5, last_poll_at=ts)
+        await store.write_poll(
+            info, None, [Sample(metric="qps", labels={}, value=100.0 if i <= 0 else 10.0)], ts
+        )
+
+
+async def test_only_the_newest_change_of_a_variable_is_guarded(relay, mariadb, monitor_dsn, store):
+    settings = settings_for(relay, monitor_dsn, store.url, guard_window_s=10)
+    applier = applier_for(settings, store)
+    guard = Guard(settings, store, applier.audit, applier)
+    set_global(mariadb, **{VARIABLE: 3})
+    await seed_throughput_drop(store, time.time())
+    try:
+        first = await applier.apply("db1", VARIABLE, "4", ALICE, guard=True)  # A → B, guarded
+        guard.watch(first)
+        second = await applier.apply("db1", VARIABLE, "5", ALICE)  # B → C
+        third = await applier.apply("db1", VARIABLE, "4", ALICE, guard=True)  # C → B, guarded
+        guard.watch(third)
+        superseded = await applier.audit.get(first.id)
+        assert superseded is not None and superseded.guard_status == "superseded"
+        assert f"superseded by #{second.id}" in (superseded.guard_note or "")
+        watches = [
+            t for t in asyncio.all_tasks() if t.get_name() in (f"guard:{first.id}", f"guard:{third.id}")
+        ]
+        await asyncio.wait_for(asyncio.gather(*watches), 40)
+    finally:
+        await guard.stop()
+    # Both guards saw the drop; only the newest change's guard acted, and put back C, not A.
+    assert global_value(mariadb, VARIABLE) == "5"
+    entries = {e.id: e for e in await applier.audit.list("db1")}
+    autos = [e for e in entries.values() if e.action == "auto_revert"]
+    assert [(a.reverts_id, a.old_value, a.new_value, a.user) for a in autos] == [
+        (third.id, "4", "5", GUARD_USER)
+    ]
+    assert entries[first.id].guard_status == "superseded" and entries[first.id].reverted_by_id is None
+    assert entries[third.id].guard_status == "reverted" and "throughput fell" in (
+        entries[third.id].guard_note or ""
+    )
+
+
+async def test_stopping_the_guard_ends_the_watches_still_running(relay, mariadb, monitor_dsn, store):
+    settings = settings_for(relay, monitor_dsn, store.url, guard_window_s=600)
+    applier = applier_for(settings, store)
+    guard = Guard(settings, store, applier.audit, applier)
+    set_global(mariadb, **{VARIABLE: 3})
+    for value in ("4", "5"):
+        guard.watch(await applier.apply("db1", VARIABLE, value, ALICE, guard=True))
+    await guard.stop()  # as the app's shutdown does
+    assert not [t for t in asyncio.all_tasks() if t.get_name().startswith("guard:")]
+
+
+async def test_a_set_that_gets_no_answer_is_killed_and_frees_the_lock(relay, mariadb, monitor_dsn, store):
+    applier = applier_for(settings_for(relay, monitor_dsn, store.url, admin_statement_timeout_s=1), store)
+    set_global(mariadb, **{VARIABLE: 3})
+    relay.hold(b"SET GLOBAL", 8.0)
+    with pytest.raises(ApplyError) as failed:
+        await applier.apply("db1", VARIABLE, "4", ALICE)
+    # Given up while the SET was still held back, not when it came through.
+    assert not relay.hold_over.is_set()
+    assert failed.value.status == 504
+    assert "did not answer SET GLOBAL (no answer within 2 s)" in failed.value.detail
+    assert f"{VARIABLE} is still 3" in failed.value.detail
+    entry = failed.value.entry
+    assert entry is not None and entry.result == "failed" and entry.detail == failed.value.detail
+
+    # The lock is free at once: another change goes through while the first SET is still held.
+    later = await applier.apply("db1", VARIABLE, "5", ALICE)
+    assert later.result == "applied" and later.old_value == "3"
+    assert not relay.hold_over.is_set()
+    # Its connection was killed, so the held SET never lands once the stall ends.
+    assert await asyncio.to_thread(relay.hold_over.wait, 15)
+    await asyncio.sleep(0.5)
+    assert global_value(mariadb, VARIABLE) == "5"
+
+
+async def test_admin_session_statements_are_bounded_on_the_server_and_by_the_client(mariadb, admin_dsn):
+    limits = AdminLimits(connect_timeout_s=3, statement_timeout_s=1, lock_wait_timeout_s=2)
+    target = TargetConfig(name="db1", dsn=admin_dsn, admin_dsn=admin_dsn, extra_port=0)
+    blocker = mariadb.admin_connect(autocommit=True)
+    with blocker.cursor() as cur:
+        cur.execute("CREATE TABLE IF NOT EXISTS sbtest.poolscope_locked (id INT PRIMARY KEY)")
+        cur.execute(f"GRANT SELECT ON sbtest.poolscope_locked TO {ADMIN_USER}@'127.0.0.1'")
+    session = await open_admin(target, None, limits)
+    try:
+        rows = await session.fetch(
+            "SELECT @@SESSION.max_statement_time, @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout"
+        )
+        assert [tuple(float(v) for v in rows[0])] == [(1.0, 2.0, 2.0)]
+        with blocker.cursor() as cur:
+            cur.execute("SELECT GET_LOCK('poolscope-test', 0), CONNECTION_ID()")
+            got, blocker_id = cur.fetchone()
+        assert got == 1
+        # A statement waiting for another session's lock: the server stops it (NULL, not 0 = timed
+        # out after its own 30 s).
+        assert await session.fetch("SELECT GET_LOCK('poolscope-test', 30)") == [(None,)]
+
+        # Where the server has no statement limit (MySQL's covers SELECT only), lock waits still end...
+        await session.fetch("SET SESSION max_statement_time = 0")
+        with blocker.cursor() as cur:
+            cur.execute("LOCK TABLES sbtest.poolscope_locked WRITE")
+        with pytest.raises(aiomysql.OperationalError) as waited:
+            await session.fetch("SELECT COUNT(*) FROM sbtest.poolscope_locked")
+        assert error_code(waited.value) == LOCK_WAIT_TIMEOUT
+        with blocker.cursor() as cur:
+            cur.execute("UNLOCK TABLES")
+
+        # ... and any other wait ends at the client deadline, which KILLs the thread.
+        assert session.conn is not None
+        thread_id = session.conn.thread_id()
+        with pytest.raises(StatementTimeout):
+            await session.fetch("SELECT GET_LOCK('poolscope-test', 30)")
+        assert session.conn is None
+        with blocker.cursor() as cur:
+            cur.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %s", (thread_id,))
+            assert cur.fetchone()[0] == 0
+            cur.execute("SELECT IS_USED_LOCK('poolscope-test')")
+            assert cur.fetchone()[0] == blocker_id
+    finally:
+        session.close()
+        with blocker.cursor() as cur:
+            cur.execute("UNLOCK TABLES")
+            cur.execute(f"REVOKE SELECT ON sbtest.poolscope_locked FROM {ADMIN_USER}@'127.0.0.1'")
+            cur.execute("DROP TABLE sbtest.poolscope_locked")
+        blocker.close()
+
+
+def test_a_read_back_lost_after_the_set_is_unverified_and_can_be_reverted(
+    relay, mariadb, monitor_dsn, tmp_path
+):
+    settings = settings_for(relay, monitor_dsn, f"sqlite+aiosqlite:///{tmp_path / 'api.db'}")
+    set_global(mariadb, **{VARIABLE: 3})
+    with running_app(settings) as base:
+        op = login(base, "op", OPERATOR_PW)
+        # The SET is answered, then the connection drops and the server cannot be reached again.
+        relay.cut(b"SHOW WARNINGS")
+        res = op.post("/api/targets/db1/apply", json={"variable": VARIABLE, "value": "4"})
+        assert res.status_code == 200, res.text
+        entry = res.json()
+        assert entry["result"] == "unverified"
+        assert "SET GLOBAL was accepted but reading the value back failed" in entry["detail"]
+        assert f"{VARIABLE} is probably 4; a revert puts back 3" in entry["detail"]
+        assert global_value(mariadb, VARIABLE) == "4"
+        listed = op.get("/api/targets/db1/audit").json()
+        assert (listed[0]["id"], listed[0]["result"]) == (entry["id"], "unverified")
+
+        relay.restore()
+        revert = op.post(f"/api/targets/db1/audit/{entry['id']}/revert")
+        assert revert.status_code == 200, revert.text
+        assert (revert.json()["result"], revert.json()["old_value"], revert.json()["new_value"]) == (
+            "applied",
+            "4",
+            "3",
+        )
+        assert global_value(mariadb, VARIABLE) == "3"
+        listed = {e["id"]: e for e in op.get("/api/targets/db1/audit").json()}
+        assert listed[entry["id"]]["reverted_by_id"] == revert.json()["id"]
+        assert ADMIN_PASSWORD not in res.text + revert.text

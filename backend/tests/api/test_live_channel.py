@@ -1,0 +1,88 @@
+"""The live channel: each event is encoded once for every client, and the number of clients is capped."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from poolscope.store import live as live_module
+from poolscope.store.live import LiveHub
+from tests.alerts.states import calm, stalled
+from tests.perimeter.helpers import ready_app, settings_for
+
+
+async def test_an_event_is_encoded_once_and_shared_by_every_client(monkeypatch):
+    calls = []
+
+    def counting_encode(event):  # type: ignore[no-untyped-def]
+        calls.append(event)
+        return real_encode(event)
+
+    real_encode = live_module.encode
+    monkeypatch.setattr(live_module, "encode", counting_encode)
+    hub = LiveHub()
+    clients = [hub.open_client(limit=10) for _ in range(5)]
+    async with hub.subscribe() as engine_queue:
+        hub.publish(stalled(100))
+        hub.publish(calm(101))
+        assert engine_queue.get_nowait().ts == 100  # in-process subscribers still get the objects
+    assert len(calls) == 2
+    frames = [[c.queue.get_nowait() for _ in range(2)] for c in clients if c is not None]
+    assert len(frames) == 5
+    for first, second in frames:
+        assert first is frames[0][0] and second is frames[0][1]
+        assert first.data is frames[0][0].data
+    assert frames[0][0].data.startswith(b"event: poll\ndata: {") and frames[0][0].data.endswith(b"\n\n")
+    assert frames[0][0].target == "db1" and frames[0][0].kind == "poll"
+
+
+def test_no_encoding_without_clients(monkeypatch):
+    monkeypatch.setattr(live_module, "encode", lambda event: pytest.fail("encoded for nobody"))
+    LiveHub().publish(calm(1))
+
+
+def test_client_places_are_capped_and_given_back():
+    hub = LiveHub()
+    first, second = hub.open_client(limit=2), hub.open_client(limit=2)
+    assert first is not None and second is not None
+    assert hub.open_client(limit=2) is None
+    first.close()
+    first.close()  # idempotent
+    assert hub.client_count == 1 and hub.open_client(limit=2) is not None
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Iterator[str]:
+    settings = settings_for(tmp_path_factory.mktemp("live"), users=[], live_max_subscribers=2)
+    with ready_app(settings) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def stream(client: httpx.Client) -> Iterator[httpx.Response]:
+    # Only the status is looked at: reading through a throw-away iterator would close the stream.
+    with client.stream("GET", "/api/live") as response:
+        yield response
+
+
+def test_beyond_the_cap_the_live_channel_answers_503(base):
+    with httpx.Client(base_url=base, timeout=10) as client:
+        with stream(client) as one, stream(client) as two:
+            assert one.status_code == two.status_code == 200
+            with stream(client) as three:
+                assert three.status_code == 503
+                assert three.headers["Retry-After"] == "10"
+                three.read()
+                assert "live channel is full" in three.json()["detail"]
+        # Both places are given back when the clients go away.
+        deadline = time.monotonic() + 15
+        while True:
+            with stream(client) as again, stream(client) as also:
+                if again.status_code == also.status_code == 200:
+                    break
+            assert time.monotonic() < deadline, "the places of closed streams were not given back"
+            time.sleep(0.2)

@@ -1,0 +1,46 @@
+"""/metrics carries numbers about the pool, never the SQL text that the state holds."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from tests.perimeter.helpers import ready_app, settings_for
+
+TEXT_KEYS = {"info", "last_sql", "query", "sql"}
+
+
+def texts(node: Any) -> set[str]:
+    """Every SQL text in a state document."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in TEXT_KEYS and isinstance(value, str) and len(value) >= 4:
+                found.add(value)
+            else:
+                found |= texts(value)
+    elif isinstance(node, list):
+        for item in node:
+            found |= texts(item)
+    return found
+
+
+def test_metrics_hold_no_sql_text(tmp_path):
+    # A replayed MariaDB whose queue and processlist are full of statements (tests/fixtures).
+    settings = settings_for(
+        tmp_path, users=[], poll_interval_s=0.5, targets=[{"name": "db1", "dsn": "fixture://mariadb/10.11"}]
+    )
+    with ready_app(settings) as base, httpx.Client(base_url=base, timeout=10) as client:
+        deadline = time.monotonic() + 30
+        while not (state := client.get("/api/targets/db1/state")).is_success:
+            assert time.monotonic() < deadline, state.text
+            time.sleep(0.2)
+        secrets = texts(state.json())
+        assert any(s.upper().startswith("SELECT") for s in secrets), secrets
+        exposition = client.get("/metrics").text
+    assert 'poolscope_tp_group_queue_length{target="db1",group="0"}' in exposition
+    leaked = [s for s in secrets if s in exposition]
+    assert leaked == []
+    assert "SELECT" not in exposition.upper()

@@ -1,0 +1,94 @@
+"""Against `poolscope serve` itself: X-Forwarded-For counts only from trusted_proxies, login limits
+hold per user name, and sessions (logout, password changes) survive a restart."""
+
+from __future__ import annotations
+
+import httpx
+
+from poolscope.auth.passwords import hash_password
+from tests.perimeter.serve_process import poolscope_serve, toml_string
+
+OP_PW = "serve-operator-pw"
+VI_PW = "serve-viewer-pw"
+SECRET = "s" * 40
+
+
+def users(op_hash: str, vi_hash: str) -> str:
+    return (
+        f"session_secret = {toml_string(SECRET)}\n"
+        f'[[users]]\nname = "op"\nrole = "operator"\npassword_hash = {toml_string(op_hash)}\n'
+        f'[[users]]\nname = "vi"\nrole = "viewer"\npassword_hash = {toml_string(vi_hash)}\n'
+    )
+
+
+def wrong_logins(base: str, count: int, *, names: list[str] | None = None) -> list[int]:
+    """`count` wrong logins, each with a new X-Forwarded-For (and a new name, if `names`)."""
+    out = []
+    for i in range(count):
+        name = names[i % len(names)] if names else "op"
+        response = httpx.post(
+            f"{base}/api/auth/login",
+            json={"username": name, "password": "wrong"},
+            headers={"X-Forwarded-For": f"203.0.113.{i + 1}"},
+            timeout=30,
+        )
+        out.append(response.status_code)
+    return out
+
+
+def test_rotating_x_forwarded_for_does_not_escape_the_login_limit(tmp_path):
+    config = users(hash_password(OP_PW), hash_password(VI_PW))
+    with poolscope_serve(tmp_path, config) as base:
+        codes = wrong_logins(base, 15)
+        assert codes[:10] == [401] * 10 and codes[10:] == [429] * 5
+        # Spraying names: X-Forwarded-For is not believed, so one address hits the per-address cap.
+        sprayed = wrong_logins(base, 31, names=[f"user{i}" for i in range(31)])
+        assert 429 in sprayed
+
+
+def test_trusted_proxies_are_believed_and_the_name_limit_still_holds(tmp_path):
+    config = 'trusted_proxies = ["127.0.0.1"]\n' + users(hash_password(OP_PW), hash_password(VI_PW))
+    with poolscope_serve(tmp_path, config) as base:
+        # Every attempt seems to come from another client now: no per-address cap is met ...
+        sprayed = wrong_logins(base, 31, names=[f"user{i}" for i in range(31)])
+        assert sprayed == [401] * 31
+        # ... but one user name is limited whatever the address.
+        codes = wrong_logins(base, 15)
+        assert codes[:10] == [401] * 10 and codes[10:] == [429] * 5
+
+
+def login(base: str, name: str, password: str) -> httpx.Client:
+    client = httpx.Client(base_url=base, timeout=30)
+    response = client.post("/api/auth/login", json={"username": name, "password": password})
+    assert response.status_code == 200, response.text
+    client.headers["X-CSRF-Token"] = client.cookies["poolscope_csrf"]
+    return client
+
+
+def replay(base: str, cookies: dict[str, str]) -> int:
+    with httpx.Client(base_url=base, timeout=30, cookies=cookies) as client:
+        return client.get("/api/auth/me").status_code
+
+
+def test_logout_and_password_changes_survive_a_restart(tmp_path):
+    op_hash, vi_hash = hash_password(OP_PW), hash_password(VI_PW)
+    with poolscope_serve(tmp_path, users(op_hash, vi_hash)) as base:
+        logged_out = login(base, "op", OP_PW)
+        kept_op = login(base, "op", OP_PW)
+        kept_vi = login(base, "vi", VI_PW)
+        saved = {
+            c: dict(client.cookies) for c, client in (("out", logged_out), ("op", kept_op), ("vi", kept_vi))
+        }
+        assert logged_out.post("/api/auth/logout").status_code == 204
+        assert replay(base, saved["out"]) == 401
+    with poolscope_serve(tmp_path, users(op_hash, vi_hash)) as base:
+        assert replay(base, saved["out"]) == 401  # the logout was kept in the store
+        assert replay(base, saved["op"]) == 200  # a restart alone ends nobody's session
+        assert replay(base, saved["vi"]) == 200
+    new_op_hash = hash_password("a-new-operator-password")
+    with poolscope_serve(tmp_path, users(new_op_hash, vi_hash)) as base:
+        assert replay(base, saved["op"]) == 401  # op's password changed: op's sessions ended
+        assert replay(base, saved["vi"]) == 200
+        login(base, "op", "a-new-operator-password").close()
+    for client in (logged_out, kept_op, kept_vi):
+        client.close()
