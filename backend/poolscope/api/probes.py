@@ -1,7 +1,8 @@
 """Probes for container healthchecks, systemd and load balancers: `/healthz` and `/readyz`.
 
 They sit at the top level, outside /api, and answer without a login: an orchestrator has none.
-Neither says more than up/down per part and a credential-free reason.
+Where reads need a login (auth/gate.py), /readyz tells a caller without a session only whether
+it is ready; the parts and their reasons (target names, what failed) are for those who may read.
 """
 
 from __future__ import annotations
@@ -10,16 +11,19 @@ import asyncio
 import time
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
 from poolscope import __version__
 from poolscope.api.deps import SettingsDep, StoreDep
+from poolscope.auth.deps import SESSION_COOKIE, anonymous_reader, get_auth
 from poolscope.config import Settings
 from poolscope.schemas import TargetInfo
 
 router = APIRouter(tags=["health"])
+
+PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 
 STORE_TIMEOUT_S = 3.0
 
@@ -31,7 +35,7 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", responses={503: {"description": "the store or every target does not answer"}})
-async def readyz(store: StoreDep, settings: SettingsDep) -> JSONResponse:
+async def readyz(request: Request, store: StoreDep, settings: SettingsDep) -> JSONResponse:
     """Readiness: 200 when the store answers and at least one target was polled successfully of late."""
     store_status = await _store_status(store.engine)
     targets: dict[str, str] = {}
@@ -39,10 +43,20 @@ async def readyz(store: StoreDep, settings: SettingsDep) -> JSONResponse:
         latest = await store.latest(target.name)
         targets[target.name] = _target_status(latest[0] if latest else None, settings)
     ready = store_status == "ok" and any(status == "up" for status in targets.values())
+    status_code = 200 if ready else 503
+    if not _may_read(request):
+        return JSONResponse(status_code=status_code, content={"ready": ready})
     body: dict[str, Any] = {"ready": ready, "store": store_status, "targets": targets}
     if not settings.targets:
         body["reason"] = "no targets configured"
-    return JSONResponse(status_code=200 if ready else 503, content=body)
+    return JSONResponse(status_code=status_code, content=body)
+
+
+def _may_read(request: Request) -> bool:
+    auth = get_auth(request)
+    return (
+        anonymous_reader(auth, request) or auth.session_user(request.cookies.get(SESSION_COOKIE)) is not None
+    )
 
 
 async def _store_status(engine: Any) -> str:

@@ -9,9 +9,11 @@ import httpx
 from poolscope import __version__
 from poolscope.api.probes import _target_status
 from poolscope.api.prometheus import Exposition, _target_metrics
-from poolscope.config import Settings, TargetConfig
+from poolscope.auth.passwords import hash_password
+from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope.devtools.sandbox import MONITOR_PASSWORD, free_port
 from tests.alerts.states import group, info, state
+from tests.deploy.support import status_of, wait_until
 from tests.served import uvicorn_app
 
 
@@ -21,12 +23,12 @@ def _settings(tmp_path, targets: list[TargetConfig]) -> Settings:
     )
 
 
-def _settled(base: str, names: set[str]) -> httpx.Response:
+def _settled(base: str, names: set[str], client: httpx.Client | None = None) -> httpx.Response:
     """/readyz once every target has been polled at least once (bounded wait)."""
     deadline = time.monotonic() + 30
     while True:
         try:
-            response = httpx.get(f"{base}/readyz", timeout=5)
+            response = (client or httpx).get(f"{base}/readyz", timeout=5)
             if not any(v.startswith("starting") for v in response.json()["targets"].values()):
                 assert set(response.json()["targets"]) == names
                 return response
@@ -62,6 +64,25 @@ def test_not_ready_while_no_target_answers(tmp_path):
         assert "cannot connect" in response.json()["targets"]["gone"]
         assert MONITOR_PASSWORD not in response.text
         # Alive all the same: liveness does not depend on the targets.
+        assert httpx.get(f"{base}/healthz", timeout=5).status_code == 200
+
+
+def test_without_a_session_readyz_says_only_ready_or_not(tmp_path, monitor_dsn):
+    gone = f"mysql://u:{MONITOR_PASSWORD}@127.0.0.1:{free_port()}/"
+    settings = _settings(
+        tmp_path, [TargetConfig(name="live", dsn=monitor_dsn), TargetConfig(name="gone", dsn=gone)]
+    )
+    settings.users = [UserConfig(name="vi", role="viewer", password_hash=hash_password("probe-viewer-pw"))]
+    with uvicorn_app(settings) as base:
+        wait_until(lambda: status_of(f"{base}/healthz") == 200, 30, "never served")
+        with httpx.Client(base_url=base, timeout=5) as client:
+            login = client.post("/api/auth/login", json={"username": "vi", "password": "probe-viewer-pw"})
+            assert login.status_code == 200, login.text
+            detailed = _settled(base, {"live", "gone"}, client)
+            assert detailed.status_code == 200 and detailed.json()["targets"]["live"] == "up"
+        anonymous = httpx.get(f"{base}/readyz", timeout=5)
+        # Ready, but not which targets exist nor why one is down (reads need a login here).
+        assert anonymous.status_code == 200 and anonymous.json() == {"ready": True}
         assert httpx.get(f"{base}/healthz", timeout=5).status_code == 200
 
 
