@@ -8,12 +8,11 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from poolscope.api.deps import TargetName
+from poolscope.api.deps import RowId, TargetName
 from poolscope.auth import User, require_role
 from poolscope.snapshots.document import SnapshotSummary, json_schema
-from poolscope.snapshots.export import base_name, build_archive, document_from_archive
-from poolscope.snapshots.report import render_report
-from poolscope.snapshots.service import SnapshotError, SnapshotService
+from poolscope.snapshots.errors import SnapshotError
+from poolscope.snapshots.service import SnapshotService
 
 router = APIRouter(prefix="/api", tags=["snapshots"])
 
@@ -42,7 +41,7 @@ async def _guard(call: Any) -> Any:
     try:
         return await call
     except SnapshotError as exc:
-        raise HTTPException(status_code=exc.status, detail=str(exc)) from None
+        raise HTTPException(status_code=exc.status, detail=str(exc), headers=exc.headers) from None
 
 
 @router.get("/snapshots", response_model=list[SnapshotSummary])
@@ -60,18 +59,17 @@ async def snapshot_schema() -> JSONResponse:
 
 
 @router.get("/snapshots/{snapshot_id}")
-async def get_snapshot(snapshot_id: int, service: ServiceDep, _user: Viewer) -> Response:
+async def get_snapshot(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
     """The snapshot document (see the schema)."""
     text = await _guard(service.document_text(snapshot_id))
     return Response(content=text, media_type="application/json")
 
 
 @router.get("/snapshots/{snapshot_id}/export.json")
-async def export_json(snapshot_id: int, service: ServiceDep, _user: Viewer) -> Response:
+async def export_json(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
     """The snapshot document as a download."""
     text = await _guard(service.document_text(snapshot_id))
-    doc = await service.document(snapshot_id)
-    name = base_name(doc, snapshot_id)
+    name = await _guard(service.export_name(snapshot_id))
     return Response(
         content=text,
         media_type="application/json",
@@ -80,23 +78,20 @@ async def export_json(snapshot_id: int, service: ServiceDep, _user: Viewer) -> R
 
 
 @router.get("/snapshots/{snapshot_id}/archive")
-async def export_archive(snapshot_id: int, service: ServiceDep, _user: Viewer) -> Response:
+async def export_archive(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
     """A zip with snapshot.json, snapshot.schema.json and report.html (opens offline, no server)."""
-    text = await _guard(service.document_text(snapshot_id))
-    doc = await service.document(snapshot_id)
-    name = base_name(doc, snapshot_id)
+    name, data = await _guard(service.archive(snapshot_id))
     return Response(
-        content=build_archive(doc, text, name),
+        content=data,
         media_type="application/zip",
         headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
     )
 
 
 @router.get("/snapshots/{snapshot_id}/report.html", response_class=HTMLResponse)
-async def report(snapshot_id: int, service: ServiceDep, _user: Viewer) -> HTMLResponse:
-    """The offline HTML report, served for a quick look."""
-    doc = await _guard(service.document(snapshot_id))
-    return HTMLResponse(render_report(doc))
+async def report(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> HTMLResponse:
+    """The offline HTML report, served for a quick look (rendered once, then from a cache)."""
+    return HTMLResponse(await _guard(service.report_html(snapshot_id)))
 
 
 @router.post("/targets/{name}/snapshots", response_model=Created, status_code=201)
@@ -110,7 +105,10 @@ async def capture(
 
 @router.post("/snapshots/import", response_model=Created, status_code=201)
 async def import_snapshot(request: Request, service: ServiceDep, _user: Operator) -> Created:
-    """Import an exported snapshot: the JSON document or the zip archive, as the request body."""
+    """Import an exported snapshot: the JSON document or the zip archive, as the request body.
+
+    Checked in a worker process: 422 with the reason when it is not a valid snapshot or exceeds the
+    import limits, 503 with Retry-After when the workers stay busy; nothing is stored then."""
     limit = int(service.config.import_max_mb * 1024 * 1024)
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
@@ -128,22 +126,12 @@ async def import_snapshot(request: Request, service: ServiceDep, _user: Operator
         raise HTTPException(
             status_code=422, detail="empty request: send the snapshot JSON or archive as the body"
         )
-    if data[:2] == b"PK":
-        try:
-            text = document_from_archive(data, limit)
-        except ValueError as exc:
-            raise HTTPException(status_code=422, detail=str(exc)) from None
-    else:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise HTTPException(status_code=422, detail="not a JSON document or a zip archive") from None
-    snapshot_id = await _guard(service.import_document(text))
+    snapshot_id = await _guard(service.import_file(data))
     return Created(id=snapshot_id)
 
 
 @router.delete("/snapshots/{snapshot_id}", status_code=204)
-async def delete_snapshot(snapshot_id: int, service: ServiceDep, _user: Operator) -> Response:
+async def delete_snapshot(snapshot_id: RowId, service: ServiceDep, _user: Operator) -> Response:
     """Delete a snapshot."""
     if not await service.delete(snapshot_id):
         raise HTTPException(status_code=404, detail=f"no snapshot {snapshot_id}")

@@ -98,6 +98,24 @@ class SnapshotSummary(BaseModel):
     size_bytes: int
 
 
+def stored_row(doc: SnapshotDocument, status: str) -> dict[str, Any]:
+    """The store's row for a document (tables.py): the JSON text and the columns lists filter on."""
+    text = doc.model_dump_json(by_alias=True)
+    return {
+        "target": doc.target,
+        "created_at": doc.created_at,
+        "moment_ts": doc.moment_ts,
+        "window_from": doc.window.from_,
+        "window_to": doc.window.to,
+        "status": status,
+        "trigger": doc.trigger,
+        "title": doc.title,
+        "alert_id": doc.alert_id,
+        "size_bytes": len(text.encode()),
+        "document": text,
+    }
+
+
 def json_schema() -> dict[str, Any]:
     schema = SnapshotDocument.model_json_schema(by_alias=True, mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -1,16 +1,15 @@
 """Incident snapshots: capture (automatic on a stall alert, or on demand), completion when the window
-closes, listing, import with validation, and retention by count and size."""
+closes, listing, import, report and archive (in worker processes, reports cached), and retention
+by count and size."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from typing import Any
 
-from pydantic import ValidationError
 from sqlalchemy import delete, insert, select, update
 
 from poolscope import __version__
@@ -19,44 +18,22 @@ from poolscope.config import Settings
 from poolscope.poller.target_poller import TargetPoller
 from poolscope.schemas import Alert, TargetState
 from poolscope.snapshots.audit_hook import variable_changes_in_window
+from poolscope.snapshots.cache import CacheKey, ReportCache
 from poolscope.snapshots.capture import capture_server_tables
-from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, SnapshotWindow
-from poolscope.snapshots.redact import redact_sql, redact_variables
+from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, SnapshotWindow, stored_row
+from poolscope.snapshots.errors import SnapshotError
+from poolscope.snapshots.export import base_name
+from poolscope.snapshots.jobs import archive_job, import_job, report_job
+from poolscope.snapshots.redact import redact_variables
+from poolscope.snapshots.scrub import redact_document_sql
 from poolscope.snapshots.tables import snapshot_snapshots
+from poolscope.snapshots.workers import SnapshotWorkers
 from poolscope.store.sql import SqlStore
 from poolscope.store.tables import series
 
 log = logging.getLogger(__name__)
 
 STALL_RULE = "group_stalled"
-
-
-class SnapshotError(Exception):
-    """A snapshot request that cannot be served; the message is shown to the user."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _redact_document(doc: SnapshotDocument) -> None:
-    state = doc.state
-    for q in state.queue:
-        q.info, q.last_sql = redact_sql(q.info), redact_sql(q.last_sql)
-    for s in state.sessions:
-        s.info = redact_sql(s.info)
-    if state.transactions:
-        for t in state.transactions.items:
-            t.query = redact_sql(t.query)
-    for row in doc.server_tables.processlist:
-        if isinstance(row.get("info"), str):
-            row["info"] = redact_sql(row["info"])  # type: ignore[arg-type]
-    for row in doc.server_tables.innodb_trx:
-        if isinstance(row.get("trx_query"), str):
-            row["trx_query"] = redact_sql(row["trx_query"])  # type: ignore[arg-type]
-    for alert in doc.alerts:
-        alert.description = redact_sql(alert.description) or ""
-    doc.redacted_sql = True
 
 
 class SnapshotService:
@@ -71,6 +48,10 @@ class SnapshotService:
         self._completions: dict[int, asyncio.Task[None]] = {}
         self._last_auto: dict[str, float] = {}
         self.link_alert: Any = None  # set by the app: AlertEngine.link_snapshot
+        self.workers = SnapshotWorkers(self.config.work_concurrency, self.config.work_wait_s)
+        self.reports = ReportCache(int(self.config.report_cache_mb * 1024 * 1024))
+        # Reports being rendered, so that several requests for one wait for one job.
+        self._rendering: dict[CacheKey, asyncio.Future[str]] = {}
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -92,6 +73,7 @@ class SnapshotService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._completions.clear()
+        await self.workers.stop()
 
     async def on_alert_firing(self, alert: Alert) -> None:
         """Engine listener: a stall alert captures a snapshot (once per target per cooldown)."""
@@ -147,7 +129,7 @@ class SnapshotService:
             server_tables=tables,
         )
         await self._fill_window(doc, until=min(now, window.to))
-        snapshot_id = await self._insert(doc, status="collecting")
+        snapshot_id = await self._insert(stored_row(doc, status="collecting"))
         self._schedule_completion(snapshot_id, window.to)
         await self._retain(keep=snapshot_id)
         log.info("snapshot %d of %s captured (%s)", snapshot_id, target, trigger)
@@ -171,7 +153,7 @@ class SnapshotService:
             self.store.engine, doc.target, doc.window.from_, doc.window.to
         )
         if self.config.redact_sql_literals:
-            _redact_document(doc)
+            redact_document_sql(doc)
 
     def _schedule_completion(self, snapshot_id: int, window_to: float) -> None:
         async def complete_later() -> None:
@@ -192,25 +174,9 @@ class SnapshotService:
 
     # --- storage ---------------------------------------------------------------------------
 
-    def _row_values(self, doc: SnapshotDocument, status: str) -> dict[str, Any]:
-        text = doc.model_dump_json(by_alias=True)
-        return {
-            "target": doc.target,
-            "created_at": doc.created_at,
-            "moment_ts": doc.moment_ts,
-            "window_from": doc.window.from_,
-            "window_to": doc.window.to,
-            "status": status,
-            "trigger": doc.trigger,
-            "title": doc.title,
-            "alert_id": doc.alert_id,
-            "size_bytes": len(text.encode()),
-            "document": text,
-        }
-
-    async def _insert(self, doc: SnapshotDocument, status: str) -> int:
+    async def _insert(self, row: dict[str, Any]) -> int:
         async with self.store.engine.begin() as conn:
-            result = await conn.execute(insert(snapshot_snapshots).values(**self._row_values(doc, status)))
+            result = await conn.execute(insert(snapshot_snapshots).values(**row))
             return int(result.inserted_primary_key[0])  # type: ignore[index]
 
     async def _update(self, snapshot_id: int, doc: SnapshotDocument, status: str) -> None:
@@ -218,8 +184,9 @@ class SnapshotService:
             await conn.execute(
                 update(snapshot_snapshots)
                 .where(snapshot_snapshots.c.id == snapshot_id)
-                .values(**self._row_values(doc, status))
+                .values(**stored_row(doc, status))
             )
+        self.reports.drop(snapshot_id)
 
     async def _retain(self, keep: int) -> int:
         """Delete the oldest snapshots beyond max_count or max_total_mb (never the one just made)."""
@@ -242,6 +209,7 @@ class SnapshotService:
             if doomed:
                 await conn.execute(delete(snapshot_snapshots).where(snapshot_snapshots.c.id.in_(doomed)))
         for snapshot_id in doomed:
+            self.reports.drop(snapshot_id)
             task = self._completions.pop(snapshot_id, None)
             if task:
                 task.cancel()
@@ -289,47 +257,79 @@ class SnapshotService:
             result = await conn.execute(
                 delete(snapshot_snapshots).where(snapshot_snapshots.c.id == snapshot_id)
             )
+        self.reports.drop(snapshot_id)
         task = self._completions.pop(snapshot_id, None)
         if task:
             task.cancel()
         return bool(result.rowcount)
 
-    # --- import ----------------------------------------------------------------------------
+    # --- import, report, archive (in worker processes) -------------------------------------
 
-    async def import_document(self, text: str) -> int:
-        """Validate an exported snapshot against the schema and store it; nothing is stored on error."""
-        try:
-            raw = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SnapshotError(f"not a JSON document: {exc}", 422) from None
-        if not isinstance(raw, dict) or raw.get("format") != "poolscope-snapshot":
-            raise SnapshotError(
-                'not a Poolscope snapshot (the JSON has no "format": "poolscope-snapshot")', 422
-            )
-        if raw.get("schema_version") != 1:
-            raise SnapshotError(
-                f"unsupported snapshot schema_version {raw.get('schema_version')!r} (this Poolscope reads 1)",
-                422,
-            )
-        try:
-            doc = SnapshotDocument.model_validate(raw)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '(document)'}: {e['msg']}" for e in exc.errors()[:5]
-            )
-            more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
-            raise SnapshotError(f"snapshot does not match schema version 1: {problems}{more}", 422) from None
-        # Imported files come from elsewhere: apply this installation's rules on secrets too.
-        doc.server_tables.global_variables = redact_variables(doc.server_tables.global_variables)
-        doc.trigger = "import"
-        if self.config.redact_sql_literals:
-            _redact_document(doc)
-        snapshot_id = await self._insert(doc, status="complete" if doc.window.complete else "collecting")
-        if not doc.window.complete:
-            # An import is never completed here (its metrics are not ours): mark it final as it is.
-            await self._update(snapshot_id, doc, status="complete")
+    async def import_file(self, data: bytes) -> int:
+        """Check an uploaded snapshot (JSON or archive) and store it; nothing is stored on error."""
+        row = await self.workers.run(import_job, data, self.config, time.time())
+        snapshot_id = await self._insert(row)
         await self._retain(keep=snapshot_id)
         return snapshot_id
+
+    async def _version(self, snapshot_id: int) -> tuple[CacheKey, str]:
+        """The report cache's key (id, content version) and the download's name, from the row.
+
+        A document is written by its capture or import, and once more when its window completes
+        (status and size change then; _update drops the cached report too).
+        """
+        cols = snapshot_snapshots.c
+        async with self.store.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(cols.target, cols.moment_ts, cols.status, cols.size_bytes).where(
+                        cols.id == snapshot_id
+                    )
+                )
+            ).first()
+        if row is None:
+            raise SnapshotError(f"no snapshot {snapshot_id}", 404)
+        key = (snapshot_id, f"{row.status}:{row.size_bytes}")
+        return key, base_name(row.target, row.moment_ts, snapshot_id)
+
+    async def export_name(self, snapshot_id: int) -> str:
+        """The download's file name, without extension."""
+        return (await self._version(snapshot_id))[1]
+
+    async def report_html(self, snapshot_id: int) -> str:
+        key, _ = await self._version(snapshot_id)
+        cached = self.reports.get(key)
+        if cached is not None:
+            return cached
+        pending = self._rendering.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._rendering[key] = future
+        try:
+            html = await self.workers.run(report_job, await self.document_text(snapshot_id))
+        except BaseException as exc:  # cancelled too: whoever waits for this job must not hang
+            future.set_exception(
+                exc
+                if isinstance(exc, Exception)
+                else SnapshotError("the report was cancelled; try again", 503)
+            )
+            future.exception()  # retrieved here, so no warning when nobody else was waiting
+            raise
+        finally:
+            self._rendering.pop(key, None)
+        future.set_result(html)
+        self.reports.put(key, html)
+        return html
+
+    async def archive(self, snapshot_id: int) -> tuple[str, bytes]:
+        """The archive's file name (without .zip) and its bytes; its report comes from the cache
+        when there, and goes into it otherwise."""
+        key, name = await self._version(snapshot_id)
+        text = await self.document_text(snapshot_id)
+        data, html = await self.workers.run(archive_job, text, name, self.reports.get(key))
+        self.reports.put(key, html)
+        return name, data
 
 
 def _state_copy(state: TargetState) -> TargetState:

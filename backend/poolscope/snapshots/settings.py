@@ -1,4 +1,5 @@
-"""Snapshot settings: window around the moment, automatic capture, redaction, retention, import limit."""
+"""Snapshot settings: window around the moment, automatic capture, redaction, retention, import limits,
+and the worker processes that import, render and zip (README "Incident snapshots")."""
 
 from __future__ import annotations
 
@@ -30,3 +31,26 @@ class SnapshotSettings(BaseModel):
     )
     import_max_mb: float = Field(default=50.0, gt=0, le=4096, description="largest snapshot file accepted")
     max_points: int = Field(default=3000, ge=100, le=20000, description="points per series in the window")
+    import_max_series: int = Field(
+        default=2000, ge=1, le=100_000, description="most series an imported snapshot may hold"
+    )
+    import_max_points: int = Field(
+        default=1_000_000,
+        ge=1000,
+        le=20_000_000,
+        description="most points over all series of an imported snapshot (about 25 MB of JSON)",
+    )
+    import_max_string_kb: int = Field(
+        default=1024, ge=1, le=65536, description="longest text (SQL, title, a value) in an imported snapshot"
+    )
+    # Import, report and archive are CPU work of seconds for a large snapshot: they run in worker
+    # processes, never on the event loop that polls the targets and feeds the live channel.
+    work_concurrency: int = Field(
+        default=2, ge=1, le=16, description="imports, reports and archives worked on at once"
+    )
+    work_wait_s: float = Field(
+        default=10.0, ge=0, le=300, description="a request waits this long for a free worker, then 503"
+    )
+    report_cache_mb: float = Field(
+        default=64.0, ge=0, le=4096, description="rendered HTML reports kept in memory (0: none)"
+    )

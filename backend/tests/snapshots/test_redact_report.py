@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from poolscope.schemas import SeriesOut
 from poolscope.snapshots.redact import REDACTED, redact_sql, redact_variables
-from poolscope.snapshots.report import svg_chart
+from poolscope.snapshots.report import WIDTH, svg_chart, thin
 
 
 def test_sql_literals_are_replaced_and_names_kept():
@@ -46,3 +46,15 @@ def test_chart_draws_lines_breaks_gaps_and_marks_the_moment():
     assert svg.count("<polyline") == 2  # the jump from 2 s to 10 s is a gap, not a line
     assert "the moment" in svg and "group 0" in svg
     assert "no data" in svg_chart("Empty", [], 0.0, 1.0, 0.5, "", False)
+
+
+def test_a_long_line_keeps_each_pixel_columns_lowest_and_highest_point_in_order():
+    # 10 points per pixel column over 1000 columns, and one spike in column 500.
+    line = [(col + i / 10, float(i % 3)) for col in range(1000) for i in range(10)]
+    line[5003] = (500.3, 99.0)
+    out = thin(line)
+    assert len(out) <= 2 * 1000 < len(line)
+    assert [p[0] for p in out] == sorted(p[0] for p in out)
+    assert (500.3, 99.0) in out and {p[1] for p in out} == {0.0, 2.0, 99.0}
+    short = line[: 2 * WIDTH]
+    assert thin(short) == short  # a line the chart can show point by point is left alone
