@@ -24,7 +24,7 @@ INSTALL_STAMPS := $(PY_STAMP) \
 	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
 
 .PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
-	lint-frontend bench build size clean distclean
+	lint-frontend bench build size dist clean distclean
 
 help:
 	@echo "make install       Python venv + pinned deps, npm ci for frontend/ and e2e/ (idempotent)"
@@ -33,6 +33,7 @@ help:
 	@echo "make test          backend pytest, frontend unit tests, e2e"
 	@echo "make lint          ruff, ruff format --check, mypy; frontend lint + typecheck"
 	@echo "make build         frontend production build (frontend/dist)"
+	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
 	@echo "make bench         poller overhead benchmark (python -m poolscope.bench)"
 	@echo "make clean         remove build output, caches and .demo/ (distclean: also .venv, node_modules)"
 
@@ -111,6 +112,11 @@ else
 	@echo "build: no frontend/package.json, nothing to build"
 endif
 
+# Wheel + sdist with the UI inside (scripts/dist.sh); DIST=dir to put them elsewhere.
+DIST ?= dist
+dist: build
+	PYTHON=$(PY) bash scripts/dist.sh $(DIST)
+
 # Bundle size budget, when the frontend defines one (npm run size).
 size: install-frontend
 ifneq ($(HAS_FRONTEND),)
@@ -121,7 +127,7 @@ endif
 
 clean:
 	@if [ -x $(PY) ] && [ -d .demo/mariadb ]; then $(PY) -m poolscope.devtools.sandbox --dir .demo/mariadb --stop; fi
-	rm -rf .demo frontend/dist bench-results test-results playwright-report e2e/test-results \
+	rm -rf .demo frontend/dist dist bench-results test-results playwright-report e2e/test-results \
 		e2e/playwright-report e2e/.run .pytest_cache backend/.pytest_cache .mypy_cache backend/.mypy_cache \
 		.ruff_cache backend/.ruff_cache
 	find backend -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -16,7 +16,10 @@ fi
 # downloads a browser here); prometheus-mysqld-exporter: comparison in benchmarks; postgresql:
 # store tests also run on a private PostgreSQL (its service is never started); openssl: the TLS
 # tests make their own CA and certificates.
-PACKAGES=(mariadb-server mariadb-client sysbench chromium prometheus-mysqld-exporter postgresql make openssl)
+# Deploy tests (backend/tests/deploy): prometheus (with promtool) and prometheus-alertmanager run
+# on loopback; podman, podman-compose, runc and debootstrap build and run the container image.
+PACKAGES=(mariadb-server mariadb-client sysbench chromium prometheus-mysqld-exporter postgresql make openssl
+  prometheus prometheus-alertmanager podman podman-compose runc debootstrap)
 
 is_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" == installed ]]
@@ -78,7 +81,7 @@ else
 
   # If a service was started anyway (a systemd machine without policy-rc.d support), stop it.
   if command -v systemctl >/dev/null && [[ -d /run/systemd/system ]]; then
-    for svc in mariadb prometheus-mysqld-exporter; do
+    for svc in mariadb prometheus-mysqld-exporter prometheus prometheus-alertmanager prometheus-node-exporter; do
       if systemctl is-active --quiet "$svc" 2>/dev/null; then
         echo "install-system: stopping and disabling Debian's $svc service"
         "${SUDO[@]}" systemctl disable --now "$svc" >/dev/null 2>&1 || true

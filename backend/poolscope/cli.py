@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from poolscope import __version__
 from poolscope.config import DsnError, Settings, load_settings
 
 
@@ -126,6 +127,7 @@ def cmd_hash_password(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="poolscope", description=__doc__)
     parser.add_argument("--config", help="TOML settings file (default: $POOLSCOPE_CONFIG)")
+    parser.add_argument("--version", action="version", version=f"poolscope {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="poll the targets and serve the dashboard")
     serve.add_argument("--host")

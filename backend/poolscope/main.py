@@ -12,11 +12,12 @@ from fastapi import Depends, FastAPI
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from poolscope import __version__
 from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import Guard
 from poolscope.alerts.runtime import start_incident_services
-from poolscope.api import alerts, changes, live, metrics, prometheus, snapshots, targets
+from poolscope.api import alerts, changes, live, metrics, probes, prometheus, snapshots, targets
 from poolscope.auth import AuthService
 from poolscope.auth.gate import read_gate
 from poolscope.auth.router import router as auth_router
@@ -31,7 +32,14 @@ from poolscope.store.sql import SqlStore
 log = logging.getLogger(__name__)
 
 SNAPSHOT_IMPORT_PATH = "/api/snapshots/import"
-DEFAULT_STATIC_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+# An installed wheel carries the built UI as package data (scripts/dist.sh); a checkout has
+# frontend/dist beside the backend (`make build`).
+PACKAGED_STATIC_DIR = Path(__file__).resolve().parent / "ui"
+CHECKOUT_STATIC_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+
+
+def default_static_dir() -> Path:
+    return PACKAGED_STATIC_DIR if (PACKAGED_STATIC_DIR / "index.html").is_file() else CHECKOUT_STATIC_DIR
 
 
 def create_app(settings: Settings | None = None, *, start_poller: bool = True) -> FastAPI:
@@ -75,7 +83,7 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
     app = FastAPI(
         title="Poolscope",
         summary="Live observability for the MySQL / MariaDB thread pool",
-        version="0.1.0",
+        version=__version__,
         lifespan=lifespan,
         openapi_url="/api/openapi.json",
         docs_url="/api/docs",
@@ -95,17 +103,18 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
     app.include_router(snapshots.router)
     # Before the SPA catch-all below, which would otherwise answer /metrics with index.html.
     app.include_router(prometheus.router)
+    app.include_router(probes.router)
 
     @app.get("/api/health", tags=["health"])
     async def health() -> dict[str, str]:
-        """Liveness of the Poolscope backend itself."""
-        return {"status": "ok"}
+        """Liveness of the Poolscope backend itself, and its version (shown in the UI footer)."""
+        return {"status": "ok", "version": __version__}
 
     @app.get("/api/{path:path}", include_in_schema=False)
     async def api_not_found(path: str) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": f"no API route /api/{path}"})
 
-    _mount_ui(app, settings.static_dir or DEFAULT_STATIC_DIR)
+    _mount_ui(app, settings.static_dir or default_static_dir())
     return app
 
 

@@ -1,4 +1,5 @@
-"""Starts and stops the incident services beside the poller: alert engine, webhook receivers, snapshots."""
+"""Starts and stops the incident services beside the poller: alert engine, webhook receivers,
+Alertmanagers, snapshots."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from fastapi import FastAPI
 
 from poolscope.alerts.engine import AlertEngine
+from poolscope.alerts.notifiers.alertmanager import AlertmanagerNotifier
 from poolscope.alerts.notifiers.webhook import WebhookDispatcher
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings
@@ -19,8 +21,11 @@ class IncidentServices:
     engine: AlertEngine | None
     dispatcher: WebhookDispatcher
     snapshots: SnapshotService
+    alertmanager: AlertmanagerNotifier | None = None
 
     async def stop(self) -> None:
+        if self.alertmanager is not None:
+            await self.alertmanager.stop()
         if self.engine is not None:
             await self.engine.stop()
         await self.dispatcher.stop()
@@ -39,13 +44,20 @@ async def start_incident_services(app: FastAPI, settings: Settings, store: SqlSt
     if scheduler is not None:
         snapshots.pollers = {p.name: p for p in scheduler.pollers}
     engine: AlertEngine | None = None
+    alertmanager: AlertmanagerNotifier | None = None
     if settings.alerts.enabled:
         engine = AlertEngine(settings.alerts, store.hub, repo, dispatcher)
         engine.firing_listeners.append(snapshots.on_alert_firing)
         snapshots.link_alert = engine.link_snapshot
         dispatcher.start()
         await engine.start()
+        if settings.alerts.alertmanager.urls:
+            alertmanager = AlertmanagerNotifier(
+                settings.alerts.alertmanager, external_url, store.hub, engine.current
+            )
+            await alertmanager.start()
     await snapshots.start()
     app.state.alerts = engine
     app.state.snapshots = snapshots
-    return IncidentServices(engine, dispatcher, snapshots)
+    app.state.alertmanager = alertmanager
+    return IncidentServices(engine, dispatcher, snapshots, alertmanager)

@@ -1,4 +1,5 @@
-"""Alert settings: named thresholds with documented defaults, per-target overrides, webhook receivers."""
+"""Alert settings: named thresholds with documented defaults, per-target overrides, webhook receivers,
+Alertmanagers."""
 
 from __future__ import annotations
 
@@ -94,6 +95,30 @@ def safe_url(url: str) -> str:
     return f"{parts.scheme}://{netloc}/{rest}"
 
 
+class AlertmanagerSettings(BaseModel):
+    """Alertmanagers that get Poolscope's alerts through their v2 API, as Prometheus sends them."""
+
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+    # Base URLs (http://host:9093, or with a path prefix); SecretStr: basic auth may sit in them.
+    urls: list[SecretStr] = Field(default_factory=list, description="Alertmanager base URLs; empty = off")
+    headers: dict[str, SecretStr] = Field(default_factory=dict, description="e.g. Authorization")
+    resend_interval_s: float = Field(
+        default=60.0, ge=1, le=3600, description="firing alerts are sent again this often"
+    )
+    timeout_s: float = Field(default=10.0, gt=0, le=60)
+    queue_size: int = Field(default=1000, ge=1, le=100000, description="batches waiting to be sent")
+
+    @field_validator("urls")
+    @classmethod
+    def _http_urls(cls, values: list[SecretStr]) -> list[SecretStr]:
+        for index, value in enumerate(values):
+            parts = urlsplit(value.get_secret_value())
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError(f"alertmanager url #{index + 1} must be http(s)://host:port[/prefix]")
+        return values
+
+
 class AlertSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -121,6 +146,7 @@ class AlertSettings(BaseModel):
         default=None, description="Poolscope's address for links in webhooks; default http://listen_host:port"
     )
     webhooks: list[WebhookReceiver] = Field(default_factory=list)
+    alertmanager: AlertmanagerSettings = Field(default_factory=AlertmanagerSettings)
 
     @model_validator(mode="after")
     def _valid_overrides(self) -> AlertSettings:

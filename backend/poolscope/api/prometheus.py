@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
+from poolscope import __version__
+from poolscope.alerts.rules.group_stalled import ALERTING_REASONS
 from poolscope.api.deps import SettingsDep, StoreDep
 from poolscope.schemas import TargetInfo, TargetState
 
@@ -22,6 +24,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 # name -> (type, help); every family is declared once, in this order.
 FAMILIES: dict[str, tuple[str, str]] = {
+    "poolscope_build_info": ("gauge", "always 1; the version label says which Poolscope answers"),
     "poolscope_target_up": ("gauge", "1 when the last poll of the target succeeded"),
     "poolscope_poll_duration_seconds": ("gauge", "wall time of the last poll"),
     "poolscope_last_success_timestamp_seconds": ("gauge", "time of the last successful poll"),
@@ -34,7 +37,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "poolscope_tp_group_queue_length": ("gauge", "THREAD_POOL_GROUPS.QUEUE_LENGTH"),
     "poolscope_tp_group_stalled": (
         "gauge",
-        "1 when Poolscope judged the group stalled (STALLS rose or no dequeue)",
+        "1 when Poolscope judged the group stalled (STALLS rose or no dequeue), as the group_stalled alert does",
     ),
     "poolscope_tp_group_oldest_queued_seconds": ("gauge", "wait of the group's oldest queued connection"),
     "poolscope_tp_group_stalls_per_second": ("gauge", "THREAD_POOL_STATS.STALLS rate"),
@@ -58,6 +61,10 @@ FAMILIES: dict[str, tuple[str, str]] = {
         "webhook notifications delivered or given up, per receiver",
     ),
     "poolscope_webhook_queue_length": ("gauge", "notifications waiting for a receiver"),
+    "poolscope_alertmanager_posts_total": (
+        "counter",
+        "POSTs of alerts to an Alertmanager's v2 API, delivered (2xx) or failed",
+    ),
 }
 
 
@@ -120,7 +127,8 @@ def _target_metrics(out: Exposition, info: TargetInfo, state: TargetState | None
         out.add("poolscope_tp_group_active_threads", g.active_threads, **labels)
         out.add("poolscope_tp_group_standby_threads", g.standby_threads, **labels)
         out.add("poolscope_tp_group_queue_length", g.queue_length, **labels)
-        out.add("poolscope_tp_group_stalled", 1 if g.stalled else 0, **labels)
+        # The server's instantaneous IS_STALLED flag alone is not a stall (group_stalled.py).
+        out.add("poolscope_tp_group_stalled", 1 if g.stall_reason in ALERTING_REASONS else 0, **labels)
         out.add(
             "poolscope_tp_group_oldest_queued_seconds",
             0.0 if g.oldest_queued_ms is None else g.oldest_queued_ms / 1000,
@@ -163,12 +171,23 @@ def _alert_metrics(out: Exposition, request: Request, targets: Iterable[str]) ->
             )
             out.add("poolscope_webhook_deliveries_total", worker.failed, receiver=name, outcome="failed")
             out.add("poolscope_webhook_queue_length", worker.queue.qsize(), receiver=name)
+    alertmanager = getattr(request.app.state, "alertmanager", None)
+    if alertmanager is not None:
+        for url, count in alertmanager.delivered.items():
+            out.add("poolscope_alertmanager_posts_total", count, alertmanager=url, outcome="delivered")
+            out.add(
+                "poolscope_alertmanager_posts_total",
+                alertmanager.failed[url],
+                alertmanager=url,
+                outcome="failed",
+            )
 
 
 @router.get("/metrics", response_class=PlainTextResponse)
 async def metrics(request: Request, store: StoreDep, settings: SettingsDep) -> PlainTextResponse:
     """Prometheus exposition of every target's last poll and of Poolscope's own health."""
     out = Exposition()
+    out.add("poolscope_build_info", 1, version=__version__)
     names = [t.name for t in settings.targets]
     for name in names:
         latest = await store.latest(name)

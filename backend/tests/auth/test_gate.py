@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
+from poolscope.api.probes import PROBE_PATHS
 from poolscope.auth.deps import READS_NEED_LOGIN
 from poolscope.auth.gate import PUBLIC_API_PATHS
 from poolscope.auth.passwords import hash_password
@@ -16,8 +17,9 @@ from poolscope.config import Settings, UserConfig
 from poolscope.main import create_app
 
 VIEWER_PW = "gate-viewer-pw"
-# Routes open to everyone, on purpose (auth/gate.py); /metrics has its own token.
-ALLOWED_OPEN = PUBLIC_API_PATHS | {"/metrics"}
+# Routes open to everyone, on purpose (auth/gate.py); /metrics has its own token; the probes
+# (api/probes.py) say no more than ready or not without a session.
+ALLOWED_OPEN = PUBLIC_API_PATHS | {"/metrics"} | PROBE_PATHS
 # Reads the issue names; the walk must reach each (a renamed route would otherwise drop out).
 MUST_BE_WALKED = {
     "/api/targets",

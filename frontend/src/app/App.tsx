@@ -7,6 +7,7 @@ import { OverviewPage } from '../features/overview/OverviewPage';
 import { TopbarCapture } from '../features/snapshots/CaptureSnapshot';
 import { TargetPage } from '../features/target/TargetPage';
 import { Link, Notice } from '../ui/ui';
+import { Footer } from './Footer';
 import { lazyPage, PageLoading } from './lazyPage';
 import { loginNext, parseRoute, useLocation, type Route } from './router';
 
@@ -52,6 +53,7 @@ export function App() {
       ) : (
         <Pages route={route} search={search} />
       )}
+      <Footer />
     </div>
   );
 }

@@ -1,4 +1,4 @@
--- Runs once, when the mariadb container initialises an empty datadir (docker-compose.yml).
+-- Runs once, when the mariadb container initialises an empty datadir (docker/mariadb/entrypoint.sh).
 -- The monitoring login: PROCESS is what Poolscope needs (INNODB_TRX, other users' PROCESSLIST rows).
 CREATE USER IF NOT EXISTS 'poolscope'@'%' IDENTIFIED BY 'monitor-demo';
 GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'poolscope'@'%';
