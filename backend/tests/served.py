@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import httpx
 import uvicorn
 
 from poolscope.config import Settings
@@ -39,3 +42,16 @@ def uvicorn_app(settings: Settings) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=20)
+
+
+@contextmanager
+def ready_app(settings: Settings) -> Iterator[str]:
+    """`uvicorn_app`, yielded once /api/health answers (within 30 s)."""
+    with uvicorn_app(settings) as base:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{base}/api/health", timeout=2).is_success:
+                    break
+            time.sleep(0.1)
+        yield base

@@ -15,7 +15,7 @@ from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, UserConfig
 from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark
-from tests.served import uvicorn_app
+from tests.served import ready_app
 
 OPERATOR_PW = "op-live-pw"
 VIEWER_PW = "vi-live-pw"
@@ -32,13 +32,7 @@ def running_app(settings: Settings) -> Iterator[str]:
             ]
         }
     )
-    with uvicorn_app(settings) as base:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{base}/api/health", timeout=2).is_success:
-                    break
-            time.sleep(0.2)
+    with ready_app(settings) as base:
         yield base
 
 

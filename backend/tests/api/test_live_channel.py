@@ -14,7 +14,8 @@ from poolscope.api import live as live_api
 from poolscope.store import live as live_module
 from poolscope.store.live import LiveHub
 from tests.alerts.states import calm, stalled
-from tests.perimeter.helpers import VIEWER_PW, ready_app, settings_for
+from tests.perimeter.helpers import VIEWER_PW, settings_for
+from tests.served import ready_app
 
 
 async def test_an_event_is_encoded_once_and_shared_by_every_client(monkeypatch):

@@ -7,7 +7,8 @@ from typing import Any
 
 import httpx
 
-from tests.perimeter.helpers import ready_app, settings_for
+from tests.perimeter.helpers import settings_for
+from tests.served import ready_app
 
 TEXT_KEYS = {"info", "last_sql", "query", "sql"}
 

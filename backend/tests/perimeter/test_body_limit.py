@@ -9,7 +9,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.perimeter.helpers import ready_app, settings_for
+from tests.perimeter.helpers import settings_for
+from tests.served import ready_app
 
 MB = 1024 * 1024
 

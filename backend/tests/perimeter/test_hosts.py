@@ -11,7 +11,8 @@ import pytest
 
 from poolscope.perimeter.hosts import allowed_host_names, host_name
 from poolscope.perimeter.serving import exposure_problem
-from tests.perimeter.helpers import ready_app, settings_for
+from tests.perimeter.helpers import settings_for
+from tests.served import ready_app
 
 
 @pytest.fixture(scope="module")
