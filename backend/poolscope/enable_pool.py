@@ -25,6 +25,8 @@ ADMIN_PORT_LINES = (
     ("admin_address", "127.0.0.1", "admin interface outside the pool"),
     ("admin_port", "33062", ""),
 )
+# MariaDB and Percona 5.7's port outside the pool (before admin_port existed).
+EXTRA_PORT_LINES = (("extra_port", "3307", "admin/monitoring port outside the pool"),)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def pool_switch(flavor: str, version: tuple[int, int, int], has_rds_switch: bool
             lines=_lines(
                 ("thread_handling", "pool-of-threads", ""),
                 *exact,
-                ("extra_port", "3307", "admin/monitoring port outside the pool"),
+                *EXTRA_PORT_LINES,
             ),
         )
     if flavor in ("percona", "alisql"):
@@ -94,7 +96,7 @@ def pool_switch(flavor: str, version: tuple[int, int, int], has_rds_switch: bool
         elif version >= ADMIN_PORT_SINCE:
             admin = ADMIN_PORT_LINES
         else:
-            admin = (("extra_port", "3307", "admin/monitoring port outside the pool"),)
+            admin = EXTRA_PORT_LINES
         return PoolSwitch(
             variable="thread_handling",
             value="pool-of-threads",
