@@ -166,9 +166,13 @@ class AlertEngine:
                 started_at=now,
                 last_active_at=now,
             )
+            if for_s <= 0:
+                # No for-duration: it fires now. It joins the active list only once fired, so an
+                # API read during the store insert never lists it as pending.
+                await self._fire(fp, alert, now, poll_ts)
+                return
             self.active[fp] = alert
-            if for_s > 0:
-                await self._publish(alert, "pending")
+            await self._publish(alert, "pending")
         else:
             alert.summary, alert.description, alert.value = (
                 finding.summary,
@@ -206,6 +210,7 @@ class AlertEngine:
         # must not list a firing alert that cannot be acknowledged yet.
         for field in ("status", "fired_at", "poll_ts", "flapping", "silenced_by", "id"):
             setattr(alert, field, getattr(firing, field))
+        self.active[fp] = alert
         await self._publish(alert, "firing")
         for listener in self.firing_listeners:
             self._spawn(listener(alert.model_copy()))
