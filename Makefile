@@ -34,7 +34,7 @@ help:
 	@echo "make lint          ruff, ruff format --check, mypy; frontend lint + typecheck"
 	@echo "make build         frontend production build (frontend/dist)"
 	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
-	@echo "make bench         poller overhead benchmark (python -m poolscope.bench)"
+	@echo "make bench         poller overhead benchmark (python -m poolscope_bench)"
 	@echo "make clean         remove build output, caches and .demo/ (distclean: also .venv, node_modules)"
 
 install: $(INSTALL_STAMPS)
@@ -47,10 +47,13 @@ install-frontend: $(PY_STAMP) $(if $(wildcard frontend/package-lock.json),$(FE_S
 install-system:
 	@bash scripts/install-system.sh
 
-$(PY_STAMP): backend/requirements.lock backend/pyproject.toml
+# The product, then the development harness (backend/dev: sandboxes, load, replay, bench), which
+# is never shipped.
+$(PY_STAMP): backend/requirements.lock backend/pyproject.toml backend/dev/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet -r backend/requirements.lock
 	$(PIP) install --quiet --no-deps -e 'backend[dev]'
+	$(PIP) install --quiet --no-deps -e backend/dev
 	@touch $@
 
 $(FE_STAMP): frontend/package-lock.json frontend/package.json
@@ -89,7 +92,7 @@ lint: lint-backend lint-frontend
 lint-backend: $(PY_STAMP)
 	$(VENV)/bin/ruff check backend
 	$(VENV)/bin/ruff format --check backend
-	cd backend && $(CURDIR)/$(VENV)/bin/mypy poolscope
+	cd backend && $(CURDIR)/$(VENV)/bin/mypy poolscope dev/poolscope_dev dev/poolscope_bench
 
 lint-frontend: install
 ifneq ($(HAS_FRONTEND),)
@@ -103,7 +106,7 @@ ifneq ($(HAS_E2E),)
 endif
 
 bench: $(PY_STAMP)
-	$(PY) -m poolscope.bench $(BENCH_ARGS)
+	$(PY) -m poolscope_bench $(BENCH_ARGS)
 
 build: install-frontend
 ifneq ($(HAS_FRONTEND),)
@@ -126,7 +129,7 @@ ifneq ($(HAS_FRONTEND),)
 endif
 
 clean:
-	@if [ -x $(PY) ] && [ -d .demo/mariadb ]; then $(PY) -m poolscope.devtools.sandbox --dir .demo/mariadb --stop; fi
+	@if [ -x $(PY) ] && [ -d .demo/mariadb ]; then $(PY) -m poolscope_dev.sandbox --dir .demo/mariadb --stop; fi
 	rm -rf .demo frontend/dist dist bench-results test-results playwright-report e2e/test-results \
 		e2e/playwright-report e2e/.run .pytest_cache backend/.pytest_cache .mypy_cache backend/.mypy_cache \
 		.ruff_cache backend/.ruff_cache

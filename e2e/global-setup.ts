@@ -75,7 +75,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   try {
     const startSandbox = async (dir: string, extra: string[]): Promise<SandboxInfo> => {
       const info = path.join(tmpDir, `${dir}.json`);
-      const args = ['-m', 'poolscope.devtools.sandbox', '--dir', path.join(tmpDir, dir), '--info-file', info];
+      const args = ['-m', 'poolscope_dev.sandbox', '--dir', path.join(tmpDir, dir), '--info-file', info];
       args.push('--max-hours', '1', ...extra);
       for (let attempt = 1; ; attempt++) {
         const proc = startProcess(`sandbox-${dir}`, PYTHON, args, path.join(logDir, `sandbox-${dir}.log`), REPO_DIR);
@@ -144,7 +144,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
         PYTHON,
         [
           '-m',
-          'poolscope.devtools.loadgen',
+          'poolscope_dev.loadgen',
           '--dsn',
           poolOn.dsns.sbtest.replace(/\/$/, '/sbtest'),
           '--mode',

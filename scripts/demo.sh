@@ -101,7 +101,7 @@ cleanup() {
   stop_group "$LOAD_PID" "load" 30
   stop_group "$SANDBOX_PID" "sandbox MariaDB" 60
   # A server left by a killed sandbox process is stopped through its pid file.
-  "$PY" -m poolscope.devtools.sandbox --dir "$DEMO_DIR/mariadb" --stop >/dev/null 2>&1 || true
+  "$PY" -m poolscope_dev.sandbox --dir "$DEMO_DIR/mariadb" --stop >/dev/null 2>&1 || true
   local left=''
   for pid in $SERVE_PID $LOAD_PID $SANDBOX_PID; do
     if pgrep -g "$pid" >/dev/null 2>&1; then left+=" $(pgrep -g "$pid" | tr '\n' ' ')"; fi
@@ -125,7 +125,7 @@ trap 'exit 143' TERM
 INFO="$DEMO_DIR/sandbox.json"
 rm -f "$INFO"
 say "starting MariaDB (pool-of-threads, thread_pool_size=2, exact stats, extra_port; 127.0.0.1 only)"
-start_bg "$DEMO_DIR/sandbox.log" "$PY" -m poolscope.devtools.sandbox --dir "$DEMO_DIR/mariadb" \
+start_bg "$DEMO_DIR/sandbox.log" "$PY" -m poolscope_dev.sandbox --dir "$DEMO_DIR/mariadb" \
   --thread-pool-size 2 --exact-stats --info-file "$INFO" --hide-passwords \
   --max-hours "$(awk "BEGIN { print $HOURS + 0.25 }")"
 SANDBOX_PID=$BG_PID
@@ -184,7 +184,7 @@ if command -v sysbench >/dev/null && [[ $NO_SYSBENCH != 1 ]]; then
 else
   say "starting load: built-in waves/trx/stall cycle, for up to ${HOURS}h"
 fi
-start_bg "$DEMO_DIR/load.log" "$PY" -m poolscope.devtools.demoload "${LOAD_ARGS[@]}"
+start_bg "$DEMO_DIR/load.log" "$PY" -m poolscope_dev.demoload "${LOAD_ARGS[@]}"
 LOAD_PID=$BG_PID
 
 # ---------------------------------------------------------------- dashboard

@@ -1,4 +1,4 @@
-"""Shared fixtures: real, private MariaDB servers (see poolscope.devtools.sandbox).
+"""Shared fixtures: real, private MariaDB servers (see poolscope_dev.sandbox).
 
 Session-scoped and lazy: a server starts the first time a test asks for it and stops at the
 end of the session. Nothing is mocked; mariadb-server must be installed
@@ -11,14 +11,19 @@ from collections.abc import Iterator
 
 import pytest
 
-from poolscope.devtools.pgsandbox import PostgresSandbox
-from poolscope.devtools.sandbox import (
+from poolscope_dev import replay
+from poolscope_dev.pgsandbox import PostgresSandbox
+from poolscope_dev.sandbox import (
     ADMIN_USER,
     MONITOR_USER,
     NOPROC_USER,
     SBTEST_USER,
     MariaDBSandbox,
 )
+from tests import FIXTURES_ROOT
+
+# fixture://<flavor>/<version> targets replay tests/fixtures in every test of this process.
+replay.register(FIXTURES_ROOT)
 
 
 @pytest.fixture(scope="session")

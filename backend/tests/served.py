@@ -12,9 +12,9 @@ import httpx
 import uvicorn
 
 from poolscope.config import Settings
-from poolscope.devtools.sandbox import free_port
 from poolscope.main import create_app
 from poolscope.perimeter.serving import uvicorn_options
+from poolscope_dev.sandbox import free_port
 
 
 @contextmanager

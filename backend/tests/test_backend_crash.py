@@ -10,8 +10,8 @@ import time
 
 import httpx
 
-from poolscope.devtools.sandbox import free_port
 from poolscope.store.sql import SqlStore
+from poolscope_dev.sandbox import free_port
 
 
 def start_serve(config, port):

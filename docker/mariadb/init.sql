@@ -4,7 +4,7 @@ CREATE USER IF NOT EXISTS 'poolscope'@'%' IDENTIFIED BY 'monitor-demo';
 GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'poolscope'@'%';
 GRANT SELECT ON performance_schema.* TO 'poolscope'@'%';
 
--- A load-generation login and database (sysbench / poolscope.devtools.loadgen from the host).
+-- A load-generation login and database (sysbench / poolscope_dev.loadgen from the host).
 CREATE DATABASE IF NOT EXISTS sbtest;
 CREATE USER IF NOT EXISTS 'sbtest'@'%' IDENTIFIED BY 'sbtest-demo';
 GRANT ALL PRIVILEGES ON sbtest.* TO 'sbtest'@'%';

@@ -67,7 +67,7 @@ export class LoadDriver {
 
   start(mode: LoadMode, opts: { durationS: number; connections?: number; extra?: string[] }): Spawned {
     const dsn = this.sandbox.dsns.sbtest.replace(/\/$/, '/sbtest');
-    const args = ['-m', 'poolscope.devtools.loadgen', '--dsn', dsn, '--mode', mode, '--duration', String(opts.durationS)];
+    const args = ['-m', 'poolscope_dev.loadgen', '--dsn', dsn, '--mode', mode, '--duration', String(opts.durationS)];
     if (opts.connections) args.push('--connections', String(opts.connections));
     args.push(...(opts.extra ?? []));
     const log = path.join(this.logDir, `loadgen-${mode}-${this.testSlug}-${this.runs.length}.log`);

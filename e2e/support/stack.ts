@@ -15,7 +15,7 @@ export const POOLSCOPE = path.join(VENV_BIN, 'poolscope');
  */
 export const RUNS_DIR = path.join(E2E_DIR, '.run');
 
-/** What `python -m poolscope.devtools.sandbox --info-file` writes (contains sandbox-only passwords). */
+/** What `python -m poolscope_dev.sandbox --info-file` writes (contains sandbox-only passwords). */
 export interface SandboxInfo {
   host: string;
   port: number;
@@ -73,7 +73,7 @@ export const TARGETS = {
 
 /**
  * Targets fed by captured output instead of a server (DSN `fixture://<flavor>/<version>`, replayed
- * by backend/poolscope/devtools/replay.py from backend/tests/fixtures/): the flavors that cannot be
+ * by backend/dev/poolscope_dev/replay.py from backend/tests/fixtures/): the flavors that cannot be
  * installed here, run through the real poller, store, API and UI. Name -> fixture directory.
  */
 export const FIXTURE_TARGETS = {

@@ -35,11 +35,11 @@ from poolscope.poller.connection import (
     PRIVILEGE_ERRORS,
     ConnectError,
     StatementResult,
-    capabilities,
     describe_mysql_error,
     error_code,
     open_connection,
 )
+from poolscope.poller.discovery import capabilities
 from poolscope.schemas import (
     CollectorStatus,
     GroupState,

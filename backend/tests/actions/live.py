@@ -13,7 +13,7 @@ import pymysql
 
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, UserConfig
-from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox
+from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark
 from tests.served import ready_app
 

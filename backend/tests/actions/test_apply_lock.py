@@ -19,11 +19,11 @@ from poolscope.actions.apply import Actor, Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import GUARD_USER, Guard
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import ADMIN_PASSWORD, ADMIN_USER, MariaDBSandbox
 from poolscope.poller.connection import error_code
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from poolscope_dev.sandbox import ADMIN_PASSWORD, ADMIN_USER, MariaDBSandbox
 from tests.actions.live import OPERATOR_PW, global_value, login, running_app, set_global
 from tests.actions.relay import StallRelay, stall_relay
 

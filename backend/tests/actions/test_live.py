@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import ADMIN_USER, MONITOR_USER, SBTEST_USER, MariaDBSandbox
+from poolscope_dev.sandbox import ADMIN_USER, MONITOR_USER, SBTEST_USER, MariaDBSandbox
 from tests.actions.live import (
     OPERATOR_PW,
     VIEWER_PW,
@@ -238,7 +238,7 @@ def test_apply_then_revert_changes_the_server_and_is_audited(app, scenario_db):
     assert listed[change["id"]]["reverted_by_id"] == revert.json()["id"]
 
     # The admin credential never leaves the backend.
-    from poolscope.devtools.sandbox import ADMIN_PASSWORD
+    from poolscope_dev.sandbox import ADMIN_PASSWORD
 
     answers = [preview.text, res.text, revert.text, op.get("/api/targets/scen/audit").text]
     answers += [op.get("/api/targets/scen/recommendations").text, op.get("/api/targets").text]

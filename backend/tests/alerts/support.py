@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from poolscope.config import Settings
-from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox
+from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark
 from tests.served import uvicorn_app
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import MONITOR_PASSWORD, NOPROC_PASSWORD, free_port
+from poolscope_dev.sandbox import MONITOR_PASSWORD, NOPROC_PASSWORD, free_port
 from tests.served import uvicorn_app
 
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase
 
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
-from poolscope.devtools.sandbox import ADMIN_USER, MONITOR_PASSWORD, MONITOR_USER, MariaDBSandbox, free_port
+from poolscope_dev.sandbox import ADMIN_USER, MONITOR_PASSWORD, MONITOR_USER, MariaDBSandbox, free_port
 from tests.served import uvicorn_app
 
 PASSWORDS = {"fuzz-viewer": "viewer-fuzz-pw", "fuzz-operator": "operator-fuzz-pw"}

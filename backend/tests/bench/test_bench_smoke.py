@@ -1,4 +1,4 @@
-"""Smoke test of `python -m poolscope.bench`: the store-ingest and 24 h chart parts in --quick mode.
+"""Smoke test of `python -m poolscope_bench`: the store-ingest and 24 h chart parts in --quick mode.
 
 No sysbench and no exporter; the bench starts its own sandbox (to capture a real poll). Only the
 report's shape and that its numbers are positive are checked: timings on a shared 2-core machine
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from poolscope.bench.cli import main
+from poolscope_bench.cli import main
 
 
 def _positive(value: object) -> bool:

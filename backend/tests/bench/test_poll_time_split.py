@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 
-from poolscope.bench.common import BenchConfig, BenchContext
-from poolscope.bench.polltime import _ServerClock
-from poolscope.bench.stats import thread_run_delay_ms
 from poolscope.poller.collectors.base import Collector
 from poolscope.schemas import ServerInfo
+from poolscope_bench.common import BenchConfig, BenchContext
+from poolscope_bench.polltime import _ServerClock
+from poolscope_bench.stats import thread_run_delay_ms
 from tests.poller.helpers import poller_for
 
 

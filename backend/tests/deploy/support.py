@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from poolscope.devtools.sandbox import free_port
+from poolscope_dev.sandbox import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy"

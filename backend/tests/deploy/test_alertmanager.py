@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import MONITOR_PASSWORD
+from poolscope_dev.sandbox import MONITOR_PASSWORD
 from tests.alerts.support import Receiver, incident_load, served
 from tests.deploy.support import DEPLOY, get_json, prometheus_server, wait_until
 from tests.poller.helpers import global_variables

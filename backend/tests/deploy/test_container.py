@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from poolscope.devtools.sandbox import free_port
+from poolscope_dev.sandbox import free_port
 from tests.deploy.support import ROOT, get_json, require_tool, status_of, wait_until
 
 pytestmark = pytest.mark.slow

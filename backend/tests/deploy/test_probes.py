@@ -11,7 +11,7 @@ from poolscope.api.probes import _target_status
 from poolscope.api.prometheus import Exposition, _target_metrics
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
-from poolscope.devtools.sandbox import MONITOR_PASSWORD, free_port
+from poolscope_dev.sandbox import MONITOR_PASSWORD, free_port
 from tests.alerts.states import group, info, state
 from tests.deploy.support import status_of, wait_until
 from tests.served import uvicorn_app

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from poolscope.devtools.sandbox import MONITOR_PASSWORD, free_port
+from poolscope_dev.sandbox import MONITOR_PASSWORD, free_port
 from tests.deploy.support import DEPLOY
 
 UNIT = DEPLOY / "systemd" / "poolscope.service"

@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from poolscope import __version__
-from poolscope.devtools.sandbox import free_port
+from poolscope_dev.sandbox import free_port
+from tests.deploy.shipped import harness_uses
 from tests.deploy.support import ROOT, background, wait_until
 
 pytestmark = pytest.mark.slow
@@ -77,6 +78,21 @@ def test_dist_holds_the_ui_and_the_migrations(dist: Path) -> None:
     with tarfile.open(sdist) as tar:
         members = tar.getnames()
     assert f"poolscope-{__version__}/poolscope/ui/index.html" in members
+
+
+def test_dist_holds_no_development_harness(dist: Path) -> None:
+    """Sandboxes, load, replay and benchmarks stay in backend/dev: not in the wheel or sdist."""
+    wheel = zipfile.ZipFile(next(dist.glob("poolscope-*.whl")))
+    with tarfile.open(next(dist.glob("poolscope-*.tar.gz"))) as tar:
+        members = [m.split("/", 1)[-1] for m in tar.getnames()]
+    for names in (wheel.namelist(), members):
+        tops = {n.split("/", 1)[0] for n in names if n.endswith(".py") and "/" in n}
+        assert tops == {"poolscope"}, tops
+        assert not [n for n in names if n.startswith(("poolscope/devtools", "poolscope/bench", "poolscope_"))]
+    modules = [n for n in wheel.namelist() if n.endswith(".py")]
+    assert len(modules) > 50
+    # The migrations are Alembic's scripts, not imported by the package; they are checked too.
+    assert harness_uses((n, wheel.read(n).decode()) for n in modules) == []
 
 
 def test_installed_wheel_serves_the_dashboard_and_the_api(

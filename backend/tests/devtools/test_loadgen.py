@@ -15,9 +15,9 @@ import aiomysql
 import pymysql
 import pytest
 
-from poolscope.devtools import sysbench
-from poolscope.devtools.loadgen import LoadGenerator, LoadgenError, LoadStats, parse_dsn
-from poolscope.devtools.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
+from poolscope_dev import sysbench
+from poolscope_dev.loadgen import LoadGenerator, LoadgenError, LoadStats, parse_dsn
+from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +184,7 @@ def test_cli_stops_cleanly_on_sigterm(tight_pool: MariaDBSandbox) -> None:
         [
             sys.executable,
             "-m",
-            "poolscope.devtools.loadgen",
+            "poolscope_dev.loadgen",
             "--dsn",
             tight_pool.dsn(SBTEST_USER, database="sbtest"),
             "--mode",

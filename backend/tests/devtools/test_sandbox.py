@@ -13,7 +13,7 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from poolscope.devtools.sandbox import (
+from poolscope_dev.sandbox import (
     MONITOR_USER,
     NOPROC_USER,
     PASSWORDS,
@@ -168,7 +168,7 @@ def test_cli_prints_dsns_and_stops_on_sigterm(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "poolscope.devtools.sandbox",
+            "poolscope_dev.sandbox",
             "--dir",
             str(tmp_path / "cli"),
             "--info-file",
@@ -214,7 +214,7 @@ def test_server_dies_with_its_parent(tmp_path: Path) -> None:
     """A killed test run or demo must not leave mariadbd behind (PR_SET_PDEATHSIG)."""
     code = (
         "import sys, time; from pathlib import Path;"
-        "from poolscope.devtools.sandbox import MariaDBSandbox;"
+        "from poolscope_dev.sandbox import MariaDBSandbox;"
         f"sb = MariaDBSandbox(Path({str(tmp_path / 'orphan')!r}), thread_pool_size=1); sb.start();"
         "print(sb.pid, flush=True); time.sleep(120)"
     )

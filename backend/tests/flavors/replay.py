@@ -7,8 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
-from poolscope.devtools.replay import FIXTURES_ROOT
 from poolscope.poller.target_poller import PollResult
+from tests import FIXTURES_ROOT
 from tests.poller.helpers import poller_for
 
 

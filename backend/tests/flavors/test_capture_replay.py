@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from poolscope.devtools.capture import capture
-from poolscope.devtools.loadgen import run_load
+from poolscope_dev.capture import capture
+from poolscope_dev.loadgen import run_load
 from tests.poller.helpers import poller_for
 
 

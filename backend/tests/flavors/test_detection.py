@@ -6,7 +6,7 @@ import pytest
 
 from poolscope.flavors import MARIADB, MYSQL_ENTERPRISE, PERCONA, enable_spec, flavor_spec
 from poolscope.poller.collectors.percona_threadpool_status import parse_stat_string
-from poolscope.poller.connection import admin_port_of, server_from_discovery
+from poolscope.poller.discovery import admin_port_of, server_from_discovery
 
 
 def discover(tables: tuple[str, ...] = (), **variables: str):

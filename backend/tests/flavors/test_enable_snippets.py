@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from poolscope.enable_pool import pool_switch
-from poolscope.poller.connection import server_from_discovery
+from poolscope.poller.discovery import server_from_discovery
 
 OPTIONS = json.loads(
     (Path(__file__).resolve().parents[1] / "fixtures" / "server-options" / "options.json").read_text()

@@ -1,6 +1,6 @@
 """Each flavor's collectors, fed by its captured/documented output in tests/fixtures/<flavor>/<version>/.
 
-The real poller runs unchanged; only the transport is the replay connection (devtools/replay.py).
+The real poller runs unchanged; only the transport is the replay connection (backend/dev/poolscope_dev/replay.py).
 Every fixture directory has a README citing where each table and variable comes from. The
 per-issue checks of Percona 8.4.10, MySQL Enterprise 8.4/9.x, detection and the enable snippets
 live in test_percona_queue.py, test_mysql_enterprise.py, test_pool_access.py and
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from poolscope.flavors import CAP_GROUPS, flavor_spec
-from poolscope.poller.connection import admin_port_of
+from poolscope.poller.discovery import admin_port_of
 from tests.flavors.replay import fixture_copy, polls, stalled_poll
 from tests.poller.helpers import poller_for
 
@@ -34,7 +34,7 @@ FIXTURES = [
 
 
 def test_every_fixture_directory_has_a_readme_citing_its_sources():
-    from poolscope.devtools.replay import FIXTURES_ROOT
+    from tests import FIXTURES_ROOT
 
     dirs = sorted(p.parent for p in FIXTURES_ROOT.glob("*/*/discovery_variables.json"))
     assert {str(d.relative_to(FIXTURES_ROOT)) for d in dirs} >= set(FIXTURES)
@@ -179,7 +179,7 @@ async def test_a_newer_mysql_release_degrades_to_what_it_can_read_with_a_note(tm
 async def test_a_missing_fixture_file_fails_only_that_collector(tmp_path):
     import shutil
 
-    from poolscope.devtools.replay import FIXTURES_ROOT
+    from tests import FIXTURES_ROOT
 
     shutil.copytree(FIXTURES_ROOT / "percona" / "8.4", tmp_path / "p")
     (tmp_path / "p" / "percona_threadpool_status.json").unlink()
@@ -205,7 +205,7 @@ async def test_mysql_enterprise_without_performance_schema_select_names_the_gran
     import json
     import shutil
 
-    from poolscope.devtools.replay import FIXTURES_ROOT
+    from tests import FIXTURES_ROOT
 
     shutil.copytree(FIXTURES_ROOT / "mysql-enterprise" / "8.0", tmp_path / "m")
     for name in ("mysql_tp_group_state", "mysql_tp_group_stats", "mysql_tp_thread_state"):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 
-from poolscope.devtools.replay import FIXTURES_ROOT
 from poolscope.flavors import CAP_GROUPS, PERCONA
 from poolscope.poller import target_poller
 from poolscope.poller.target_poller import PollResult
@@ -19,6 +18,7 @@ from poolscope.recommend.flavors import spec
 from poolscope.recommend.rules import thread_handling
 from poolscope.recommend.window import Window
 from poolscope.schemas import SeriesOut
+from tests import FIXTURES_ROOT
 from tests.flavors.replay import fixture_copy, polls
 from tests.poller.helpers import poller_for
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 
-from poolscope.devtools.sandbox import SBTEST_USER
 from poolscope.flavors import MARIADB, enable_spec
+from poolscope_dev.sandbox import SBTEST_USER
 from tests.poller.helpers import poll_until, poller_for
 
 

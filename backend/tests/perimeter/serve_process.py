@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from poolscope.devtools.sandbox import free_port
+from poolscope_dev.sandbox import free_port
 
 
 def toml_string(value: str) -> str:

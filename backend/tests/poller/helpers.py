@@ -9,10 +9,10 @@ from contextlib import contextmanager
 
 from poolscope.analysis.counters import CounterMemory
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import SBTEST_USER, MariaDBSandbox
 from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.schemas import ServerInfo
+from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 
 # A MariaDB server with its thread pool on, as discovery describes it: for parse steps run on rows.
 MARIADB_POOL = ServerInfo(

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from poolscope.devtools.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, free_port
 from poolscope.poller.collectors import processlist
+from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, free_port
 
 from .helpers import cpu_burst, global_variables, poll_until, poller_for
 

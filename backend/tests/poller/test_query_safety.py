@@ -15,12 +15,12 @@ import time
 import pytest
 from pymysql.constants import CLIENT
 
-from poolscope.devtools.loadgen import run_load
-from poolscope.devtools.sandbox import MONITOR_USER
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.collectors.session_lookup import SessionLookup
-from poolscope.poller.connection import MYSQL_TP_TABLES, POOL_TABLES
+from poolscope.poller.discovery import MYSQL_TP_TABLES, POOL_TABLES
 from poolscope.schemas import ServerInfo
+from poolscope_dev.loadgen import run_load
+from poolscope_dev.sandbox import MONITOR_USER
 
 SERVERS = [
     ServerInfo(

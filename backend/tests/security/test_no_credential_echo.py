@@ -22,7 +22,7 @@ import pytest
 
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
-from poolscope.devtools.sandbox import MariaDBSandbox, free_port
+from poolscope_dev.sandbox import MariaDBSandbox, free_port
 from tests.alerts.support import Receiver, login, wait_for
 from tests.served import uvicorn_app
 

@@ -11,16 +11,16 @@ from pydantic import ValidationError
 
 from poolscope.actions.admin import AdminLimits, ApplyError, open_admin
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import (
+from poolscope.poller.target_poller import TargetPoller
+from poolscope.tls import TlsConfig
+from poolscope_dev.sandbox import (
     ADMIN_PASSWORD,
     ADMIN_USER,
     MONITOR_PASSWORD,
     MONITOR_USER,
     MariaDBSandbox,
 )
-from poolscope.devtools.tlscerts import CertificateSet, make_ca, make_test_certificates
-from poolscope.poller.target_poller import TargetPoller
-from poolscope.tls import TlsConfig
+from poolscope_dev.tlscerts import CertificateSet, make_ca, make_test_certificates
 
 # Accounts only this module creates; the passwords are distinctive so a leak would be found.
 TLS_ONLY_USER, TLS_ONLY_PASSWORD = "tls_only", "Tls/Only?Pw#4@x"

@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from poolscope.auth.passwords import hash_password
-from poolscope.bench.snapshotbench import synthetic_document
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope.snapshots.settings import SnapshotSettings
+from poolscope_bench.snapshotbench import synthetic_document
 from tests.alerts.support import login, served
 
 OPERATOR_PW = "heavy-operator-pw"

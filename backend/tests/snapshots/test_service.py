@@ -9,11 +9,11 @@ import time
 
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import free_port
 from poolscope.schemas import QueuedConnection, Sample, Session
 from poolscope.snapshots.service import SnapshotService
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from poolscope_dev.sandbox import free_port
 from tests.alerts.states import group, info, state
 
 

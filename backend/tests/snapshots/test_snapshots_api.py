@@ -15,8 +15,8 @@ import pytest
 
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
-from poolscope.devtools.sandbox import MONITOR_PASSWORD
 from poolscope.snapshots.document import SnapshotDocument, json_schema
+from poolscope_dev.sandbox import MONITOR_PASSWORD
 from tests.alerts.support import login, served
 
 OPERATOR_PW = "snap-operator-pw"

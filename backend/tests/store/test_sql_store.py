@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from poolscope.devtools.sandbox import SBTEST_PASSWORD, SBTEST_USER
 from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from poolscope_dev.sandbox import SBTEST_PASSWORD, SBTEST_USER
 
 T0 = 1_800_000_000.0  # a fixed, minute-aligned epoch second
 

@@ -16,7 +16,7 @@ from poolscope.analysis.session_identity import SessionIdentity
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row
 from poolscope.schemas import ServerInfo
 
-# Unfiltered, it is what devtools/capture.py stores so that a replay can answer lookups.
+# Unfiltered, it is what backend/dev/poolscope_dev/capture.py stores so that a replay can answer lookups.
 EVERY_SESSION_SQL = "SELECT ID, USER, HOST, DB FROM information_schema.PROCESSLIST"
 # Bounds the statement: the queue lists at most 200 connections and INNODB_TRX 50 transactions.
 MAX_IDS = 500

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import httpx
 
-from poolscope.bench.stats import process_cpu_s
-from poolscope.devtools.sandbox import free_port
+from poolscope_bench.stats import process_cpu_s
+from poolscope_dev.sandbox import free_port
 
 EXPORTER_CANDIDATES = ("/usr/bin/prometheus-mysqld-exporter", "prometheus-mysqld-exporter", "mysqld_exporter")
 HOST = "127.0.0.1"

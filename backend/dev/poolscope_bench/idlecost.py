@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 
-from poolscope.bench.common import BenchContext, progress
-from poolscope.bench.exporter import Exporter
-from poolscope.bench.stats import process_cpu_s, summarize
 from poolscope.poller.target_poller import TargetPoller
 from poolscope.store.sql import SqlStore
+from poolscope_bench.common import BenchContext, progress
+from poolscope_bench.exporter import Exporter
+from poolscope_bench.stats import process_cpu_s, summarize
 
 GAP_S = 0.2
 

@@ -1,9 +1,9 @@
 """Capture what Poolscope's statements return on a live server into a fixture directory.
 
-    python -m poolscope.devtools.capture --dsn mysql://user:pw@host:3306/ --out DIR
+    python -m poolscope_dev.capture --dsn mysql://user:pw@host:3306/ --out DIR
 
 Writes discovery_variables.json, discovery_tables.json and one <collector>.json per collector
-that applies to the server, in the format poolscope/devtools/replay.py serves. This is how a
+that applies to the server, in the format poolscope_dev/replay.py serves. This is how a
 user of a flavor we cannot install (Percona, MySQL Enterprise, AliSQL) can send us their
 server's real output; the mariadb/10.11 fixtures were made with it. Review the files before
 sharing them: PROCESSLIST and INNODB_TRX rows contain user names, hosts and SQL text.
@@ -26,7 +26,8 @@ from poolscope.config import TargetConfig
 from poolscope.dsn import redact_dsn
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.collectors.session_lookup import EVERY_SESSION_SQL
-from poolscope.poller.connection import TargetConnection, describe_mysql_error, discovery_statements
+from poolscope.poller.connection import TargetConnection, describe_mysql_error
+from poolscope.poller.discovery import discovery_statements
 
 
 def jsonable(value: Any) -> Any:

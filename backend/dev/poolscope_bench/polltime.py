@@ -18,16 +18,16 @@ from typing import Any
 import aiomysql
 from pymysql.constants import CLIENT
 
-from poolscope.bench.common import (
+from poolscope.poller.target_poller import PollResult, TargetPoller
+from poolscope_bench.common import (
     EXTRA_PORT_P95_TARGET_MS,
     MIN_POLLS_FOR_VERDICT,
     BenchContext,
     progress,
 )
-from poolscope.bench.overhead import SysbenchProcess
-from poolscope.bench.stats import summarize, thread_run_delay_ms
-from poolscope.devtools.sandbox import MONITOR_PASSWORD, MONITOR_USER
-from poolscope.poller.target_poller import PollResult, TargetPoller
+from poolscope_bench.overhead import SysbenchProcess
+from poolscope_bench.stats import summarize, thread_run_delay_ms
+from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER
 
 RAMP_S = 3.0
 

@@ -7,7 +7,7 @@ Used by the demo (when sysbench is installed) and by benchmarks:
     result = run(target, "oltp_read_write", threads=64, time_s=30)
     result.tps
 
-CLI: ``python -m poolscope.devtools.sysbench {prepare,run,cleanup} --dsn mysql://sbtest:PW@127.0.0.1:PORT/sbtest``.
+CLI: ``python -m poolscope_dev.sysbench {prepare,run,cleanup} --dsn mysql://sbtest:PW@127.0.0.1:PORT/sbtest``.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 
 import pymysql
 
-from poolscope.devtools.loadgen import LoadgenError, parse_dsn
+from poolscope_dev.loadgen import LoadgenError, parse_dsn
 
 if TYPE_CHECKING:
-    from poolscope.devtools.sandbox import MariaDBSandbox
+    from poolscope_dev.sandbox import MariaDBSandbox
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class SysbenchTarget:
 
     @classmethod
     def from_sandbox(cls, sb: MariaDBSandbox) -> SysbenchTarget:
-        from poolscope.devtools.sandbox import SBTEST_DB, SBTEST_PASSWORD, SBTEST_USER
+        from poolscope_dev.sandbox import SBTEST_DB, SBTEST_PASSWORD, SBTEST_USER
 
         return cls(sb.host, sb.port, SBTEST_USER, SBTEST_PASSWORD, SBTEST_DB)
 
@@ -317,9 +317,7 @@ def start(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m poolscope.devtools.sysbench", description=__doc__.splitlines()[0]
-    )
+    p = argparse.ArgumentParser(prog="python -m poolscope_dev.sysbench", description=__doc__.splitlines()[0])
     p.add_argument("action", choices=["prepare", "run", "cleanup"])
     p.add_argument("--dsn", required=True, help="mysql://sbtest:PW@127.0.0.1:PORT/sbtest (loopback only)")
     p.add_argument("--test", choices=TESTS, default="oltp_read_write")

@@ -22,12 +22,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from poolscope.bench.common import BenchContext, progress
-from poolscope.bench.stats import summarize
 from poolscope.poller.target_poller import PollResult
 from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import ROLLUP_HWM_KEY, SqlStore, canonical_labels
+from poolscope_bench.common import BenchContext, progress
+from poolscope_bench.stats import summarize
 
 TARGET = "bench"
 ROLLUP_STEP_S = 60

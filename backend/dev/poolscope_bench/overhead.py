@@ -19,14 +19,14 @@ from typing import Any, Protocol
 
 import httpx
 
-from poolscope.bench.common import OVERHEAD_TARGET, BenchContext, progress
-from poolscope.bench.exporter import Exporter
-from poolscope.bench.stats import abba_orders, median_ratio, summarize
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools import sysbench
 from poolscope.poller.scheduler import Scheduler
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.store.sql import SqlStore
+from poolscope_bench.common import OVERHEAD_TARGET, BenchContext, progress
+from poolscope_bench.exporter import Exporter
+from poolscope_bench.stats import abba_orders, median_ratio, summarize
+from poolscope_dev import sysbench
 
 SYSBENCH_GRACE_S = 60  # beyond --time before a run counts as hung
 

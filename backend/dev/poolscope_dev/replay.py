@@ -2,7 +2,9 @@
 
 A target whose DSN is `fixture://<flavor>/<version>` (e.g. `fixture://percona/8.4`) is served by
 FixtureConnection: the real poller, store, API and UI run unchanged, but every statement is
-answered from `backend/tests/fixtures/<flavor>/<version>/` instead of a server. This is how
+answered from `<fixtures root>/<flavor>/<version>/` instead of a server. `register(root)` plugs
+it into the product's DSN scheme registry (poller/connection.py); the tests pass
+backend/tests/fixtures (tests/conftest.py), as does `python -m poolscope_dev poolscope`. This is how
 flavors that cannot be installed here (Percona, MySQL Enterprise, AliSQL) are exercised end to
 end; it is not a way to monitor anything, and each such target says so in its notes.
 
@@ -18,7 +20,7 @@ A fixture directory holds:
                             row) so counters grow and rates are not all zero; or
                             {"error": [code, "message"]} for a statement the server refused.
 A collector that applies but has no file fails that poll with MySQL error 1146, as a missing
-table would. `python -m poolscope.devtools.capture` writes such a directory from a live server.
+table would. `python -m poolscope_dev.capture` writes such a directory from a live server.
 """
 
 from __future__ import annotations
@@ -32,26 +34,35 @@ import pymysql
 
 from poolscope.config import TargetConfig
 from poolscope.poller.connection import (
-    FIXTURE_SCHEME,
     ConnectError,
     StatementResult,
     TargetConnection,
-    server_from_discovery,
+    register_scheme,
 )
+from poolscope.poller.discovery import server_from_discovery
 from poolscope.schemas import ConnectionInfo
 
-FIXTURES_ROOT = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
+SCHEME = "fixture"
+FIXTURE_SCHEME = f"{SCHEME}://"
 # The poller's on-demand lookup of idle sessions by id (collectors/session_lookup.py).
 LOOKUP_IDS = re.compile(r"information_schema\.PROCESSLIST WHERE ID IN \(([\d, ]*)\)")
 REPLAY_NOTE = "Replaying captured output from {where} (test/development facility): not a live server."
 
 
-def fixture_dir(dsn: str) -> Path:
-    """`fixture://percona/8.4` -> backend/tests/fixtures/percona/8.4; `fixture:///abs/dir` -> /abs/dir."""
+def register(root: Path) -> None:
+    """Serve `fixture://` targets from `root` (e.g. backend/tests/fixtures) in this process."""
+    root = root.resolve()
+    if not root.is_dir():
+        raise ValueError(f"no fixtures directory at {root}")
+    register_scheme(SCHEME, lambda config: FixtureConnection(config, root))
+
+
+def fixture_dir(dsn: str, root: Path) -> Path:
+    """`fixture://percona/8.4` -> <root>/percona/8.4; `fixture:///abs/dir` -> /abs/dir."""
     rest = dsn[len(FIXTURE_SCHEME) :].rstrip("/")
     if ".." in Path(rest).parts or not rest:
-        raise ConnectError(f"fixture DSN {dsn!r} must name <flavor>/<version> under {FIXTURES_ROOT}")
-    return Path(rest) if rest.startswith("/") else FIXTURES_ROOT / rest
+        raise ConnectError(f"fixture DSN {dsn!r} must name <flavor>/<version> under {root}")
+    return Path(rest) if rest.startswith("/") else root / rest
 
 
 def _load(path: Path) -> Any:
@@ -83,15 +94,16 @@ def rows_for_poll(captured: dict[str, Any], poll: int) -> list[dict[str, Any]]:
 class FixtureConnection(TargetConnection):
     """A TargetConnection that answers from a fixture directory; everything above it is the real code."""
 
-    def __init__(self, config: TargetConfig) -> None:
+    def __init__(self, config: TargetConfig, root: Path) -> None:
         super().__init__(config)
-        self.directory = FIXTURES_ROOT
+        self.root = root
+        self.directory = root
         self.polls = 0
         self._files: dict[str, str] = {}
 
     async def connect(self) -> None:
         # Resolved here, not in __init__: a bad DSN marks this target down instead of failing start-up.
-        self.directory = fixture_dir(self.config.dsn.get_secret_value())
+        self.directory = fixture_dir(self.config.dsn.get_secret_value(), self.root)
         if not (self.directory / "discovery_variables.json").is_file():
             raise ConnectError(f"no fixture at {self.directory} (discovery_variables.json missing)")
         variables = _lower(_load(self.directory / "discovery_variables.json")["rows"])
@@ -99,11 +111,11 @@ class FixtureConnection(TargetConnection):
         tables = _lower(_load(tables_file)["rows"]) if tables_file.is_file() else []
         self.server = server_from_discovery(variables, tables)
         where = (
-            self.directory.relative_to(FIXTURES_ROOT)
-            if self.directory.is_relative_to(FIXTURES_ROOT)
-            else self.directory
+            f"{self.root.parent.name}/{self.root.name}/{self.directory.relative_to(self.root)}"
+            if self.directory.is_relative_to(self.root)
+            else str(self.directory)
         )
-        self.server.notes.insert(0, REPLAY_NOTE.format(where=f"tests/fixtures/{where}"))
+        self.server.notes.insert(0, REPLAY_NOTE.format(where=where))
         self.info = ConnectionInfo(host="fixture", port=0, port_kind="fixture")
         self.conn = True  # type: ignore[assignment]  # "connected": the poller only checks for None
         from poolscope.poller.collectors import all_collectors

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from poolscope.devtools.sandbox import HOST, _die_with_parent, free_port
+from poolscope_dev.sandbox import HOST, _die_with_parent, free_port
 
 
 class PostgresSandboxError(RuntimeError):

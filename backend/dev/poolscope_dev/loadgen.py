@@ -11,7 +11,7 @@ Modes (all bounded by `duration_s` and a connection count, loopback servers only
 - ``trx``: transactions that hold row locks for seconds plus waiters queueing behind them,
   so INNODB_TRX shows LOCK WAIT rows and THREAD_POOL_WAITS counts ROW_LOCK.
 
-CLI: ``python -m poolscope.devtools.loadgen --dsn mysql://sbtest:PW@127.0.0.1:PORT/
+CLI: ``python -m poolscope_dev.loadgen --dsn mysql://sbtest:PW@127.0.0.1:PORT/
 --mode waves --duration 600 --connections 64``. Stops cleanly on SIGINT / SIGTERM.
 """
 
@@ -574,7 +574,7 @@ async def run_load(dsn: str, mode: str = "waves", duration_s: float = 60.0, **kw
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog="python -m poolscope.devtools.loadgen",
+        prog="python -m poolscope_dev.loadgen",
         description="Generate bounded load against a loopback MariaDB/MySQL server.",
     )
     p.add_argument("--dsn", required=True, help="mysql://user:pass@127.0.0.1:PORT/[db] (loopback only)")

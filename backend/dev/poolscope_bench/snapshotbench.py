@@ -1,4 +1,4 @@
-"""``python -m poolscope.bench.snapshotbench``: what a snapshot import, report and archive cost, and how
+"""``python -m poolscope_bench.snapshotbench``: what a snapshot import, report and archive cost, and how
 long each holds up the backend's event loop (the one that polls the targets).
 
 A real backend process (``poolscope serve``, SQLite store, no target) gets synthetic snapshots of
@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 
 import poolscope
-from poolscope.devtools.sandbox import free_port
 from poolscope.snapshots.report import CHARTS
+from poolscope_dev.sandbox import free_port
 
 PASSWORD_ENV = "POOLSCOPE_BENCH_PASSWORD"
 PROBE_EVERY_S = 0.02
@@ -181,7 +181,7 @@ def measure(base: str, series: int, points: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m poolscope.bench.snapshotbench", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m poolscope_bench.snapshotbench", description=__doc__)
     p.add_argument(
         "--size",
         action="append",

@@ -4,7 +4,7 @@ The built-in cycle is waves -> trx (lock waits) -> stall -> a quiet pause, repea
 chart and the stall / lock-wait views have something to show. Everything stops by itself
 after `hours`, and at once on SIGINT / SIGTERM (sysbench's process group included).
 
-    python -m poolscope.devtools.demoload --info .demo/sandbox.json --hours 4
+    python -m poolscope_dev.demoload --info .demo/sandbox.json --hours 4
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from poolscope.devtools import sysbench
-from poolscope.devtools.loadgen import LoadGenerator, LoadgenError
+from poolscope_dev import sysbench
+from poolscope_dev.loadgen import LoadGenerator, LoadgenError
 
 log = logging.getLogger("poolscope.demoload")
 
@@ -179,9 +179,7 @@ async def _amain(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m poolscope.devtools.demoload", description=__doc__.splitlines()[0]
-    )
+    p = argparse.ArgumentParser(prog="python -m poolscope_dev.demoload", description=__doc__.splitlines()[0])
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--info", type=Path, help="sandbox info JSON written by the sandbox CLI (--info-file)")
     src.add_argument("--dsn", help="mysql://sbtest:PW@127.0.0.1:PORT/sbtest (loopback only)")

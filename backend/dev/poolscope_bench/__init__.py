@@ -1,6 +1,6 @@
 """Poolscope's own benchmark: what monitoring costs the server, and how fast the store answers.
 
-``python -m poolscope.bench`` (``make bench``) starts a private MariaDB sandbox (thread pool on,
+``python -m poolscope_bench`` (``make bench``) starts a private MariaDB sandbox (thread pool on,
 thread_pool_size = CPU count, extra_port, exact stats) in a temp dir and prints one report whose
 comparisons are all measured side by side in the same run (this machine is small and noisy):
 
@@ -13,5 +13,5 @@ comparisons are all measured side by side in the same run (this machine is small
 4. store ingest rate through SqlStore.write_poll with realistic polls;
 5. time to serve a 24 h chart (and a 5 min one) through SqlStore.query.
 
-See ``python -m poolscope.bench --help`` for the knobs; ``--quick`` is a smoke-test size.
+See ``python -m poolscope_bench --help`` for the knobs; ``--quick`` is a smoke-test size.
 """

@@ -1,4 +1,4 @@
-"""``python -m poolscope.bench``: run the parts against a private sandbox and print one report."""
+"""``python -m poolscope_bench``: run the parts against a private sandbox and print one report."""
 
 from __future__ import annotations
 
@@ -17,23 +17,23 @@ import time
 from pathlib import Path
 from typing import Any
 
-from poolscope.bench import idlecost, overhead, polltime, storebench
-from poolscope.bench.common import BenchConfig, BenchContext, cpu_count, progress
-from poolscope.bench.exporter import Exporter, ExporterError, exporter_version, find_exporter
-from poolscope.bench.report import render
 from poolscope.config import Settings
-from poolscope.devtools import sysbench
-from poolscope.devtools.sandbox import MONITOR_PASSWORD, MONITOR_USER, MariaDBSandbox, SandboxError
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from poolscope_bench import idlecost, overhead, polltime, storebench
+from poolscope_bench.common import BenchConfig, BenchContext, cpu_count, progress
+from poolscope_bench.exporter import Exporter, ExporterError, exporter_version, find_exporter
+from poolscope_bench.report import render
+from poolscope_dev import sysbench
+from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, MariaDBSandbox, SandboxError
 
 log = logging.getLogger(__name__)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog="python -m poolscope.bench",
+        prog="python -m poolscope_bench",
         description="Poolscope benchmark: monitoring overhead, poll time, store ingest and chart speed, "
         "all measured side by side in one run against a private loopback MariaDB sandbox.",
     )

@@ -8,7 +8,7 @@ The server is Debian's ``mariadbd`` started with ``--no-defaults`` (so no /etc/m
 leaks in), bound to 127.0.0.1 only, with the thread pool settings given to the constructor.
 Passwords below are fixed sandbox-only credentials, never used for a real server.
 
-CLI: ``python -m poolscope.devtools.sandbox --dir DIR [--port N --extra-port N ...]`` starts
+CLI: ``python -m poolscope_dev.sandbox --dir DIR [--port N --extra-port N ...]`` starts
 the server, prints the DSNs and waits for Ctrl-C / SIGTERM; ``--stop`` stops a server left
 running in DIR.
 """
@@ -161,7 +161,7 @@ class MariaDBSandbox:
     `port` / `extra_port` default to free ports; ``extra_port=0`` runs without an extra
     port (``@@extra_port`` = 0). An existing datadir is reused. Accounts and the `sbtest`
     database are (re)created on every start, so reuse is idempotent. With `tls` the server
-    offers TLS with those files (devtools/tlscerts.py makes a throw-away set); plain TCP still works.
+    offers TLS with those files (poolscope_dev/tlscerts.py makes a throw-away set); plain TCP still works.
 
     With `die_with_parent` (default) the kernel sends the server SIGTERM when the *thread*
     that called start() exits, so a killed test run never leaves a server behind; call
@@ -581,7 +581,7 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog="python -m poolscope.devtools.sandbox",
+        prog="python -m poolscope_dev.sandbox",
         description="Run a private MariaDB server on 127.0.0.1 until Ctrl-C / SIGTERM.",
     )
     p.add_argument("--dir", required=True, type=Path, help="base directory (datadir is DIR/data)")

@@ -11,7 +11,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from poolscope.devtools.sandbox import ServerTls
+from poolscope_dev.sandbox import ServerTls
 
 CA_EXTENSIONS = """\
 basicConstraints = critical, CA:TRUE

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.devtools.sandbox import MONITOR_USER, MariaDBSandbox
-from poolscope.devtools.sysbench import SysbenchTarget
+from poolscope_dev.sandbox import MONITOR_USER, MariaDBSandbox
+from poolscope_dev.sysbench import SysbenchTarget
 
 OVERHEAD_TARGET = 0.99  # TPS with monitoring ÷ without
 EXTRA_PORT_P95_TARGET_MS = 15.0

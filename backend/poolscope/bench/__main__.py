@@ -1,5 +1,0 @@
-import sys
-
-from poolscope.bench.cli import main
-
-sys.exit(main())
