@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import shutil
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -14,11 +11,11 @@ from pathlib import Path
 import httpx
 
 from poolscope_bench.stats import process_cpu_s
+from poolscope_dev import supervisor
 from poolscope_dev.sandbox import free_port
 
 EXPORTER_CANDIDATES = ("/usr/bin/prometheus-mysqld-exporter", "prometheus-mysqld-exporter", "mysqld_exporter")
 HOST = "127.0.0.1"
-_PR_SET_PDEATHSIG = 1
 
 
 class ExporterError(RuntimeError):
@@ -42,12 +39,6 @@ def exporter_version(binary: str) -> str:
         return "unknown"
     first = (res.stdout + res.stderr).strip().splitlines()
     return first[0] if first else "unknown"
-
-
-def _die_with_parent() -> None:
-    """preexec_fn: the kernel SIGTERMs the exporter if the bench process dies."""
-    with contextlib.suppress(Exception):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 class Exporter:
@@ -97,15 +88,8 @@ class Exporter:
             f"--config.my-cnf={my_cnf}",
             f"--web.listen-address={HOST}:{self.listen_port}",
         ]
-        with open(self.log_file, "wb") as log:
-            self.proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent,
-            )
+        self.log_file.unlink(missing_ok=True)
+        self.proc = supervisor.start("mysqld_exporter", cmd, log=self.log_file).proc
         deadline = time.monotonic() + timeout_s
         last = "no answer"
         while time.monotonic() < deadline:
@@ -131,11 +115,6 @@ class Exporter:
 
     def stop(self, timeout_s: float = 10.0) -> None:
         proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        if proc is not None:
+            supervisor.Child("mysqld_exporter", proc, self.log_file).stop(timeout_s)
             proc.wait(timeout=5)

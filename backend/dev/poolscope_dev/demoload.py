@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from poolscope_dev import sysbench
+from poolscope_dev import supervisor, sysbench
 from poolscope_dev.loadgen import LoadGenerator, LoadgenError
 
 log = logging.getLogger("poolscope.demoload")
@@ -149,16 +148,8 @@ class DemoLoad:
 
     def _stop_sysbench(self) -> None:
         proc, self._sysbench = self._sysbench, None
-        if proc is None or proc.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+        if proc is not None:
+            supervisor.Child("sysbench", proc, None).stop(grace_s=10)
 
 
 def _dsn_from_info(path: Path) -> str:

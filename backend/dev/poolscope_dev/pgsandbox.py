@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from poolscope_dev.sandbox import HOST, _die_with_parent, free_port
+from poolscope_dev.sandbox import HOST, free_port
+from poolscope_dev.supervisor import die_with_parent
 
 
 class PostgresSandboxError(RuntimeError):
@@ -94,7 +95,7 @@ class PostgresSandbox:
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent,  # noqa: PLW1509 - runs after the uid switch; sets the death signal
+            preexec_fn=die_with_parent,  # noqa: PLW1509 - runs after the uid switch; sets the death signal
             **self._as,
         )
         deadline = time.monotonic() + timeout_s

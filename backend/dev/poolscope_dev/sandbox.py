@@ -15,13 +15,9 @@ running in DIR.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import ctypes
 import hashlib
-import json
 import logging
-import os
 import shutil
 import signal
 import socket
@@ -38,6 +34,14 @@ from urllib.parse import quote
 import pymysql
 
 from poolscope.dsn import redact_dsn
+from poolscope_dev.mariadbd import (
+    SandboxError,
+    install_datadir,
+    server_args,
+    setup_accounts,
+    stop_stale_server,
+)
+from poolscope_dev.supervisor import die_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -79,13 +83,8 @@ GRANTS: dict[str, list[str]] = {
 
 USER_HOSTS = ("127.0.0.1", "localhost")
 
-MARIADBD_CANDIDATES = ("/usr/sbin/mariadbd", "/usr/sbin/mysqld", "mariadbd", "mysqld")
-INSTALL_DB_CANDIDATES = ("mariadb-install-db", "mysql_install_db")
-
 # sockaddr_un.sun_path is 108 bytes on Linux.
 _MAX_SOCKET_PATH = 100
-
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -97,62 +96,11 @@ class ServerTls:
     key: Path
 
 
-class SandboxError(RuntimeError):
-    """The sandbox server could not be installed, started or stopped."""
-
-
-def _find_binary(candidates: tuple[str, ...], what: str) -> str:
-    for cand in candidates:
-        path = cand if os.path.isabs(cand) else shutil.which(cand)
-        if path and os.access(path, os.X_OK):
-            return path
-    raise SandboxError(
-        f"{what} not found (looked for {', '.join(candidates)}); "
-        "install the Debian package mariadb-server (scripts/install-system.sh)"
-    )
-
-
 def free_port(host: str = HOST) -> int:
     """A TCP port on `host` that was free a moment ago (the kernel's pick)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie still answers kill(0); treat it as gone.
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ", 1)[1][:1] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def _pid_cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def _die_with_parent() -> None:
-    """preexec_fn: have the kernel SIGTERM the server if the process that started it dies.
-
-    mariadbd treats SIGTERM as a clean shutdown, so a killed pytest or demo never leaves a
-    server behind.
-    """
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except Exception:  # noqa: BLE001 - best effort; stop() is the normal path
-        pass
 
 
 class MariaDBSandbox:
@@ -325,9 +273,9 @@ class MariaDBSandbox:
             return
         self.base_dir.mkdir(parents=True, exist_ok=True)
         self.tmpdir.mkdir(mode=0o700, exist_ok=True)
-        self._stop_stale_server()
+        stop_stale_server(self)
         if not (self.datadir / "mysql").is_dir():
-            self._install_datadir(timeout_s)
+            install_datadir(self, timeout_s)
         deadline = time.monotonic() + timeout_s
         attempts = 3 if (self._auto_port or self._auto_extra_port) else 1
         for attempt in range(1, attempts + 1):
@@ -349,7 +297,7 @@ class MariaDBSandbox:
                     ) from None
                 log.info("sandbox ports taken by someone else, retrying with new ones")
         try:
-            self._setup_accounts()
+            setup_accounts(self)
         except Exception:
             self.stop()
             raise
@@ -375,7 +323,7 @@ class MariaDBSandbox:
                 proc.kill()
                 proc.wait(timeout=10)
         # A server this object did not start (left by a crashed run) is stopped via its pid file.
-        self._stop_stale_server(timeout_s)
+        stop_stale_server(self, timeout_s)
 
     def destroy(self) -> None:
         """Stop the server and delete its datadir (the error log stays for post-mortems)."""
@@ -388,96 +336,20 @@ class MariaDBSandbox:
 
     # ------------------------------------------------------------------ internals
 
-    def _server_args(self) -> list[str]:
-        args = [
-            _find_binary(MARIADBD_CANDIDATES, "mariadbd"),
-            "--no-defaults",
-            f"--datadir={self.datadir}",
-            f"--socket={self.socket}",
-            f"--pid-file={self.pid_file}",
-            f"--log-error={self.log_file}",
-            f"--tmpdir={self.tmpdir}",
-            f"--bind-address={self.host}",
-            f"--port={self.port}",
-            "--skip-name-resolve",
-            "--skip-log-bin",
-            f"--thread-handling={self.thread_handling}",
-            f"--max-connections={self.max_connections}",
-            "--character-set-server=utf8mb4",
-            "--collation-server=utf8mb4_general_ci",
-            f"--innodb-buffer-pool-size={self.innodb_buffer_pool_size}",
-            # A sandbox trades durability for less fsync noise in benchmarks.
-            "--innodb-flush-log-at-trx-commit=2",
-            "--innodb-log-file-size=32M",
-            "--lower-case-table-names=0",
-        ]
-        if self.thread_handling == "pool-of-threads":
-            args += [
-                f"--thread-pool-size={self.thread_pool_size}",
-                f"--thread-pool-stall-limit={self.stall_limit_ms}",
-                f"--thread-pool-exact-stats={'ON' if self.exact_stats else 'OFF'}",
-            ]
-        if self.extra_port:
-            args += [
-                f"--extra-port={self.extra_port}",
-                f"--extra-max-connections={self.extra_max_connections}",
-            ]
-        if self.tls is not None:
-            args += [f"--ssl-ca={self.tls.ca}", f"--ssl-cert={self.tls.cert}", f"--ssl-key={self.tls.key}"]
-        if os.geteuid() == 0:
-            args.append("--user=root")
-        args += list(self.extra_args)
-        return args
-
-    def _install_datadir(self, timeout_s: float) -> None:
-        install_db = _find_binary(INSTALL_DB_CANDIDATES, "mariadb-install-db")
-        tmp = self.base_dir / "data.installing"
-        shutil.rmtree(tmp, ignore_errors=True)
-        cmd = [
-            install_db,
-            "--no-defaults",
-            f"--datadir={tmp}",
-            "--auth-root-authentication-method=normal",
-            "--skip-test-db",
-            "--skip-name-resolve",
-            f"--tmpdir={self.tmpdir}",  # passed on to the bootstrap mariadbd
-        ]
-        if os.geteuid() == 0:
-            cmd.append("--user=root")
-        install_log = self.base_dir / "install-db.log"
-        log.info("initialising MariaDB datadir %s", self.datadir)
-        with open(install_log, "wb") as out:
-            try:
-                res = subprocess.run(
-                    cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout_s, stdin=subprocess.DEVNULL
-                )
-            except subprocess.TimeoutExpired:
-                raise SandboxError(
-                    f"mariadb-install-db took longer than {timeout_s}s; see {install_log}"
-                ) from None
-        if res.returncode != 0:
-            raise SandboxError(
-                f"mariadb-install-db failed (exit {res.returncode}); see {install_log}:\n"
-                + _tail(install_log)
-            )
-        # Install into a side dir and rename, so an interrupted install is never "reused".
-        shutil.rmtree(self.datadir, ignore_errors=True)
-        tmp.rename(self.datadir)
-
     def _launch(self, deadline: float) -> None:
         log_offset = self.log_file.stat().st_size if self.log_file.exists() else 0
         self.socket.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.socket.unlink()
         self._proc = subprocess.Popen(
-            self._server_args(),
+            server_args(self),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             # Own session: a Ctrl-C on the terminal reaches our handler, which stops the
             # server in order, instead of hitting mariadbd directly.
             start_new_session=True,
-            preexec_fn=_die_with_parent if self.die_with_parent else None,
+            preexec_fn=die_with_parent if self.die_with_parent else None,
         )
         last_err: Exception | None = None
         while time.monotonic() < deadline:
@@ -509,51 +381,6 @@ class MariaDBSandbox:
             proc.kill()
             proc.wait(timeout=10)
 
-    def _setup_accounts(self) -> None:
-        conn = self.admin_connect()
-        try:
-            with conn.cursor() as cur:
-                # Root stays socket-only: drop the TCP root accounts and anonymous users
-                # that mariadb-install-db creates.
-                cur.execute(
-                    "SELECT User, Host FROM mysql.user WHERE (User = 'root' AND Host <> 'localhost')"
-                    " OR User = ''"
-                )
-                for user, host in cur.fetchall():
-                    cur.execute("DROP USER IF EXISTS %s@%s", (user, host))
-                cur.execute(f"CREATE DATABASE IF NOT EXISTS `{SBTEST_DB}`")
-                for user, password in PASSWORDS.items():
-                    for host in USER_HOSTS:
-                        account = (user, host, password)
-                        cur.execute("CREATE USER IF NOT EXISTS %s@%s IDENTIFIED BY %s", account)
-                        cur.execute("ALTER USER %s@%s IDENTIFIED BY %s", account)
-                        for grant in GRANTS[user]:
-                            cur.execute(grant + " TO %s@%s", (user, host))
-                cur.execute("FLUSH PRIVILEGES")
-        finally:
-            conn.close()
-
-    def _stop_stale_server(self, timeout_s: float = 30) -> None:
-        """Stop a mariadbd still running on this datadir (e.g. left by a killed run)."""
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (OSError, ValueError):
-            return
-        if not _pid_alive(pid) or str(self.datadir) not in _pid_cmdline(pid):
-            return
-        log.warning("stopping mariadbd pid %s left running on %s", pid, self.datadir)
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while _pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if _pid_alive(pid):
-            os.kill(pid, signal.SIGKILL)
-            kill_deadline = time.monotonic() + 10
-            while _pid_alive(pid) and time.monotonic() < kill_deadline:
-                time.sleep(0.1)
-        if _pid_alive(pid):
-            raise SandboxError(f"could not stop mariadbd pid {pid}")
-
 
 class _PortInUse(Exception):
     pass
@@ -572,102 +399,8 @@ def _tail_text(text: str, lines: int = 15) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def _tail(path: Path, lines: int = 15) -> str:
-    return _tail_text(_read_from(path, 0), lines)
-
-
-# ---------------------------------------------------------------------- CLI
-
-
-def _parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m poolscope_dev.sandbox",
-        description="Run a private MariaDB server on 127.0.0.1 until Ctrl-C / SIGTERM.",
-    )
-    p.add_argument("--dir", required=True, type=Path, help="base directory (datadir is DIR/data)")
-    p.add_argument("--port", type=int, default=None, help="TCP port (default: a free one)")
-    p.add_argument("--extra-port", type=int, default=None, help="extra_port (default: a free one; 0 = none)")
-    p.add_argument(
-        "--thread-handling",
-        default="pool-of-threads",
-        choices=["pool-of-threads", "one-thread-per-connection"],
-    )
-    p.add_argument("--thread-pool-size", type=int, default=2)
-    p.add_argument("--stall-limit-ms", type=int, default=500)
-    p.add_argument("--exact-stats", action=argparse.BooleanOptionalAction, default=True)
-    p.add_argument("--max-connections", type=int, default=500)
-    p.add_argument("--extra-max-connections", type=int, default=5)
-    p.add_argument("--info-file", type=Path, help="write host/ports/DSNs as JSON here once ready")
-    p.add_argument("--hide-passwords", action="store_true", help="print DSNs with passwords masked")
-    p.add_argument("--max-hours", type=float, default=24.0, help="stop by itself after this long")
-    p.add_argument("--stop", action="store_true", help="stop a server left running in DIR and exit")
-    return p.parse_args(argv)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = _parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s sandbox: %(message)s", stream=sys.stderr)
-    sb = MariaDBSandbox(
-        args.dir,
-        port=args.port,
-        extra_port=args.extra_port,
-        thread_handling=args.thread_handling,
-        thread_pool_size=args.thread_pool_size,
-        stall_limit_ms=args.stall_limit_ms,
-        exact_stats=args.exact_stats,
-        max_connections=args.max_connections,
-        extra_max_connections=args.extra_max_connections,
-        die_with_parent=True,
-    )
-    if args.stop:
-        was_running = sb.pid_file.exists()
-        sb.stop()
-        print(f"{'stopped the' if was_running else 'no'} MariaDB sandbox running in {sb.datadir}")
-        return 0
-
-    stop_requested = False
-
-    def _on_signal(signum: int, _frame: object) -> None:
-        nonlocal stop_requested
-        stop_requested = True
-
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
-    try:
-        sb.start()
-    except SandboxError as e:
-        print(f"error: {e}", file=sys.stderr)
-        sb.stop()
-        return 1
-    try:
-        if args.info_file:
-            tmp = args.info_file.with_suffix(".tmp")
-            tmp.write_text(json.dumps(sb.info(), indent=2))
-            tmp.chmod(0o600)
-            tmp.replace(args.info_file)
-        print(f"MariaDB sandbox running (pid {sb.pid}, {sb.thread_handling}), datadir {sb.datadir}")
-        print(f"  socket: {sb.socket}   (root, no password: mariadb -S {sb.socket} -uroot)")
-        for user in PASSWORDS:
-            dsn = sb.safe_dsn(user) if args.hide_passwords else sb.dsn(user)
-            print(f"  {user:<18} {dsn}")
-        if sb.extra_port:
-            print(f"  extra_port: {sb.extra_port}")
-        print("Press Ctrl-C to stop.", flush=True)
-        deadline = time.monotonic() + args.max_hours * 3600
-        while not stop_requested and time.monotonic() < deadline:
-            if not sb.running:
-                print(f"error: mariadbd exited unexpectedly; see {sb.log_file}", file=sys.stderr)
-                return 1
-            time.sleep(0.5)
-    finally:
-        print("stopping MariaDB sandbox ...", file=sys.stderr, flush=True)
-        sb.stop()
-        if args.info_file:
-            with contextlib.suppress(FileNotFoundError):
-                args.info_file.unlink()
-        print("MariaDB sandbox stopped", file=sys.stderr, flush=True)
-    return 0
-
-
 if __name__ == "__main__":
+    # The CLI lives in poolscope_dev/sandbox_cli.py; `python -m poolscope_dev.sandbox` stays its name.
+    from poolscope_dev.sandbox_cli import main
+
     sys.exit(main())

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import pymysql
 
+from poolscope_dev import supervisor
 from poolscope_dev.loadgen import LoadgenError, parse_dsn
 
 if TYPE_CHECKING:
@@ -308,9 +309,7 @@ def start(
         report_interval=report_interval,
     )
     log.info("starting %s", safe_command(cmd))
-    return subprocess.Popen(
-        cmd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.STDOUT, start_new_session=True
-    )
+    return supervisor.start("sysbench", cmd, stdout=stdout, die_with_starter=False).proc
 
 
 # ---------------------------------------------------------------------- CLI

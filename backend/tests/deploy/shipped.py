@@ -39,7 +39,9 @@ def harness_uses(sources: Iterable[tuple[str, str]]) -> list[str]:
                 found += [f"{where} import {a.name}" for a in node.names if _is_harness(a.name)]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and _is_harness(node.module or ""):
                 found.append(f"{where} from {node.module} import ...")
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            elif (
+                isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+            ):
                 value = node.value
                 # importlib.import_module("poolscope_dev..."), Path(...) / "tests" / "fixtures", "tests/..."
                 if _is_harness(value) or value.startswith("tests/") or "/tests/" in value:

@@ -19,8 +19,8 @@ from poolscope_dev.sandbox import (
     PASSWORDS,
     SBTEST_USER,
     MariaDBSandbox,
-    _pid_alive,
 )
+from poolscope_dev.supervisor import pid_alive
 
 
 def _one(conn: pymysql.connections.Connection, sql: str) -> object:
@@ -148,7 +148,7 @@ def test_restart_reuses_datadir_and_stop_leaves_no_process(tmp_path: Path) -> No
             cur.execute("INSERT INTO kept VALUES (7)")
         conn.close()
         sb.stop()
-        assert not _pid_alive(pid)
+        assert not pid_alive(pid)
         assert not sb.running
 
         sb.start()  # same datadir: no re-install, accounts still work, data kept
@@ -158,7 +158,7 @@ def test_restart_reuses_datadir_and_stop_leaves_no_process(tmp_path: Path) -> No
         pid = sb.pid
     finally:
         sb.destroy()
-    assert pid is not None and not _pid_alive(pid)
+    assert pid is not None and not pid_alive(pid)
     assert not (tmp_path / "sb" / "data").exists()
 
 
@@ -206,7 +206,7 @@ def test_cli_prints_dsns_and_stops_on_sigterm(tmp_path: Path) -> None:
     assert proc.returncode == 0, out
     assert f"{MONITOR_USER:<18} mysql://{MONITOR_USER}:" in out
     assert "MariaDB sandbox stopped" in out
-    assert not _pid_alive(server_pid)
+    assert not pid_alive(server_pid)
     assert not info_file.exists()
 
 
@@ -222,14 +222,14 @@ def test_server_dies_with_its_parent(tmp_path: Path) -> None:
     try:
         assert proc.stdout is not None
         server_pid = int(proc.stdout.readline())
-        assert _pid_alive(server_pid)
+        assert pid_alive(server_pid)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     deadline = time.monotonic() + 30
-    while _pid_alive(server_pid) and time.monotonic() < deadline:
+    while pid_alive(server_pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    survived = _pid_alive(server_pid)
+    survived = pid_alive(server_pid)
     if survived:  # don't leak it even when the assertion fails
         MariaDBSandbox(tmp_path / "orphan").stop()
     assert not survived
