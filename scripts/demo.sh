@@ -3,6 +3,10 @@
 # that makes the pool queue, and the Poolscope dashboard at http://127.0.0.1:8000.
 # Ctrl-C (or SIGTERM) stops all of it and checks that nothing is left running.
 #
+# The parts run under one process, the dev stack (`python -m poolscope_dev stack`,
+# backend/dev/poolscope_dev/stack.py), from the spec written below; this script installs, writes
+# the spec, says where things are, and stops the stack.
+#
 # Environment:
 #   POOLSCOPE_DEMO_PORT=8000       dashboard port
 #   POOLSCOPE_DEMO_HOURS=4         the load (and so the demo) stops by itself after this long
@@ -60,32 +64,71 @@ EOF
   fi
 fi
 
-# ---------------------------------------------------------------- process handling
-# Each background part runs in its own session (setsid), so it is its own process group and
-# a terminal Ctrl-C reaches only this script, which then stops the parts in order.
-SANDBOX_PID='' LOAD_PID='' SERVE_PID=''
+# ---------------------------------------------------------------- config and stack spec
+# An operator login, so the demo can apply recommendations and silence alerts. The password is
+# new on every run and only written to a file of the user's own (never printed or logged).
+umask 077
+OPERATOR_PW_FILE="$DEMO_DIR/operator-password"
+"$PY" -c 'import secrets; print(secrets.token_urlsafe(12))' >"$OPERATOR_PW_FILE"
+OPERATOR_HASH=$("$ROOT/.venv/bin/poolscope" hash-password <"$OPERATOR_PW_FILE")
+umask 022
+CONFIG="$DEMO_DIR/poolscope.toml"
+SPEC="$DEMO_DIR/stack.json"
+READY="$DEMO_DIR/ready.json"
+USE_SYSBENCH=0
+if command -v sysbench >/dev/null && [[ $NO_SYSBENCH != 1 ]]; then USE_SYSBENCH=1; fi
+# ${mariadb.…} is filled in by the stack once the sandbox is up (its info(): ports, DSNs).
+"$PY" - "$SPEC" "$DEMO_DIR" "$CONFIG" "$PORT" "$HOURS" "$NO_SERVE" "$USE_SYSBENCH" "$OPERATOR_HASH" "$ROOT" <<'PYEOF'
+import json, sys
+spec_file, demo, config, port, hours, no_serve, sysbench, operator_hash, root = sys.argv[1:]
+toml = f"""# Written by scripts/demo.sh for the demo sandbox; regenerated on every run.
+poll_interval_s = 1.0
+store_url = "sqlite+aiosqlite:///{demo}/poolscope.db"
+listen_host = "127.0.0.1"
+listen_port = {port}
+# The demo's dashboard is on loopback only: show the live pages without a login. Changes
+# (apply, revert, silence, capture) still need the operator login below.
+anonymous_read = true
 
-start_bg() { # start_bg LOGFILE CMD... ; sets BG_PID
-  local logfile=$1
-  shift
-  setsid "$@" >"$logfile" 2>&1 </dev/null &
-  BG_PID=$!
+[[users]]
+name = "operator"
+role = "operator"
+password_hash = "{operator_hash}"
+
+[[targets]]
+name = "sandbox"
+dsn = "${{mariadb.dsns.poolscope_monitor}}"
+extra_port = ${{mariadb.extra_port}}
+# The separate credential that may SET GLOBAL (one-click apply); the monitoring one cannot.
+admin_dsn = "${{mariadb.dsns.poolscope_admin}}"
+"""
+# The load runs a little longer than the stack, whose own time limit ends the demo cleanly.
+load = ["${python}", "-m", "poolscope_dev.demoload", "--info", f"{demo}/load.json", "--hours", str(min(float(hours) + 0.25, 24.0))]
+if sysbench != "1":
+    load.append("--no-sysbench")
+processes = [{"name": "load", "argv": load, "log": f"{demo}/load.log"}]
+if no_serve != "1":
+    processes.append(
+        {
+            "name": "dashboard",
+            "argv": [f"{root}/.venv/bin/poolscope", "serve", "--config", config],
+            "log": f"{demo}/poolscope.log",
+            "ready_url": f"http://127.0.0.1:{port}/api/targets",
+        }
+    )
+spec = {
+    "dir": demo,
+    "hours": float(hours),
+    "sandboxes": {"mariadb": {"thread_pool_size": 2, "exact_stats": True}},
+    "files": {config: toml, f"{demo}/load.json": '{"dsns": {"sbtest": "${mariadb.dsns.sbtest}"}}\n'},
+    "processes": processes,
 }
+with open(spec_file, "w") as f:
+    json.dump(spec, f, indent=2)
+PYEOF
 
-stop_group() { # stop_group PID NAME SECONDS
-  local pid=$1 name=$2 secs=$3 i
-  [[ -n $pid ]] || return 0
-  kill -0 -- "-$pid" 2>/dev/null || return 0
-  kill -TERM -- "-$pid" 2>/dev/null || true
-  for ((i = 0; i < secs * 5; i++)); do
-    kill -0 -- "-$pid" 2>/dev/null || return 0
-    sleep 0.2
-  done
-  say "$name did not stop within ${secs}s; killing it"
-  kill -KILL -- "-$pid" 2>/dev/null || true
-  sleep 0.5
-}
-
+# ---------------------------------------------------------------- the stack
+STACK_PID=''
 CLEANED=0
 cleanup() {
   local rc=$?
@@ -97,15 +140,23 @@ cleanup() {
   trap '' INT TERM PIPE
   echo
   say "stopping the demo ..."
-  stop_group "$SERVE_PID" "dashboard" 15
-  stop_group "$LOAD_PID" "load" 30
-  stop_group "$SANDBOX_PID" "sandbox MariaDB" 60
-  # A server left by a killed sandbox process is stopped through its pid file.
+  local left='' i
+  if [[ -n $STACK_PID ]] && kill -0 -- "-$STACK_PID" 2>/dev/null; then
+    # The stack stops its parts in order (dashboard, load, MariaDB); give it time for that.
+    kill -TERM -- "-$STACK_PID" 2>/dev/null
+    for ((i = 0; i < 600; i++)); do # 120 s
+      kill -0 -- "-$STACK_PID" 2>/dev/null || break
+      sleep 0.2
+    done
+    if kill -0 -- "-$STACK_PID" 2>/dev/null; then
+      say "the stack did not stop within 120s; killing it"
+      kill -KILL -- "-$STACK_PID" 2>/dev/null
+      sleep 0.5
+    fi
+    if pgrep -g "$STACK_PID" >/dev/null 2>&1; then left+=" $(pgrep -g "$STACK_PID" | tr '\n' ' ')"; fi
+  fi
+  # A server left by a killed stack is stopped through its pid file.
   "$PY" -m poolscope_dev.sandbox --dir "$DEMO_DIR/mariadb" --stop >/dev/null 2>&1 || true
-  local left=''
-  for pid in $SERVE_PID $LOAD_PID $SANDBOX_PID; do
-    if pgrep -g "$pid" >/dev/null 2>&1; then left+=" $(pgrep -g "$pid" | tr '\n' ' ')"; fi
-  done
   if [[ -f $DEMO_DIR/mariadb/data/mysqld.pid ]] && kill -0 "$(cat "$DEMO_DIR/mariadb/data/mysqld.pid")" 2>/dev/null; then
     left+=" mariadbd:$(cat "$DEMO_DIR/mariadb/data/mysqld.pid")"
   fi
@@ -121,93 +172,31 @@ trap cleanup EXIT
 trap 'exit 0' INT # a Ctrl-C is the normal way to end the demo
 trap 'exit 143' TERM
 
-# ---------------------------------------------------------------- sandbox MariaDB
-INFO="$DEMO_DIR/sandbox.json"
-rm -f "$INFO"
+rm -f "$READY"
 say "starting MariaDB (pool-of-threads, thread_pool_size=2, exact stats, extra_port; 127.0.0.1 only)"
-start_bg "$DEMO_DIR/sandbox.log" "$PY" -m poolscope_dev.sandbox --dir "$DEMO_DIR/mariadb" \
-  --thread-pool-size 2 --exact-stats --info-file "$INFO" --hide-passwords \
-  --max-hours "$(awk "BEGIN { print $HOURS + 0.25 }")"
-SANDBOX_PID=$BG_PID
-for ((i = 0; i < 900; i++)); do # 90 s
-  [[ -f $INFO ]] && break
-  kill -0 "$SANDBOX_PID" 2>/dev/null || {
-    tail -n 20 "$DEMO_DIR/sandbox.log" >&2
-    die "the sandbox MariaDB did not start (log above, and .demo/mariadb/mariadb.err)"
+if ((USE_SYSBENCH)); then
+  say "then the load: sysbench oltp_read_write (64 threads) + built-in waves/trx/stall cycle, for up to ${HOURS}h"
+else
+  say "then the load: built-in waves/trx/stall cycle, for up to ${HOURS}h"
+fi
+[[ $NO_SERVE == 1 ]] || say "then the dashboard"
+# Its own session (setsid): a terminal Ctrl-C reaches only this script, which stops the stack.
+setsid "$PY" -m poolscope_dev stack --spec "$SPEC" --ready-file "$READY" >/dev/null 2>"$DEMO_DIR/stack.log" </dev/null &
+STACK_PID=$!
+for ((i = 0; i < 2400; i++)); do # 240 s: MariaDB, then the dashboard (a busy 2-core machine is slow)
+  [[ -f $READY ]] && break
+  kill -0 "$STACK_PID" 2>/dev/null || {
+    tail -n 30 "$DEMO_DIR/stack.log" >&2
+    die "the demo did not start (log above: .demo/stack.log; also .demo/mariadb/mariadb.err, .demo/poolscope.log)"
   }
   sleep 0.1
 done
-[[ -f $INFO ]] || die "the sandbox MariaDB did not come up within 90s (see .demo/sandbox.log)"
-read -r DB_PORT EXTRA_PORT MONITOR_DSN ADMIN_DSN < <("$PY" -c '
+[[ -f $READY ]] || die "the demo did not come up within 240s (see .demo/stack.log)"
+read -r DB_PORT EXTRA_PORT < <("$PY" -c '
 import json, sys
-i = json.load(open(sys.argv[1]))
-print(i["port"], i["extra_port"], i["dsns"]["poolscope_monitor"], i["dsns"]["poolscope_admin"])' "$INFO")
-say "MariaDB up on 127.0.0.1:$DB_PORT (extra_port $EXTRA_PORT)"
-
-# ---------------------------------------------------------------- config
-CONFIG="$DEMO_DIR/poolscope.toml"
-umask 077
-# An operator login, so the demo can apply recommendations and silence alerts. The password is
-# new on every run and only written to a file of the user's own (never printed or logged).
-OPERATOR_PW_FILE="$DEMO_DIR/operator-password"
-"$PY" -c 'import secrets; print(secrets.token_urlsafe(12))' >"$OPERATOR_PW_FILE"
-OPERATOR_HASH=$("$ROOT/.venv/bin/poolscope" hash-password <"$OPERATOR_PW_FILE")
-cat >"$CONFIG" <<EOF
-# Written by scripts/demo.sh for the demo sandbox; regenerated on every run.
-poll_interval_s = 1.0
-store_url = "sqlite+aiosqlite:///$DEMO_DIR/poolscope.db"
-listen_host = "127.0.0.1"
-listen_port = $PORT
-# The demo's dashboard is on loopback only: show the live pages without a login. Changes
-# (apply, revert, silence, capture) still need the operator login below.
-anonymous_read = true
-
-[[users]]
-name = "operator"
-role = "operator"
-password_hash = "$OPERATOR_HASH"
-
-[[targets]]
-name = "sandbox"
-dsn = "$MONITOR_DSN"
-extra_port = $EXTRA_PORT
-# The separate credential that may SET GLOBAL (one-click apply); the monitoring one cannot.
-admin_dsn = "$ADMIN_DSN"
-EOF
-umask 022
-
-# ---------------------------------------------------------------- load
-LOAD_ARGS=(--info "$INFO" --hours "$HOURS")
-if [[ $NO_SYSBENCH == 1 ]]; then LOAD_ARGS+=(--no-sysbench); fi
-if command -v sysbench >/dev/null && [[ $NO_SYSBENCH != 1 ]]; then
-  say "starting load: sysbench oltp_read_write (64 threads) + built-in waves/trx/stall cycle, for up to ${HOURS}h"
-else
-  say "starting load: built-in waves/trx/stall cycle, for up to ${HOURS}h"
-fi
-start_bg "$DEMO_DIR/load.log" "$PY" -m poolscope_dev.demoload "${LOAD_ARGS[@]}"
-LOAD_PID=$BG_PID
-
-# ---------------------------------------------------------------- dashboard
+i = json.load(open(sys.argv[1]))["sandboxes"]["mariadb"]
+print(i["port"], i["extra_port"])' "$READY")
 URL="http://127.0.0.1:$PORT"
-if [[ $NO_SERVE != 1 ]]; then
-  say "starting the dashboard"
-  start_bg "$DEMO_DIR/poolscope.log" "$ROOT/.venv/bin/poolscope" serve --config "$CONFIG"
-  SERVE_PID=$BG_PID
-  up=0
-  for ((i = 0; i < 240; i++)); do # 120 s (a busy 2-core machine starts slowly)
-    kill -0 "$SERVE_PID" 2>/dev/null || break
-    if "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
-      "$URL/api/targets" >/dev/null 2>&1; then
-      up=1
-      break
-    fi
-    sleep 0.5
-  done
-  if ((!up)); then
-    tail -n 30 "$DEMO_DIR/poolscope.log" >&2
-    die "the dashboard did not come up (log above: .demo/poolscope.log)"
-  fi
-fi
 
 cat <<EOF
 
@@ -221,19 +210,15 @@ cat <<EOF
   config           .demo/poolscope.toml
   log in           as "operator", password in .demo/operator-password (to apply and silence;
                    reading needs no login here: anonymous_read = true)
-  logs             .demo/{poolscope,load,sandbox}.log
+  logs             .demo/{poolscope,load,stack}.log
   stops by itself  after ${HOURS}h
 
   Press Ctrl-C to stop everything.
 EOF
 
 # ---------------------------------------------------------------- wait
-# Whichever part ends first (or a signal) ends the demo; the EXIT trap stops the rest.
+# The stack ends when a part ends or its time is up; the EXIT trap then checks nothing is left.
 set +e
-wait -n $SANDBOX_PID $LOAD_PID $SERVE_PID
-set -e
-for pair in "dashboard:$SERVE_PID" "load:$LOAD_PID" "sandbox MariaDB:$SANDBOX_PID"; do
-  pid=${pair##*:}
-  [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null && say "the ${pair%%:*} process ended"
-done
+wait "$STACK_PID"
+say "the stack ended (exit $?; see .demo/stack.log)"
 exit 0
