@@ -1,11 +1,12 @@
 // Global setup: two sandbox MariaDB servers, `poolscope serve` on a free port with four targets, and a waves load;
-// plus a second, locked `poolscope serve` (reads need a login) with one replayed target.
+// plus a second, locked `poolscope serve` (reads need a login) with one replayed target. All of it runs
+// under one process, the dev stack (`python -m poolscope_dev stack`, backend/dev/poolscope_dev/stack.py).
 //
 // Everything binds 127.0.0.1, lives in a fresh temp dir and is stopped by global-teardown.ts; a run
 // killed half-way is cleaned up by the next run (see stopLeftovers). The UI comes from frontend/dist,
 // rebuilt here when it is missing or older than its sources (POOLSCOPE_E2E_SKIP_BUILD=1 skips that),
 // and is served from a private copy in the run's directory.
-import { randomBytes, scryptSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -25,6 +26,7 @@ import {
 } from './support/procs';
 import {
   FIXTURE_TARGETS,
+  FIXTURES_DIR,
   FRONTEND_DIR,
   LOCKED_TARGET,
   POOLSCOPE,
@@ -37,7 +39,8 @@ import {
   type StackState,
 } from './support/stack';
 
-const SANDBOX_START_MS = 120_000;
+/** Two sandboxes, then two backends, each bounded by the stack itself (poolscope_dev/stack.py). */
+const STACK_START_MS = 420_000;
 const BACKEND_READY_MS = 60_000;
 const BUILD_MS = 240_000;
 /** Upper bound on the background load; teardown stops it much earlier. */
@@ -73,31 +76,6 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   partial();
 
   try {
-    const startSandbox = async (dir: string, extra: string[]): Promise<SandboxInfo> => {
-      const info = path.join(tmpDir, `${dir}.json`);
-      const args = ['-m', 'poolscope_dev.sandbox', '--dir', path.join(tmpDir, dir), '--info-file', info];
-      args.push('--max-hours', '1', ...extra);
-      for (let attempt = 1; ; attempt++) {
-        const proc = startProcess(`sandbox-${dir}`, PYTHON, args, path.join(logDir, `sandbox-${dir}.log`), REPO_DIR);
-        started.push(proc);
-        partial();
-        try {
-          return await waitForSandbox(proc, info);
-        } catch (err) {
-          keepServerLogs(tmpDir, dir, logDir, attempt);
-          // One retry, for a server that exited while starting on a crowded machine; a hang is not retried.
-          if (attempt >= 2 || !(err instanceof ProcessExited)) throw err;
-          console.warn(`[e2e] sandbox ${dir} exited while starting; retrying once (logs in ${logDir})`);
-        }
-      }
-    };
-    const [poolOn, poolOff] = await Promise.all([
-      startSandbox('pool-on', ['--thread-pool-size', '2', '--stall-limit-ms', '500']),
-      startSandbox('pool-off', ['--thread-handling', 'one-thread-per-connection', '--extra-port', '0']),
-    ]);
-    serverPids.push(poolOn.pid, poolOff.pid);
-    partial();
-
     // Port 1 (tcpmux) on loopback: closed, and outside the ephemeral range that other sandboxes'
     // free-port picks come from, so nothing starts listening there during the run.
     const unreachablePort = UNREACHABLE_PORT;
@@ -106,60 +84,67 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     const baseURL = `http://127.0.0.1:${listenPort}`;
     const configFile = path.join(tmpDir, 'poolscope.toml');
     const users = e2eUsers();
-    writeFileSync(
-      configFile,
-      renderConfig({ tmpDir, staticDir, listenPort, poolOn, poolOff, unreachablePort }) + renderUsers(users),
-      { mode: 0o600 },
-    );
-
-    const serveLog = path.join(logDir, 'poolscope-serve.log');
-    const serve = startProcess('poolscope-serve', POOLSCOPE, ['serve', '--config', configFile], serveLog, tmpDir);
-    started.push(serve);
-    partial();
-
     // A second backend as a production install is set up: users and no anonymous_read, so every
     // read needs a login (e2e/tests/read-login.spec.ts). One replayed target; nothing else needed.
     const lockedPort = await freePort();
     const lockedBaseURL = `http://127.0.0.1:${lockedPort}`;
     const lockedConfig = path.join(tmpDir, 'poolscope-locked.toml');
-    writeFileSync(lockedConfig, renderLockedConfig({ tmpDir, staticDir, listenPort: lockedPort }) + renderUsers(users), {
-      mode: 0o600,
+    const usersToml = renderUsers(users);
+    // The served backends replay fixture:// targets from backend/tests/fixtures (a dev facility).
+    const serve = (name: string, config: string, url: string) => ({
+      name,
+      argv: ['${python}', '-m', 'poolscope_dev', 'poolscope', '--fixtures', FIXTURES_DIR, '--', 'serve', '--config', config],
+      log: path.join(logDir, `${name}.log`),
+      cwd: tmpDir,
+      ready_url: `${url}/api/health`,
     });
-    const locked = startProcess(
-      'poolscope-serve-locked',
-      POOLSCOPE,
-      ['serve', '--config', lockedConfig],
-      path.join(logDir, 'poolscope-serve-locked.log'),
-      tmpDir,
-    );
-    started.push(locked);
-    partial();
-    await waitForBackend(baseURL, serve);
-    await waitForLockedBackend(lockedBaseURL, locked);
-
+    // One process, the dev stack (backend/dev/poolscope_dev/stack.py), starts both sandboxes, writes
+    // the configs with their DSNs, and runs both backends and the waves load; stopping it stops all.
+    const spec = {
+      dir: tmpDir,
+      hours: 1,
+      sandboxes: {
+        'pool-on': { thread_pool_size: 2, stall_limit_ms: 500 },
+        'pool-off': { thread_handling: 'one-thread-per-connection', extra_port: 0 },
+      },
+      files: {
+        [configFile]: renderConfig({ tmpDir, staticDir, listenPort, unreachablePort }) + usersToml,
+        [lockedConfig]: renderLockedConfig({ tmpDir, staticDir, listenPort: lockedPort }) + usersToml,
+      },
+      processes: [
+        serve('poolscope-serve', configFile, baseURL),
+        serve('poolscope-serve-locked', lockedConfig, lockedBaseURL),
+        {
+          name: 'loadgen-waves',
+          argv: [
+            '${python}',
+            '-m',
+            'poolscope_dev.loadgen',
+            '--dsn',
+            '${pool-on.dsns.sbtest}sbtest',
+            '--mode',
+            'waves',
+            '--duration',
+            String(WAVE_LOAD_S),
+            '--connections',
+            String(WAVE_CONNECTIONS),
+            '--wave-period',
+            '20',
+          ],
+          log: path.join(logDir, 'loadgen-waves.log'),
+        },
+      ],
+    };
+    const specFile = path.join(tmpDir, 'stack.json');
+    writeFileSync(specFile, JSON.stringify(spec, null, 2), { mode: 0o600 });
     const waveLoadUntil = Date.now() / 1000 + WAVE_LOAD_S;
-    started.push(
-      startProcess(
-        'loadgen-waves',
-        PYTHON,
-        [
-          '-m',
-          'poolscope_dev.loadgen',
-          '--dsn',
-          poolOn.dsns.sbtest.replace(/\/$/, '/sbtest'),
-          '--mode',
-          'waves',
-          '--duration',
-          String(WAVE_LOAD_S),
-          '--connections',
-          String(WAVE_CONNECTIONS),
-          '--wave-period',
-          '20',
-        ],
-        path.join(logDir, 'loadgen-waves.log'),
-        REPO_DIR,
-      ),
-    );
+    const stack = await startStack(specFile, path.join(tmpDir, 'ready.json'), logDir, tmpDir, started, partial);
+    const poolOn = stack.sandboxes['pool-on'];
+    const poolOff = stack.sandboxes['pool-off'];
+    serverPids.push(poolOn.pid, poolOff.pid);
+    partial();
+    await waitForBackend(baseURL, started[0]);
+    await waitForLockedBackend(lockedBaseURL, started[0]);
 
     const state: StackState = {
       owner,
@@ -191,14 +176,8 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
   }
 }
 
-function renderConfig(o: {
-  tmpDir: string;
-  staticDir: string;
-  listenPort: number;
-  poolOn: SandboxInfo;
-  poolOff: SandboxInfo;
-  unreachablePort: number;
-}): string {
+/** ${pool-on.…} / ${pool-off.…}: filled in by the dev stack once the sandboxes are up. */
+function renderConfig(o: { tmpDir: string; staticDir: string; listenPort: number; unreachablePort: number }): string {
   const q = (s: string) => JSON.stringify(s); // a TOML basic string is a JSON string for these values
   const target = (name: string, dsn: string, extra = '') => `\n[[targets]]\nname = ${q(name)}\ndsn = ${q(dsn)}\n${extra}`;
   return [
@@ -212,9 +191,9 @@ function renderConfig(o: {
     // backend below covers reads that need a login.
     'anonymous_read = true',
     // admin_dsn: the separate credential that applies recommendations (SUPER, CONNECTION ADMIN).
-    target(TARGETS.poolOn, o.poolOn.dsns.poolscope_monitor, `admin_dsn = ${q(o.poolOn.dsns.poolscope_admin)}\n`),
-    target(TARGETS.poolOff, o.poolOff.dsns.poolscope_monitor),
-    target(TARGETS.noProcess, o.poolOn.dsns.poolscope_noproc),
+    target(TARGETS.poolOn, '${pool-on.dsns.poolscope_monitor}', `admin_dsn = ${q('${pool-on.dsns.poolscope_admin}')}\n`),
+    target(TARGETS.poolOff, '${pool-off.dsns.poolscope_monitor}'),
+    target(TARGETS.noProcess, '${pool-on.dsns.poolscope_noproc}'),
     target(
       TARGETS.unreachable,
       `mysql://poolscope_monitor:unused@127.0.0.1:${o.unreachablePort}/`,
@@ -257,17 +236,15 @@ function e2eUsers(): { name: string; role: string; password: string }[] {
   return out;
 }
 
-/** Same format as `poolscope hash-password` (backend/poolscope/auth/passwords.py): scrypt, N=2^14, r=8, p=1. */
-function scryptHash(password: string): string {
-  const salt = randomBytes(16);
-  const hash = scryptSync(password, salt, 32, { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
-  return `scrypt$14$8$1$${salt.toString('base64')}$${hash.toString('base64')}`;
+/** The product's own hash (`poolscope hash-password`, password on stdin), so the format has one home. */
+function passwordHash(password: string): string {
+  return runChecked(POOLSCOPE, ['hash-password'], { timeoutMs: 30_000, input: `${password}\n` }).trim();
 }
 
 function renderUsers(users: { name: string; role: string; password: string }[]): string {
   const q = (s: string) => JSON.stringify(s);
   return users
-    .map((u) => `\n[[users]]\nname = ${q(u.name)}\nrole = ${q(u.role)}\npassword_hash = ${q(scryptHash(u.password))}\n`)
+    .map((u) => `\n[[users]]\nname = ${q(u.name)}\nrole = ${q(u.role)}\npassword_hash = ${q(passwordHash(u.password))}\n`)
     .join('');
 }
 
@@ -280,16 +257,44 @@ function keepServerLogs(tmpDir: string, dir: string, logDir: string, attempt = 0
   }
 }
 
-async function waitForSandbox(proc: Spawned, infoFile: string): Promise<SandboxInfo> {
-  return waitFor(
-    `${proc.name} to accept connections`,
-    () => {
-      if (!groupMembers(proc.pid).length) throw new ProcessExited(`${proc.name} exited\n${tail(proc.log)}`);
-      return existsSync(infoFile) ? (JSON.parse(readFileSync(infoFile, 'utf8')) as SandboxInfo) : undefined;
-    },
-    SANDBOX_START_MS,
-    () => tail(proc.log),
-  );
+interface StackReady {
+  sandboxes: Record<string, SandboxInfo>;
+  processes: Record<string, number>;
+}
+
+/**
+ * Start the dev stack and wait for its ready file. One retry, for a stack that ended while
+ * starting (a sandbox exiting on a crowded machine); a hang is not retried.
+ */
+async function startStack(
+  specFile: string,
+  readyFile: string,
+  logDir: string,
+  tmpDir: string,
+  started: Spawned[],
+  partial: () => void,
+): Promise<StackReady> {
+  const args = ['-m', 'poolscope_dev', 'stack', '--spec', specFile, '--ready-file', readyFile];
+  for (let attempt = 1; ; attempt++) {
+    const proc = startProcess('dev-stack', PYTHON, args, path.join(logDir, 'dev-stack.log'), REPO_DIR);
+    started.splice(0, started.length, proc);
+    partial();
+    try {
+      return await waitFor(
+        'the dev stack (sandboxes, backends, load)',
+        () => {
+          if (!groupMembers(proc.pid).length) throw new ProcessExited(`the dev stack exited\n${tail(proc.log)}`);
+          return existsSync(readyFile) ? (JSON.parse(readFileSync(readyFile, 'utf8')) as StackReady) : undefined;
+        },
+        STACK_START_MS,
+        () => tail(proc.log),
+      );
+    } catch (err) {
+      for (const dir of ['pool-on', 'pool-off']) keepServerLogs(tmpDir, dir, logDir, attempt);
+      if (attempt >= 2 || !(err instanceof ProcessExited)) throw err;
+      console.warn(`[e2e] the dev stack exited while starting; retrying once (logs in ${logDir})`);
+    }
+  }
 }
 
 interface TargetLite {
@@ -303,7 +308,7 @@ async function waitForBackend(baseURL: string, serve: Spawned): Promise<void> {
   await waitFor(
     `poolscope at ${baseURL} to report ${TARGETS.poolOn} up and every target polled`,
     async () => {
-      if (!groupMembers(serve.pid).length) throw new ProcessExited(`poolscope serve exited\n${tail(serve.log)}`);
+      if (!groupMembers(serve.pid).length) throw new ProcessExited(`the dev stack exited\n${tail(serve.log)}`);
       const res = await fetch(`${baseURL}/api/targets`, { signal: AbortSignal.timeout(5_000) });
       if (!res.ok) return undefined;
       const list = (await res.json()) as TargetLite[];
@@ -330,7 +335,7 @@ async function waitForLockedBackend(baseURL: string, serve: Spawned): Promise<vo
   await waitFor(
     `the locked poolscope at ${baseURL} to answer`,
     async () => {
-      if (!groupMembers(serve.pid).length) throw new ProcessExited(`poolscope serve (locked) exited\n${tail(serve.log)}`);
+      if (!groupMembers(serve.pid).length) throw new ProcessExited(`the dev stack exited\n${tail(serve.log)}`);
       const res = await fetch(`${baseURL}/api/health`, { signal: AbortSignal.timeout(5_000) });
       return res.ok ? true : undefined;
     },

@@ -180,9 +180,10 @@ export function tail(file: string, lines = 25): string {
 }
 
 /** Run a short command synchronously with a hard timeout; throws with its output on failure. */
-export function runChecked(cmd: string, args: string[], opts: { cwd?: string; timeoutMs: number }): string {
+export function runChecked(cmd: string, args: string[], opts: { cwd?: string; timeoutMs: number; input?: string }): string {
   const res = spawnSync(cmd, args, {
     cwd: opts.cwd,
+    input: opts.input,
     env: cleanEnv(),
     encoding: 'utf8',
     timeout: opts.timeoutMs,
@@ -195,11 +196,14 @@ export function runChecked(cmd: string, args: string[], opts: { cwd?: string; ti
   return res.stdout;
 }
 
-/** Stop process groups newest first, then make sure the mariadbd servers are gone too; returns what is left. */
-export async function stopAll(procs: { name: string; pid: number }[], serverPids: number[]): Promise<string[]> {
+/**
+ * Stop process groups newest first, then make sure the mariadbd servers are gone too; returns what is left.
+ * The grace is the dev stack's: it stops two backends, a load and two servers in order before it exits.
+ */
+export async function stopAll(procs: { name: string; pid: number }[], serverPids: number[], graceMs = 120_000): Promise<string[]> {
   const problems: string[] = [];
   for (const p of [...procs].reverse()) {
-    const left = await stopGroup(p.pid);
+    const left = await stopGroup(p.pid, graceMs);
     if (left.length) problems.push(`${p.name} (pgid ${p.pid}) left ${left.join(', ')} running`);
   }
   for (const pid of serverPids) {

@@ -9,13 +9,15 @@ export const FRONTEND_DIR = path.join(REPO_DIR, 'frontend');
 export const VENV_BIN = path.join(REPO_DIR, '.venv', 'bin');
 export const PYTHON = path.join(VENV_BIN, 'python');
 export const POOLSCOPE = path.join(VENV_BIN, 'poolscope');
+/** Captured server output that fixture:// targets replay (backend/dev/poolscope_dev/replay.py). */
+export const FIXTURES_DIR = path.join(REPO_DIR, 'backend', 'tests', 'fixtures');
 /**
  * One sub-directory per run (`<runner pid>-<start time>`) holding its state.json while the run is
  * live and its logs afterwards, so two runs in one checkout never touch each other's stack.
  */
 export const RUNS_DIR = path.join(E2E_DIR, '.run');
 
-/** What `python -m poolscope_dev.sandbox --info-file` writes (contains sandbox-only passwords). */
+/** A sandbox's info() as the dev stack's ready file gives it (contains sandbox-only passwords). */
 export interface SandboxInfo {
   host: string;
   port: number;

@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         from poolscope_dev.stack import run
 
         logging.basicConfig(level=logging.INFO, format="%(asctime)s stack: %(message)s", stream=sys.stderr)
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per readiness probe
         return run(args.spec, args.ready_file)
     from poolscope.cli import main as poolscope_main
     from poolscope_dev import replay

@@ -17,8 +17,8 @@ Spec (JSON):
 Text in `files` and `argv` may name ${<sandbox>.<key>...} from the sandbox's info() (e.g.
 ${pool-on.dsns.poolscope_monitor}, ${pool-on.port}) and ${python} (this interpreter).
 
-When all is up, one JSON line {"sandboxes": {name: info}, "processes": {name: pid}} goes to stdout
-and to --ready-file: it holds the sandboxes' sandbox-only passwords, so the file is 0600.
+When all is up, one JSON line {"sandboxes": {name: info}, "processes": {name: pid}} goes to
+--ready-file (mode 0600: it holds the sandbox-only passwords), or else to stdout.
 Whichever part ends first ends the stack (exit 1); a signal or the time limit ends it with 0.
 """
 
@@ -173,7 +173,8 @@ def run(spec_file: Path, ready_file: Path | None) -> int:
         line = json.dumps(ready)
         if ready_file is not None:
             _write_private(ready_file, line + "\n")
-        print(line, flush=True)
+        else:
+            print(line, flush=True)
         log.info("stack ready")
         rc = stack.wait()
     except _Stop:
