@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poolscope_dev import supervisor, sysbench
-from poolscope_dev.loadgen import LoadGenerator, LoadgenError
+from poolscope_dev.loadgen import LoadGenerator
+from poolscope_dev.loadtarget import LoadgenError
 
 log = logging.getLogger("poolscope.demoload")
 

@@ -17,27 +17,30 @@ CLI: ``python -m poolscope_dev.loadgen --dsn mysql://sbtest:PW@127.0.0.1:PORT/
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import collections
 import contextlib
-import ipaddress
 import logging
 import math
 import random
-import signal
-import socket
-import statistics
 import sys
 import time
-import warnings
-from dataclasses import dataclass, field
 from typing import Any
 
 import aiomysql
 
-from poolscope.dsn import DsnError
-from poolscope.dsn import parse_dsn as dsn_parts
+from poolscope_dev.loadtarget import (
+    EXPECTED_ERRORS,
+    TABLE,
+    TABLE_ROWS,
+    LoadgenError,
+    LoadStats,
+    calibrate,
+    describe,
+    error_code,
+    kill_queries,
+    parse_dsn,
+    prepare_table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,97 +48,6 @@ MODES = ("waves", "stall", "trx")
 DEFAULT_CONNECTIONS = {"waves": 64, "stall": 6, "trx": 12}
 MAX_CONNECTIONS = 1000
 MAX_DURATION_S = 24 * 3600.0
-TABLE = "poolscope_load"
-TABLE_ROWS = 2000
-
-# Error codes that are part of normal life under this load: retry, don't count as trouble.
-_EXPECTED_ERRORS = {
-    1205,  # lock wait timeout
-    1213,  # deadlock
-    1969,  # max_statement_time exceeded
-    1317,  # query interrupted (our own KILL QUERY at stop)
-}
-
-
-class LoadgenError(RuntimeError):
-    """Bad arguments or a target the load generator refuses to touch."""
-
-
-@dataclass(frozen=True)
-class ConnParams:
-    host: str
-    port: int
-    user: str
-    password: str
-    database: str
-
-    def safe(self) -> str:
-        return f"mysql://{self.user}:***@{self.host}:{self.port}/{self.database}"
-
-
-def parse_dsn(dsn: str, default_database: str = "sbtest") -> ConnParams:
-    """Parse ``mysql://user:pass@host:port/db`` (poolscope/dsn.py's syntax) and insist on loopback."""
-    try:
-        parts = dsn_parts(dsn.replace("mysql+aiomysql://", "mysql://", 1), "load DSN")
-    except DsnError as e:
-        raise LoadgenError(str(e)) from None
-    ensure_loopback(parts.host)
-    return ConnParams(
-        host=parts.host,
-        port=parts.port,
-        user=parts.user,
-        password=parts.password.get_secret_value(),
-        database=parts.database or default_database,
-    )
-
-
-def ensure_loopback(host: str) -> None:
-    """Raise LoadgenError unless every address `host` names is a loopback address."""
-    if host == "localhost":
-        return
-    try:
-        addrs = {ipaddress.ip_address(host)}
-    except ValueError:
-        try:
-            infos = socket.getaddrinfo(host, None)
-        except OSError as e:
-            raise LoadgenError(f"cannot resolve host {host!r}: {e}") from None
-        addrs = {ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos}
-    bad = sorted(str(a) for a in addrs if not a.is_loopback)
-    if bad or not addrs:
-        raise LoadgenError(
-            f"refusing to generate load against {host!r} ({', '.join(bad) or 'no address'}): "
-            "only loopback servers (127.0.0.0/8, ::1, localhost) are allowed"
-        )
-
-
-@dataclass
-class LoadStats:
-    mode: str
-    connections: int
-    ops: int = 0
-    errors: int = 0
-    expected_errors: int = 0
-    reconnects: int = 0
-    error_kinds: collections.Counter[str] = field(default_factory=collections.Counter)
-    elapsed_s: float = 0.0
-    benchmark_iterations: int = 0
-    ping_ms: list[float] = field(default_factory=list)
-
-    def summary(self) -> str:
-        rate = self.ops / self.elapsed_s if self.elapsed_s > 0 else 0.0
-        kinds = ", ".join(f"{k}×{n}" for k, n in self.error_kinds.most_common(5)) or "none"
-        text = (
-            f"{self.mode}: {self.ops} ops in {self.elapsed_s:.1f}s ({rate:.1f}/s) on {self.connections} "
-            f"connections; errors {self.errors} (expected {self.expected_errors}: {kinds}); "
-            f"reconnects {self.reconnects}"
-        )
-        if self.ping_ms:
-            text += (
-                f"; short-query latency p50 {statistics.median(self.ping_ms):.0f} ms,"
-                f" max {max(self.ping_ms):.0f} ms"
-            )
-        return text
 
 
 class LoadGenerator:
@@ -206,8 +118,8 @@ class LoadGenerator:
             except (aiomysql.MySQLError, OSError, TimeoutError) as e:
                 out_of_time = time.monotonic() - self._t0 + 2.0 * attempt >= self.duration_s
                 if attempt == 3 or self._stop.is_set() or out_of_time:
-                    raise LoadgenError(f"cannot prepare load on {self.params.safe()}: {_describe(e)}") from e
-                log.warning("preparing load failed (%s); retrying", _describe(e))
+                    raise LoadgenError(f"cannot prepare load on {self.params.safe()}: {describe(e)}") from e
+                log.warning("preparing load failed (%s); retrying", describe(e))
                 await self._sleep(2.0 * attempt)
         if self.mode == "waves":
             workers = [self._waves_worker(i) for i in range(self.connections)]
@@ -238,7 +150,7 @@ class LoadGenerator:
             for conn in self._conns.values():
                 conn.close()
             self._conns.clear()
-            await self._kill_queries(busy)
+            await kill_queries(self._connect, busy)
             self.stats.elapsed_s = time.monotonic() - self._t0
         log.info("load finished: %s", self.stats.summary())
         return self.stats
@@ -263,57 +175,11 @@ class LoadGenerator:
         conn = await asyncio.wait_for(self._connect(), timeout=30)
         try:
             async with conn.cursor() as cur:
-                await cur.execute(
-                    "SELECT COUNT(*) FROM information_schema.TABLES"
-                    " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s",
-                    (TABLE,),
-                )
-                exists = await cur.fetchone()
-                if not exists or not exists[0]:
-                    await self._create_table(cur)
-                await cur.execute(f"SELECT COUNT(*) FROM {TABLE}")
-                row = await cur.fetchone()
-                if row is None or row[0] < TABLE_ROWS:
-                    for start in range(1, TABLE_ROWS + 1, 500):
-                        values = [
-                            (i, self._rng.randrange(1000), f"row-{i:06d}")
-                            for i in range(start, min(start + 500, TABLE_ROWS + 1))
-                        ]
-                        with warnings.catch_warnings():  # duplicate-key notes from IGNORE
-                            warnings.simplefilter("ignore")
-                            await cur.executemany(
-                                f"INSERT IGNORE INTO {TABLE} (id, k, c) VALUES (%s, %s, %s)", values
-                            )
+                await prepare_table(cur, self._rng)
                 if self.mode in ("waves", "stall"):
-                    await self._calibrate(cur)
+                    self._iters_per_ms = await calibrate(cur)
         finally:
             conn.close()
-
-    @staticmethod
-    async def _create_table(cur: aiomysql.Cursor) -> None:
-        # IF NOT EXISTS still matters: two generators may start at once.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            await cur.execute(
-                f"CREATE TABLE IF NOT EXISTS {TABLE} ("
-                " id INT NOT NULL PRIMARY KEY, k INT NOT NULL DEFAULT 0,"
-                " c CHAR(60) NOT NULL DEFAULT '', KEY k_idx (k)) ENGINE=InnoDB"
-            )
-
-    async def _calibrate(self, cur: aiomysql.Cursor) -> None:
-        """Measure BENCHMARK(MD5) iterations per ms on this server (best of a few runs)."""
-        best = 0.0
-        n = 100_000
-        for _ in range(3):
-            t = time.perf_counter()
-            await cur.execute("SELECT BENCHMARK(%s, MD5('poolscope-calibrate'))", (n,))
-            await cur.fetchall()
-            ms = (time.perf_counter() - t) * 1000
-            best = max(best, n / max(ms, 0.01))
-            if ms < 50:
-                n *= 4
-        self._iters_per_ms = best
-        log.info("calibrated: %.0f BENCHMARK(MD5) iterations per ms", best)
 
     def _iterations_for(self, ms: float) -> int:
         return max(1000, int(self._iters_per_ms * ms))
@@ -486,21 +352,21 @@ class LoadGenerator:
             await asyncio.wait_for(self._stop.wait(), timeout=seconds)
 
     def _record_error(self, e: BaseException) -> None:
-        code = _error_code(e)
-        if code in _EXPECTED_ERRORS:
+        code = error_code(e)
+        if code in EXPECTED_ERRORS:
             self.stats.expected_errors += 1
         else:
             self.stats.errors += 1
         self.stats.error_kinds[str(code) if code else type(e).__name__] += 1
-        if self.stats.errors and self.stats.errors <= 3 and code not in _EXPECTED_ERRORS:
-            log.warning("load error (will retry): %s", _describe(e))
+        if self.stats.errors and self.stats.errors <= 3 and code not in EXPECTED_ERRORS:
+            log.warning("load error (will retry): %s", describe(e))
 
     async def _handle_error(self, i: int, e: BaseException) -> None:
         self._record_error(e)
-        code = _error_code(e)
+        code = error_code(e)
         # Lock timeouts / deadlocks keep the connection usable after a ROLLBACK; anything
         # else (lost connection, server gone) means reconnect.
-        if code in _EXPECTED_ERRORS and code not in (1317,):
+        if code in EXPECTED_ERRORS and code not in (1317,):
             conn = self._conns.get(i)
             if conn is not None and not conn.closed:
                 try:
@@ -509,26 +375,6 @@ class LoadGenerator:
                 except (aiomysql.MySQLError, OSError, TimeoutError):
                     pass
         self._drop(i)
-
-    async def _kill_queries(self, thread_ids: list[int]) -> None:
-        """Best effort: KILL QUERY statements still running for us, so the server calms down now."""
-        if not thread_ids:
-            return
-
-        async def _kill() -> None:
-            conn = await self._connect()
-            try:
-                async with conn.cursor() as cur:
-                    for tid in thread_ids:
-                        with contextlib.suppress(aiomysql.MySQLError):
-                            await cur.execute(f"KILL QUERY {int(tid)}")
-            finally:
-                conn.close()
-
-        try:
-            await asyncio.wait_for(_kill(), timeout=5)
-        except (aiomysql.MySQLError, OSError, TimeoutError) as e:
-            log.info("could not KILL QUERY our leftover statements (%s); max_statement_time ends them", e)
 
     async def _progress(self) -> None:
         last_ops, last_t = 0, time.monotonic()
@@ -551,74 +397,13 @@ class LoadGenerator:
             last_ops, last_t = self.stats.ops, now
 
 
-def _error_code(e: BaseException) -> int | None:
-    if isinstance(e, aiomysql.MySQLError) and e.args and isinstance(e.args[0], int):
-        return e.args[0]
-    return None
-
-
-def _describe(e: BaseException) -> str:
-    code = _error_code(e)
-    if code is not None and len(e.args) > 1:
-        return f"MySQL error {code}: {e.args[1]}"
-    return f"{type(e).__name__}: {e}"
-
-
 async def run_load(dsn: str, mode: str = "waves", duration_s: float = 60.0, **kwargs: Any) -> LoadStats:
     """Convenience wrapper: one bounded run of LoadGenerator."""
     return await LoadGenerator(dsn, mode, duration_s, **kwargs).run()
 
 
-# ---------------------------------------------------------------------- CLI
-
-
-def _parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m poolscope_dev.loadgen",
-        description="Generate bounded load against a loopback MariaDB/MySQL server.",
-    )
-    p.add_argument("--dsn", required=True, help="mysql://user:pass@127.0.0.1:PORT/[db] (loopback only)")
-    p.add_argument("--mode", choices=MODES, default="waves")
-    p.add_argument("--duration", type=float, default=60.0, help="seconds (max 86400)")
-    p.add_argument("--connections", type=int, default=None, help="default: waves 64, stall 6, trx 12")
-    p.add_argument("--wave-period", type=float, default=40.0, help="waves: seconds per wave")
-    p.add_argument("--stall-seconds", type=float, default=3.0, help="stall: length of each statement")
-    p.add_argument("--progress-every", type=float, default=10.0, help="seconds between progress lines")
-    p.add_argument("--quiet", action="store_true", help="only warnings and the summary")
-    return p.parse_args(argv)
-
-
-async def _amain(args: argparse.Namespace) -> int:
-    gen = LoadGenerator(
-        args.dsn,
-        args.mode,
-        args.duration,
-        args.connections,
-        wave_period_s=args.wave_period,
-        stall_seconds=args.stall_seconds,
-        progress_every_s=args.progress_every,
-    )
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, gen.stop)
-    stats = await gen.run()
-    print(stats.summary(), flush=True)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = _parse_args(argv)
-    logging.basicConfig(
-        level=logging.WARNING if args.quiet else logging.INFO,
-        format="%(asctime)s loadgen: %(message)s",
-        stream=sys.stderr,
-    )
-    try:
-        return asyncio.run(_amain(args))
-    except LoadgenError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-
-
 if __name__ == "__main__":
+    # The CLI lives in poolscope_dev/loadgen_cli.py; `python -m poolscope_dev.loadgen` stays its name.
+    from poolscope_dev.loadgen_cli import main
+
     sys.exit(main())

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import pymysql
 
 from poolscope_dev import supervisor
-from poolscope_dev.loadgen import LoadgenError, parse_dsn
+from poolscope_dev.loadtarget import LoadgenError, parse_dsn
 
 if TYPE_CHECKING:
     from poolscope_dev.sandbox import MariaDBSandbox

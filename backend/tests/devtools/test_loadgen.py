@@ -16,7 +16,8 @@ import pymysql
 import pytest
 
 from poolscope_dev import sysbench
-from poolscope_dev.loadgen import LoadGenerator, LoadgenError, LoadStats, parse_dsn
+from poolscope_dev.loadgen import LoadGenerator
+from poolscope_dev.loadtarget import LoadgenError, LoadStats, parse_dsn
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
 
 
