@@ -238,7 +238,7 @@ function e2eUsers(): { name: string; role: string; password: string }[] {
 
 /** The product's own hash (`poolscope hash-password`, password on stdin), so the format has one home. */
 function passwordHash(password: string): string {
-  return runChecked(POOLSCOPE, ['hash-password'], { timeoutMs: 30_000, input: `${password}\n` }).trim();
+  return runChecked(POOLSCOPE, ['hash-password'], { timeoutMs: 180_000, input: `${password}\n` }).trim();
 }
 
 function renderUsers(users: { name: string; role: string; password: string }[]): string {

@@ -32,7 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     from poolscope.cli import main as poolscope_main
     from poolscope_dev import replay
 
-    replay.register(args.fixtures)
+    try:
+        replay.register(args.fixtures)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     rest = args.args[1:] if args.args[:1] == ["--"] else args.args
     poolscope_main(rest)
     return 0
