@@ -43,6 +43,8 @@ WORKDIR /src
 COPY scripts/dist.sh scripts/
 COPY migrations/ migrations/
 COPY backend/pyproject.toml backend/
+# The product only: the development harness (backend/dev: sandboxes, load, replay, bench) is never
+# shipped, and tests/deploy/test_wheel.py checks the wheel holds none of it.
 COPY backend/poolscope/ backend/poolscope/
 RUN --mount=type=cache,target=/root/.cache/pip \
     PYTHON=/opt/build/bin/python bash scripts/dist.sh /dist /src/frontend/dist
