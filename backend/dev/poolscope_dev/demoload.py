@@ -4,7 +4,9 @@ The built-in cycle is waves -> trx (lock waits) -> stall -> a quiet pause, repea
 chart and the stall / lock-wait views have something to show. Everything stops by itself
 after `hours`, and at once on SIGINT / SIGTERM (sysbench's process group included).
 
-    python -m poolscope_dev.demoload --info .demo/sandbox.json --hours 4
+    python -m poolscope_dev.demoload --info .demo/load.json --hours 4   (as `make demo` runs it)
+
+`--info` names a JSON file with {"dsns": {"sbtest": DSN}} (a sandbox info() has that shape).
 """
 
 from __future__ import annotations
