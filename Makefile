@@ -31,7 +31,7 @@ help:
 	@echo "make install-system  Debian packages: mariadb-server, sysbench, chromium, ... (root)"
 	@echo "make demo          sandbox MariaDB + load + dashboard at http://127.0.0.1:8000 (Ctrl-C stops all)"
 	@echo "make test          backend pytest, frontend unit tests, e2e"
-	@echo "make lint          ruff, ruff format --check, mypy; frontend lint + typecheck"
+	@echo "make lint          ruff, ruff format --check, mypy, comment paths; frontend lint + typecheck"
 	@echo "make build         frontend production build (frontend/dist)"
 	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
 	@echo "make bench         poller overhead benchmark (python -m poolscope_bench)"
@@ -93,6 +93,7 @@ lint-backend: $(PY_STAMP)
 	$(VENV)/bin/ruff check backend
 	$(VENV)/bin/ruff format --check backend
 	cd backend && $(CURDIR)/$(VENV)/bin/mypy poolscope dev/poolscope_dev dev/poolscope_bench
+	$(PY) scripts/check-comment-paths.py
 
 lint-frontend: install
 ifneq ($(HAS_FRONTEND),)

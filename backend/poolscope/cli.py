@@ -50,7 +50,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         host=settings.listen_host,
         port=args.port or settings.listen_port,
         log_level="info",
-        # Open SSE streams would otherwise hold shutdown forever (STACK.md).
+        # Open SSE streams would otherwise hold uvicorn's shutdown forever.
         timeout_graceful_shutdown=3,
         **uvicorn_options(settings),
     )

@@ -1,8 +1,7 @@
-"""The FastAPI application: store + poller in the lifespan, API routers, and the built UI."""
+"""The FastAPI application: the services (services.py) in the lifespan, API routers, and the built UI."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,21 +12,15 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from poolscope import __version__
-from poolscope.actions.apply import Applier
-from poolscope.actions.audit import AuditLog
-from poolscope.actions.guard import Guard
-from poolscope.alerts.runtime import start_incident_services
 from poolscope.api import alerts, changes, live, metrics, probes, prometheus, snapshots, targets
+from poolscope.api.errors import add_error_handlers
 from poolscope.auth import AuthService
 from poolscope.auth.gate import read_gate
 from poolscope.auth.router import router as auth_router
 from poolscope.config import Settings, load_settings
 from poolscope.perimeter.body_limit import BodyLimit
 from poolscope.perimeter.hosts import HostAllowList, allowed_host_names
-from poolscope.poller.scheduler import Scheduler
-from poolscope.recommend.engine import Recommender
-from poolscope.store.migrate import upgrade_to_head
-from poolscope.store.sql import SqlStore
+from poolscope.services import run_services
 
 log = logging.getLogger(__name__)
 
@@ -44,41 +37,13 @@ def default_static_dir() -> Path:
 
 def create_app(settings: Settings | None = None, *, start_poller: bool = True) -> FastAPI:
     settings = settings or load_settings()
+    auth = AuthService(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await asyncio.to_thread(upgrade_to_head, settings.store_url)
-        store = SqlStore(
-            settings.store_url,
-            raw_retention_s=settings.raw_retention_hours * 3600,
-            rollup_retention_s=settings.rollup_retention_days * 86400,
-            rollup_step_s=settings.rollup_step_s,
-        )
-        scheduler = Scheduler(settings, store)
-        app.state.store = store
-        await app.state.auth.attach(store.engine)
-        app.state.scheduler = scheduler
-        audit = AuditLog(store.engine)
-        await audit.interrupt_watches()
-        app.state.audit = audit
-        app.state.recommender = recommender = Recommender(settings, store)
-        app.state.applier = applier = Applier(settings, store, audit)
-        app.state.guard = guard = Guard(settings, store, audit, applier)
-        incidents = await start_incident_services(app, settings, store)
-        if start_poller:
-            scheduler.start()
-            recommender.start()
-        log.info(
-            "poolscope: %d target(s), polling every %g s", len(settings.targets), settings.poll_interval_s
-        )
-        try:
+        async with run_services(settings, auth, start_poller=start_poller) as services:
+            app.state.services = services
             yield
-        finally:
-            await guard.stop()
-            await recommender.stop()
-            await scheduler.stop()
-            await incidents.stop()
-            await store.close()
 
     app = FastAPI(
         title="Poolscope",
@@ -92,8 +57,10 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
         dependencies=[Depends(read_gate)],
     )
     _add_perimeter(app, settings)
+    add_error_handlers(app)
     app.state.settings = settings
-    app.state.auth = AuthService(settings)
+    app.state.auth = auth
+    app.state.services = None  # set while the lifespan runs (api/deps.py reads it)
     app.include_router(auth_router)
     app.include_router(targets.router)
     app.include_router(metrics.router)

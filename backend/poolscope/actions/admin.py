@@ -20,9 +20,10 @@ from typing import Any
 
 import aiomysql
 
-from poolscope.actions.models import AuditEntry, VariableMeta
+from poolscope.actions.models import VariableMeta
 from poolscope.actions.validate import normalise
 from poolscope.config import DsnError, ParsedDsn, Settings, TargetConfig
+from poolscope.errors import Conflict, DomainError, InvalidInput, ServerFailed, ServerTimeout
 from poolscope.poller.connection import describe_mysql_error, error_code, open_mysql
 from poolscope.schemas import ServerInfo
 from poolscope.tls import TlsConfig
@@ -34,16 +35,6 @@ UNKNOWN_THREAD = 1094
 #: The client waits this much longer than the server's own limit, so the server's clean error
 #: ("max_statement_time exceeded") arrives first wherever the server can stop the statement.
 CLIENT_GRACE_S = 1.0
-
-
-class ApplyError(Exception):
-    """A refused or failed change: `status` is the HTTP status, `detail` the clear message."""
-
-    def __init__(self, status: int, detail: str, entry: AuditEntry | None = None) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
-        self.entry = entry  # the audit entry of an attempt that reached the server
 
 
 class StatementTimeout(Exception):
@@ -134,7 +125,7 @@ class AdminSession:
         try:
             self.conn = await self._limited_connection()
         except Exception as exc:
-            raise ApplyError(502, f"cannot reconnect with the admin credential: {describe(exc)}") from None
+            raise ServerFailed(f"cannot reconnect with the admin credential: {describe(exc)}") from None
 
     async def fetch(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         conn = self.conn
@@ -173,7 +164,7 @@ class AdminSession:
 
 def describe(exc: BaseException) -> str:
     """A one-line reason for any failure on the admin connection, without credentials."""
-    if isinstance(exc, ApplyError):
+    if isinstance(exc, DomainError):
         return exc.detail
     if isinstance(exc, StatementTimeout):
         return str(exc)
@@ -185,7 +176,7 @@ async def open_admin(target: TargetConfig, server: ServerInfo | None, limits: Ad
     try:
         params = target.admin_connection_params()
     except DsnError as exc:
-        raise ApplyError(409, str(exc)) from None
+        raise Conflict(str(exc)) from None
     # The port outside the pool: MariaDB / Percona 5.7 extra_port, MySQL / Percona 8.0.14+ admin_port.
     outside = (server.extra_port or server.admin_port) if server else 0
     extra = target.extra_port if target.extra_port is not None else outside
@@ -201,7 +192,7 @@ async def open_admin(target: TargetConfig, server: ServerInfo | None, limits: Ad
         except Exception as exc:
             last = describe_mysql_error(exc)
             log.info("target %s: admin login on %s %s failed: %s", target.name, kind, port, last)
-    raise ApplyError(502, f"cannot connect with the admin credential of {target.name}: {last}")
+    raise ServerFailed(f"cannot connect with the admin credential of {target.name}: {last}")
 
 
 async def read_meta(session: AdminSession, variable: str) -> VariableMeta:
@@ -214,14 +205,14 @@ async def read_meta(session: AdminSession, variable: str) -> VariableMeta:
         )
     except aiomysql.Error as exc:
         if error_code(exc) == UNKNOWN_TABLE:
-            raise ApplyError(
-                422, "this server has no information_schema.SYSTEM_VARIABLES to validate against"
+            raise InvalidInput(
+                "this server has no information_schema.SYSTEM_VARIABLES to validate against"
             ) from None
-        raise ApplyError(502, f"cannot read the variable's limits: {describe_mysql_error(exc)}") from None
+        raise ServerFailed(f"cannot read the variable's limits: {describe_mysql_error(exc)}") from None
     except StatementTimeout as exc:
-        raise ApplyError(504, f"cannot read the variable's limits: {exc}") from None
+        raise ServerTimeout(f"cannot read the variable's limits: {exc}") from None
     if not rows:
-        raise ApplyError(422, f"the server has no variable {variable}")
+        raise InvalidInput(f"the server has no variable {variable}")
     name, vtype, low, high, block, enum, read_only, scope = rows[0]
     return VariableMeta(
         name=str(name).lower(),
@@ -243,10 +234,10 @@ async def read_global(session: AdminSession, meta: VariableMeta) -> str:
 
 
 async def current_value(session: AdminSession, meta: VariableMeta) -> str:
-    """read_global() before a change: any failure is an ApplyError (nothing was changed yet)."""
+    """read_global() before a change: any failure is a DomainError (nothing was changed yet)."""
     try:
         return await read_global(session, meta)
     except aiomysql.Error as exc:
-        raise ApplyError(502, f"cannot read {meta.name}: {describe_mysql_error(exc)}") from None
+        raise ServerFailed(f"cannot read {meta.name}: {describe_mysql_error(exc)}") from None
     except StatementTimeout as exc:
-        raise ApplyError(504, f"cannot read {meta.name}: {exc}") from None
+        raise ServerTimeout(f"cannot read {meta.name}: {exc}") from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from poolscope.config import TargetConfig
+from poolscope.errors import DomainError, NotAllowed, NotConfigured
 
 ALLOWED_VARIABLES: frozenset[str] = frozenset(
     {
@@ -34,12 +35,18 @@ ALLOWED_VARIABLES: frozenset[str] = frozenset(
 _IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
+def refused(target: TargetConfig, variable: str) -> DomainError | None:
+    """The error refusing a change of `variable` on `target`, or None when it may be changed."""
+    if not target.apply_enabled:
+        return NotConfigured(f"applying is not configured for {target.name}: set admin_dsn on the target")
+    if not _IDENTIFIER.fullmatch(variable) or variable not in ALLOWED_VARIABLES:
+        return NotAllowed(f"{variable[:80]!r} is not on the allow-list of variables Poolscope may change")
+    if target.apply_variables is not None and variable not in target.apply_variables:
+        return NotAllowed(f"{variable} is not in apply_variables for {target.name}")
+    return None
+
+
 def refusal(target: TargetConfig, variable: str) -> str | None:
     """Why `variable` may not be changed on `target`, or None when it may."""
-    if not target.apply_enabled:
-        return f"applying is not configured for {target.name}: set admin_dsn on the target"
-    if not _IDENTIFIER.fullmatch(variable) or variable not in ALLOWED_VARIABLES:
-        return f"{variable[:80]!r} is not on the allow-list of variables Poolscope may change"
-    if target.apply_variables is not None and variable not in target.apply_variables:
-        return f"{variable} is not in apply_variables for {target.name}"
-    return None
+    error = refused(target, variable)
+    return None if error is None else error.detail

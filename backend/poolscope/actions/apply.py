@@ -23,7 +23,6 @@ import aiomysql
 from poolscope.actions.admin import (
     AdminLimits,
     AdminSession,
-    ApplyError,
     StatementTimeout,
     current_value,
     describe,
@@ -31,11 +30,12 @@ from poolscope.actions.admin import (
     read_global,
     read_meta,
 )
-from poolscope.actions.allowlist import refusal
+from poolscope.actions.allowlist import refused
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.models import TOOK_EFFECT, ApplyPreview, AuditEntry, VariableMeta
 from poolscope.actions.validate import InvalidValue, validate
 from poolscope.config import Settings, TargetConfig
+from poolscope.errors import Conflict, DomainError, InvalidInput, NotFound, ServerFailed, ServerTimeout
 from poolscope.recommend.flavors import config_snippet, supports_set_persist
 from poolscope.schemas import ServerInfo
 from poolscope.store.sql import SqlStore
@@ -74,9 +74,9 @@ class Applier:
         return latest[0].server if latest else None
 
     def _check_allowed(self, target: TargetConfig, variable: str) -> None:
-        why = refusal(target, variable)
-        if why is not None:
-            raise ApplyError(403 if "not configured" in why else 422, why)
+        error = refused(target, variable)
+        if error is not None:
+            raise error
 
     async def _open(self, target: TargetConfig, server: ServerInfo | None) -> AdminSession:
         return await open_admin(target, server, AdminLimits.of(self.settings, target))
@@ -137,7 +137,7 @@ class Applier:
                 typed = _validated(meta, value)
                 old = await current_value(session, meta)
                 if old == str(typed):
-                    raise ApplyError(409, f"{variable} is already {typed}")
+                    raise Conflict(f"{variable} is already {typed}")
                 entry = await self._set(session, target, meta, old, typed, change)
             finally:
                 session.close()
@@ -164,8 +164,7 @@ class Applier:
                 meta = await read_meta(session, original.variable)
                 now = await current_value(session, meta)
                 if now != original.new_value:
-                    raise ApplyError(
-                        409,
+                    raise Conflict(
                         f"{original.variable} is {now} now, not the {original.new_value} change #{change_id}"
                         " set: it was changed since (or never took effect); apply the value you want instead",
                     )
@@ -192,13 +191,13 @@ class Applier:
         # Read under the lock: a revert that finished a moment ago is seen.
         original = await self.audit.get(change_id)
         if original is None or original.target != name:
-            raise ApplyError(404, f"no change #{change_id} on {name}")
+            raise NotFound(f"no change #{change_id} on {name}")
         if original.result not in TOOK_EFFECT or original.old_value is None:
-            raise ApplyError(409, f"change #{change_id} was not applied; nothing to revert")
+            raise Conflict(f"change #{change_id} was not applied; nothing to revert")
         if original.reverted_by_id is not None:
-            raise ApplyError(409, f"change #{change_id} was already reverted by #{original.reverted_by_id}")
+            raise Conflict(f"change #{change_id} was already reverted by #{original.reverted_by_id}")
         if auto and original.guard_status != "watching":
-            raise ApplyError(409, f"change #{change_id} is no longer guarded ({original.guard_status})")
+            raise Conflict(f"change #{change_id} is no longer guarded ({original.guard_status})")
         return original
 
     async def _set(
@@ -235,7 +234,7 @@ class Applier:
             detail = f"the server refused: {describe(exc)}"
             entry = await self.audit.add(**record, result="failed", detail=detail)
             log.warning("target %s: SET GLOBAL %s failed: %s", target.name, variable, detail)
-            raise ApplyError(502, detail, entry) from None
+            raise ServerFailed(detail, audit_id=entry.id) from None
         answered = lost is None
         warnings: list[tuple[Any, ...]] = []
         stored: str | None = None
@@ -249,7 +248,7 @@ class Applier:
             try:
                 await session.reopen()
                 stored = await read_global(session, meta)
-            except (ApplyError, aiomysql.Error, StatementTimeout) as exc:
+            except (DomainError, aiomysql.Error, StatementTimeout) as exc:
                 maybe = f"probably {wanted}" if answered else f"{wanted} or still {old}"
                 detail = (
                     f"{lost}; reading it on a new connection failed too ({describe(exc)}):"
@@ -266,7 +265,7 @@ class Applier:
             detail = f"{lost}; {variable} is still {old}"
             entry = await self.audit.add(**record, result="failed", detail=detail)
             log.warning("target %s: SET GLOBAL %s timed out: %s", target.name, variable, detail)
-            raise ApplyError(504, detail, entry)
+            raise ServerTimeout(detail, audit_id=entry.id)
         # Clamped or rounded despite validation: put the old value back, report the failure.
         try:
             await session.fetch(f"SET GLOBAL {variable} = %s", (_validated(meta, old),))
@@ -275,7 +274,7 @@ class Applier:
             undone = f"restoring the old value FAILED: {describe(exc)}"
         detail = f"the server stored {stored} instead of {wanted} ({warning_text or 'no warning'}); {undone}"
         entry = await self.audit.add(**record, result="failed", detail=_joined(lost, detail))
-        raise ApplyError(502, detail, entry)
+        raise ServerFailed(detail, audit_id=entry.id)
 
     async def _took_effect(
         self, record: dict[str, Any], result: str, detail: str | None, change: _Change
@@ -308,4 +307,4 @@ def _validated(meta: VariableMeta, value: str) -> int | str:
     try:
         return validate(meta, value)
     except InvalidValue as exc:
-        raise ApplyError(422, str(exc)) from None
+        raise InvalidInput(str(exc)) from None

@@ -7,12 +7,12 @@ import contextlib
 import logging
 import time
 
-from poolscope.actions.admin import ApplyError
 from poolscope.actions.apply import Actor, Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.compare import window_means
 from poolscope.actions.models import AuditEntry
 from poolscope.config import Settings
+from poolscope.errors import DomainError
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ class Guard:
             revert = await self.applier.revert(
                 entry.target, entry.id, Actor(GUARD_USER, None), guard_reason=f"{why} [{numbers}]"
             )
-        except ApplyError as exc:
+        except DomainError as exc:
             await self.audit.end_watch(
                 entry.id, "interrupted", f"regression ({why}) but the automatic revert failed: {exc.detail}"
             )

@@ -1,6 +1,6 @@
 """Check a requested value against the server's own description of the variable, before SET GLOBAL.
 
-The server clamps out-of-range numbers with only a warning (REFERENCE.md §7), so the range,
+The server clamps out-of-range numbers with only a warning (SET GLOBAL succeeds), so the range,
 type, enum and read-only checks happen here, from information_schema.SYSTEM_VARIABLES, and the
 value is converted to a typed Python value that the driver binds as a parameter.
 """

@@ -7,7 +7,8 @@ Lifecycle per target + rule + group (the fingerprint):
   between). An alert that fired flap_max_fires times within flap_window_s is flapping: it then
   resolves only after flap_resolve_after_s clear, so a condition that comes and goes pages once.
 Firing and resolution are written to the database before anyone is told; firing alerts are
-restored on start-up.
+restored on start-up. A firing alert may take a snapshot (the snapshot taker it was built with):
+the engine records the snapshot's id on the alert itself, so snapshots never call back into it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import hashlib
 import logging
 import time
 from collections import defaultdict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from typing import Protocol
 
 from poolscope.alerts.model import Finding, Observation, Rule, RuleContext
 from poolscope.alerts.notifiers.webhook import WebhookDispatcher
@@ -30,7 +32,13 @@ from poolscope.store.live import LiveHub
 
 log = logging.getLogger(__name__)
 
-FiringListener = Callable[[Alert], Awaitable[None]]
+
+class SnapshotTaker(Protocol):
+    """What the engine needs of the snapshot service: a capture for a firing alert."""
+
+    async def on_alert_firing(self, alert: Alert) -> int | None:
+        """The id of the snapshot taken for this alert, or None when it takes none."""
+        ...
 
 
 def fingerprint(target: str, rule: str, group: str | None) -> str:
@@ -45,6 +53,7 @@ class AlertEngine:
         repo: AlertRepository,
         dispatcher: WebhookDispatcher | None = None,
         rules: list[Rule] | None = None,
+        snapshots: SnapshotTaker | None = None,
     ) -> None:
         self.settings = settings
         self.hub = hub
@@ -56,7 +65,7 @@ class AlertEngine:
         self._fire_times: dict[str, deque[float]] = defaultdict(deque)
         self._history: dict[str, deque[Observation]] = defaultdict(deque)
         self.silences: list[Silence] = []
-        self.firing_listeners: list[FiringListener] = []
+        self.snapshots = snapshots
         self.evaluations = 0
         self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
@@ -212,8 +221,14 @@ class AlertEngine:
             setattr(alert, field, getattr(firing, field))
         self.active[fp] = alert
         await self._publish(alert, "firing")
-        for listener in self.firing_listeners:
-            self._spawn(listener(alert.model_copy()))
+        if self.snapshots is not None:
+            self._spawn(self._take_snapshot(alert.model_copy()))
+
+    async def _take_snapshot(self, alert: Alert) -> None:
+        assert self.snapshots is not None and alert.id is not None
+        snapshot_id = await self.snapshots.on_alert_firing(alert)
+        if snapshot_id is not None:
+            await self.link_snapshot(alert.id, snapshot_id)
 
     async def _resolve(self, fp: str, alert: Alert, now: float) -> None:
         alert.status = "resolved"

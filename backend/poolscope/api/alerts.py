@@ -5,11 +5,10 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query
 from pydantic import BaseModel, Field
 
-from poolscope.alerts.engine import AlertEngine
-from poolscope.api.deps import RowId, SettingsDep
+from poolscope.api.deps import AlertsDep, RowId, SettingsDep
 from poolscope.auth import User, require_role
 from poolscope.schemas import Alert, Delivery, Silence
 
@@ -17,14 +16,6 @@ from poolscope.schemas import Alert, Delivery, Silence
 router = APIRouter(prefix="/api/alerts", tags=["alerts"])
 
 
-def get_engine(request: Request) -> AlertEngine:
-    engine = getattr(request.app.state, "alerts", None)
-    if engine is None:
-        raise HTTPException(status_code=503, detail="the alert engine is not running")
-    return engine  # type: ignore[no-any-return]
-
-
-EngineDep = Annotated[AlertEngine, Depends(get_engine)]
 Operator = Annotated[User, Depends(require_role("operator"))]
 
 
@@ -60,7 +51,7 @@ class SilenceIn(BaseModel):
 
 
 @router.get("", response_model=AlertsOut)
-async def current_alerts(engine: EngineDep) -> AlertsOut:
+async def current_alerts(engine: AlertsDep) -> AlertsOut:
     """Alerts firing or pending now, and the silences in effect."""
     now = time.time()
     return AlertsOut(active=engine.current(), silences=[s for s in engine.silences if s.ends_at > now])
@@ -68,7 +59,7 @@ async def current_alerts(engine: EngineDep) -> AlertsOut:
 
 @router.get("/history", response_model=list[Alert])
 async def alert_history(
-    engine: EngineDep,
+    engine: AlertsDep,
     target: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[Alert]:
@@ -77,7 +68,7 @@ async def alert_history(
 
 
 @router.get("/rules", response_model=RulesOut)
-async def alert_rules(engine: EngineDep, settings: SettingsDep) -> RulesOut:
+async def alert_rules(engine: AlertsDep, settings: SettingsDep) -> RulesOut:
     """Every rule with its severity and for-duration, the thresholds, overrides and webhook receivers."""
     a = settings.alerts
     return RulesOut(
@@ -100,7 +91,7 @@ async def alert_rules(engine: EngineDep, settings: SettingsDep) -> RulesOut:
 
 @router.get("/deliveries", response_model=list[Delivery])
 async def deliveries(
-    engine: EngineDep,
+    engine: AlertsDep,
     receiver: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[Delivery]:
@@ -109,7 +100,7 @@ async def deliveries(
 
 
 @router.post("/{alert_id}/ack", response_model=Alert)
-async def acknowledge(alert_id: RowId, engine: EngineDep, user: Operator) -> Alert:
+async def acknowledge(alert_id: RowId, engine: AlertsDep, user: Operator) -> Alert:
     """Acknowledge a firing alert: someone is on it (it keeps firing until its condition clears)."""
     alert = await engine.acknowledge(alert_id, user.name)
     if alert is None:
@@ -118,7 +109,7 @@ async def acknowledge(alert_id: RowId, engine: EngineDep, user: Operator) -> Ale
 
 
 @router.post("/silences", response_model=Silence, status_code=201)
-async def add_silence(body: SilenceIn, engine: EngineDep, settings: SettingsDep, user: Operator) -> Silence:
+async def add_silence(body: SilenceIn, engine: AlertsDep, settings: SettingsDep, user: Operator) -> Silence:
     """Mute notifications for alerts matching target / rule / group (empty = any) for a while."""
     if body.target is not None and body.target not in {t.name for t in settings.targets}:
         raise HTTPException(status_code=404, detail=f"unknown target {body.target!r}")
@@ -134,7 +125,7 @@ async def add_silence(body: SilenceIn, engine: EngineDep, settings: SettingsDep,
 
 
 @router.delete("/silences/{silence_id}", response_model=Silence)
-async def expire_silence(silence_id: RowId, engine: EngineDep, _user: Operator) -> Silence:
+async def expire_silence(silence_id: RowId, engine: AlertsDep, _user: Operator) -> Silence:
     """End a silence now."""
     silence = await engine.expire_silence(silence_id)
     if silence is None:

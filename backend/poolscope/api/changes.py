@@ -6,48 +6,26 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 
-from poolscope.actions.admin import ApplyError
-from poolscope.actions.apply import Actor, Applier
-from poolscope.actions.audit import AuditLog
+from poolscope.actions.apply import Actor
 from poolscope.actions.compare import compare
-from poolscope.actions.guard import Guard
 from poolscope.actions.models import ApplyIn, ApplyPreview, AuditEntry, Comparison
-from poolscope.api.deps import RowId, SettingsDep, StoreDep, TargetName
+from poolscope.api.deps import (
+    ApplierDep,
+    AuditDep,
+    GuardDep,
+    RecommenderDep,
+    RowId,
+    SettingsDep,
+    StoreDep,
+    TargetName,
+)
 from poolscope.auth import User, require_role
 from poolscope.auth.deps import client_address
-from poolscope.recommend.engine import Recommender
 from poolscope.recommend.models import RecommendationsOut
 
 router = APIRouter(prefix="/api/targets", tags=["recommendations"])
 
 Operator = Annotated[User, Depends(require_role("operator"))]
-
-
-def _recommender(request: Request) -> Recommender:
-    return request.app.state.recommender  # type: ignore[no-any-return]
-
-
-def _applier(request: Request) -> Applier:
-    return request.app.state.applier  # type: ignore[no-any-return]
-
-
-def _audit(request: Request) -> AuditLog:
-    return request.app.state.audit  # type: ignore[no-any-return]
-
-
-def _guard(request: Request) -> Guard:
-    return request.app.state.guard  # type: ignore[no-any-return]
-
-
-RecommenderDep = Annotated[Recommender, Depends(_recommender)]
-ApplierDep = Annotated[Applier, Depends(_applier)]
-AuditDep = Annotated[AuditLog, Depends(_audit)]
-GuardDep = Annotated[Guard, Depends(_guard)]
-
-
-def _http(exc: ApplyError) -> HTTPException:
-    headers = {"X-Poolscope-Audit-Id": str(exc.entry.id)} if exc.entry else None
-    return HTTPException(status_code=exc.status, detail=exc.detail, headers=headers)
 
 
 @router.get("/{name}/recommendations", response_model=RecommendationsOut, response_model_by_alias=True)
@@ -73,10 +51,7 @@ async def preview_apply(
     value: Annotated[str, Query(min_length=1, max_length=64)],
 ) -> ApplyPreview:
     """What applying would do: current → proposed as the server will store it, limits, persistence."""
-    try:
-        return await applier.preview(name, variable, value)
-    except ApplyError as exc:
-        raise _http(exc) from None
+    return await applier.preview(name, variable, value)
 
 
 @router.post("/{name}/apply", response_model=AuditEntry)
@@ -104,17 +79,14 @@ async def apply_change(
             raise HTTPException(
                 status_code=422, detail=f"recommendation is about {rec.variable}, not {body.variable}"
             )
-    try:
-        entry = await applier.apply(
-            name,
-            body.variable,
-            body.value,
-            Actor(user.name, client_address(request)),
-            recommendation_id=body.recommendation_id,
-            guard=body.guard,
-        )
-    except ApplyError as exc:
-        raise _http(exc) from None
+    entry = await applier.apply(
+        name,
+        body.variable,
+        body.value,
+        Actor(user.name, client_address(request)),
+        recommendation_id=body.recommendation_id,
+        guard=body.guard,
+    )
     if entry.guard_status == "watching":
         guard.watch(entry)
     # So the page never shows a proposal this change just fulfilled.
@@ -135,10 +107,7 @@ async def revert_change(
 
     Works for "applied" and "unverified" changes; it ends a guard still watching the change.
     """
-    try:
-        entry = await applier.revert(name, change_id, Actor(user.name, client_address(request)))
-    except ApplyError as exc:
-        raise _http(exc) from None
+    entry = await applier.revert(name, change_id, Actor(user.name, client_address(request)))
     recommender.evaluate_after_change(name, entry.variable, entry.new_value)
     return entry
 

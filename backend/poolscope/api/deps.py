@@ -1,4 +1,4 @@
-"""Typed dependencies shared by the routers."""
+"""Typed dependencies shared by the routers: the settings, and each service of services.py."""
 
 from __future__ import annotations
 
@@ -6,20 +6,76 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Path, Request
 
+from poolscope.actions.apply import Applier
+from poolscope.actions.audit import AuditLog
+from poolscope.actions.guard import Guard
+from poolscope.alerts.engine import AlertEngine
 from poolscope.config import Settings
+from poolscope.recommend.engine import Recommender
 from poolscope.schemas import TargetInfo, TargetState
+from poolscope.services import Services
+from poolscope.snapshots.service import SnapshotService
 from poolscope.store.sql import SqlStore
 
-
-def get_store(request: Request) -> SqlStore:
-    return request.app.state.store  # type: ignore[no-any-return]
+ALERTS_NOT_RUNNING = "the alert engine is not running"
 
 
 def get_settings(request: Request) -> Settings:
     return request.app.state.settings  # type: ignore[no-any-return]
 
 
+def _running(request: Request, not_yet: str) -> Services:
+    services: Services | None = request.app.state.services
+    if services is None:  # the lifespan has not started them (yet)
+        raise HTTPException(status_code=503, detail=not_yet)
+    return services
+
+
+def get_services(request: Request) -> Services:
+    return _running(request, "the backend is starting")
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_store(services: ServicesDep) -> SqlStore:
+    return services.store
+
+
+def get_recommender(services: ServicesDep) -> Recommender:
+    return services.recommender
+
+
+def get_applier(services: ServicesDep) -> Applier:
+    return services.applier
+
+
+def get_audit(services: ServicesDep) -> AuditLog:
+    return services.audit
+
+
+def get_guard(services: ServicesDep) -> Guard:
+    return services.guard
+
+
+def get_alerts(request: Request) -> AlertEngine:
+    engine = _running(request, ALERTS_NOT_RUNNING).alerts
+    if engine is None:
+        raise HTTPException(status_code=503, detail=ALERTS_NOT_RUNNING)
+    return engine
+
+
+def get_snapshots(request: Request) -> SnapshotService:
+    return _running(request, "snapshots are not available yet (starting)").snapshots
+
+
 StoreDep = Annotated[SqlStore, Depends(get_store)]
+RecommenderDep = Annotated[Recommender, Depends(get_recommender)]
+ApplierDep = Annotated[Applier, Depends(get_applier)]
+AuditDep = Annotated[AuditLog, Depends(get_audit)]
+GuardDep = Annotated[Guard, Depends(get_guard)]
+AlertsDep = Annotated[AlertEngine, Depends(get_alerts)]
+SnapshotsDep = Annotated[SnapshotService, Depends(get_snapshots)]
 # A stored row's id in a path: the stores' ids are signed 64-bit, so a larger number is a 422
 # here rather than an overflow in the database driver.
 RowId = Annotated[int, Path(ge=1, le=2**63 - 1)]

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
 
 from poolscope import __version__
 from poolscope.alerts.rules.group_stalled import ALERTING_REASONS
-from poolscope.api.deps import SettingsDep, StoreDep
+from poolscope.api.deps import ServicesDep, SettingsDep, StoreDep
 from poolscope.schemas import TargetInfo, TargetState
+from poolscope.services import Services
 
 router = APIRouter(tags=["prometheus"])
 
@@ -148,8 +149,8 @@ def _target_metrics(out: Exposition, info: TargetInfo, state: TargetState | None
         out.add("poolscope_trx_lock_waits", state.transactions.lock_waits, target=t)
 
 
-def _alert_metrics(out: Exposition, request: Request, targets: Iterable[str]) -> None:
-    engine = getattr(request.app.state, "alerts", None)
+def _alert_metrics(out: Exposition, services: Services, targets: Iterable[str]) -> None:
+    engine = services.alerts
     if engine is None:
         return
     counts: dict[tuple[str, str, str, str], int] = defaultdict(int)
@@ -171,7 +172,7 @@ def _alert_metrics(out: Exposition, request: Request, targets: Iterable[str]) ->
             )
             out.add("poolscope_webhook_deliveries_total", worker.failed, receiver=name, outcome="failed")
             out.add("poolscope_webhook_queue_length", worker.queue.qsize(), receiver=name)
-    alertmanager = getattr(request.app.state, "alertmanager", None)
+    alertmanager = services.alertmanager
     if alertmanager is not None:
         for url, count in alertmanager.delivered.items():
             out.add("poolscope_alertmanager_posts_total", count, alertmanager=url, outcome="delivered")
@@ -184,7 +185,7 @@ def _alert_metrics(out: Exposition, request: Request, targets: Iterable[str]) ->
 
 
 @router.get("/metrics", response_class=PlainTextResponse)
-async def metrics(request: Request, store: StoreDep, settings: SettingsDep) -> PlainTextResponse:
+async def metrics(services: ServicesDep, store: StoreDep, settings: SettingsDep) -> PlainTextResponse:
     """Prometheus exposition of every target's last poll and of Poolscope's own health."""
     out = Exposition()
     out.add("poolscope_build_info", 1, version=__version__)
@@ -193,5 +194,5 @@ async def metrics(request: Request, store: StoreDep, settings: SettingsDep) -> P
         latest = await store.latest(name)
         if latest is not None:
             _target_metrics(out, latest[0], latest[1])
-    _alert_metrics(out, request, names)
+    _alert_metrics(out, services, names)
     return PlainTextResponse(out.render(), media_type=CONTENT_TYPE)

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from poolscope.api.deps import RowId, TargetName
+from poolscope.api.deps import RowId, SnapshotsDep, TargetName
 from poolscope.auth import User, require_role
 from poolscope.snapshots.document import SnapshotSummary, json_schema
-from poolscope.snapshots.errors import SnapshotError
-from poolscope.snapshots.service import SnapshotService
 
 router = APIRouter(prefix="/api", tags=["snapshots"])
 
 
-def get_snapshots(request: Request) -> SnapshotService:
-    service = getattr(request.app.state, "snapshots", None)
-    if service is None:
-        raise HTTPException(status_code=503, detail="snapshots are not available yet (starting)")
-    return service  # type: ignore[no-any-return]
-
-
-ServiceDep = Annotated[SnapshotService, Depends(get_snapshots)]
 Viewer = Annotated[User, Depends(require_role("viewer"))]
 Operator = Annotated[User, Depends(require_role("operator"))]
 
@@ -37,16 +27,9 @@ class Created(BaseModel):
     id: int
 
 
-async def _guard(call: Any) -> Any:
-    try:
-        return await call
-    except SnapshotError as exc:
-        raise HTTPException(status_code=exc.status, detail=str(exc), headers=exc.headers) from None
-
-
 @router.get("/snapshots", response_model=list[SnapshotSummary])
 async def list_snapshots(
-    service: ServiceDep, _user: Viewer, target: Annotated[str | None, Query(max_length=64)] = None
+    service: SnapshotsDep, _user: Viewer, target: Annotated[str | None, Query(max_length=64)] = None
 ) -> list[SnapshotSummary]:
     """Every stored snapshot, newest first (without the document)."""
     return await service.list(target)
@@ -59,17 +42,17 @@ async def snapshot_schema() -> JSONResponse:
 
 
 @router.get("/snapshots/{snapshot_id}")
-async def get_snapshot(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
+async def get_snapshot(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) -> Response:
     """The snapshot document (see the schema)."""
-    text = await _guard(service.document_text(snapshot_id))
+    text = await service.document_text(snapshot_id)
     return Response(content=text, media_type="application/json")
 
 
 @router.get("/snapshots/{snapshot_id}/export.json")
-async def export_json(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
+async def export_json(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) -> Response:
     """The snapshot document as a download."""
-    text = await _guard(service.document_text(snapshot_id))
-    name = await _guard(service.export_name(snapshot_id))
+    text = await service.document_text(snapshot_id)
+    name = await service.export_name(snapshot_id)
     return Response(
         content=text,
         media_type="application/json",
@@ -78,9 +61,9 @@ async def export_json(snapshot_id: RowId, service: ServiceDep, _user: Viewer) ->
 
 
 @router.get("/snapshots/{snapshot_id}/archive")
-async def export_archive(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
+async def export_archive(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) -> Response:
     """A zip with snapshot.json, snapshot.schema.json and report.html (opens offline, no server)."""
-    name, data = await _guard(service.archive(snapshot_id))
+    name, data = await service.archive(snapshot_id)
     return Response(
         content=data,
         media_type="application/zip",
@@ -89,22 +72,22 @@ async def export_archive(snapshot_id: RowId, service: ServiceDep, _user: Viewer)
 
 
 @router.get("/snapshots/{snapshot_id}/report.html", response_class=HTMLResponse)
-async def report(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> HTMLResponse:
+async def report(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) -> HTMLResponse:
     """The offline HTML report, served for a quick look (rendered once, then from a cache)."""
-    return HTMLResponse(await _guard(service.report_html(snapshot_id)))
+    return HTMLResponse(await service.report_html(snapshot_id))
 
 
 @router.post("/targets/{name}/snapshots", response_model=Created, status_code=201)
 async def capture(
-    name: TargetName, service: ServiceDep, _user: Operator, body: CaptureIn | None = None
+    name: TargetName, service: SnapshotsDep, _user: Operator, body: CaptureIn | None = None
 ) -> Created:
     """Capture a snapshot of the target now; its metric window completes after window_after_s."""
-    snapshot_id = await _guard(service.capture(name, "manual", title=body.title if body else None))
+    snapshot_id = await service.capture(name, "manual", title=body.title if body else None)
     return Created(id=snapshot_id)
 
 
 @router.post("/snapshots/import", response_model=Created, status_code=201)
-async def import_snapshot(request: Request, service: ServiceDep, _user: Operator) -> Created:
+async def import_snapshot(request: Request, service: SnapshotsDep, _user: Operator) -> Created:
     """Import an exported snapshot: the JSON document or the zip archive, as the request body.
 
     Checked in a worker process: 422 with the reason when it is not a valid snapshot or exceeds the
@@ -126,12 +109,12 @@ async def import_snapshot(request: Request, service: ServiceDep, _user: Operator
         raise HTTPException(
             status_code=422, detail="empty request: send the snapshot JSON or archive as the body"
         )
-    snapshot_id = await _guard(service.import_file(data))
+    snapshot_id = await service.import_file(data)
     return Created(id=snapshot_id)
 
 
 @router.delete("/snapshots/{snapshot_id}", status_code=204)
-async def delete_snapshot(snapshot_id: RowId, service: ServiceDep, _user: Operator) -> Response:
+async def delete_snapshot(snapshot_id: RowId, service: SnapshotsDep, _user: Operator) -> Response:
     """Delete a snapshot."""
     if not await service.delete(snapshot_id):
         raise HTTPException(status_code=404, detail=f"no snapshot {snapshot_id}")

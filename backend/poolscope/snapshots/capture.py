@@ -18,11 +18,10 @@ import asyncio
 import datetime as dt
 import decimal
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from poolscope.config import TargetConfig
 from poolscope.poller.connection import ConnectError, StatementResult, TargetConnection, describe_mysql_error
-from poolscope.poller.target_poller import TargetPoller
 from poolscope.snapshots.document import Row, ServerTables
 from poolscope.snapshots.redact import redact_variables
 
@@ -39,6 +38,15 @@ COMMON_STATEMENTS = {
     "global_status": "SHOW GLOBAL STATUS",
     "global_variables": "SHOW GLOBAL VARIABLES",
 }
+
+
+class LivePoller(Protocol):
+    """What a capture needs of a target's running poller (poller/target_poller.py's TargetPoller)."""
+
+    @property
+    def connection(self) -> TargetConnection: ...
+
+    async def read_between_polls(self, statements: list[str], timeout_s: float) -> list[StatementResult]: ...
 
 
 def _scalar(value: Any) -> str | int | float | bool | None:
@@ -83,7 +91,7 @@ def _fill(tables: ServerTables, names: list[str], results: list[StatementResult]
 
 
 async def capture_server_tables(
-    config: TargetConfig, timeout_s: float, poller: TargetPoller | None = None
+    config: TargetConfig, timeout_s: float, poller: LivePoller | None = None
 ) -> ServerTables:
     tables = ServerTables()
     if poller is not None and poller.connection.server is not None:

@@ -1,6 +1,10 @@
 """Incident snapshots: capture (automatic on a stall alert, or on demand), completion when the window
 closes, listing, import, report and archive (in worker processes, reports cached), and retention
-by count and size."""
+by count and size.
+
+It reads downstream of the alert engine only: raw server tables through the running pollers it is
+built with (a narrow LivePoller each), and an automatic capture returns its id to the engine, which
+records the link on the alert."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
@@ -15,13 +20,12 @@ from sqlalchemy import delete, insert, select, update
 from poolscope import __version__
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings
-from poolscope.poller.target_poller import TargetPoller
+from poolscope.errors import Conflict, NotFound, Unavailable
 from poolscope.schemas import Alert, TargetState
 from poolscope.snapshots.audit_hook import variable_changes_in_window
 from poolscope.snapshots.cache import CacheKey, ReportCache
-from poolscope.snapshots.capture import capture_server_tables
+from poolscope.snapshots.capture import LivePoller, capture_server_tables
 from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, SnapshotWindow, stored_row
-from poolscope.snapshots.errors import SnapshotError
 from poolscope.snapshots.export import base_name
 from poolscope.snapshots.jobs import archive_job, import_job, report_job
 from poolscope.snapshots.redact import redact_variables
@@ -37,17 +41,22 @@ STALL_RULE = "group_stalled"
 
 
 class SnapshotService:
-    def __init__(self, settings: Settings, store: SqlStore, alert_repo: AlertRepository) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: SqlStore,
+        alert_repo: AlertRepository,
+        pollers: Mapping[str, LivePoller] | None = None,
+    ) -> None:
         self.settings = settings
         self.config = settings.snapshots
         self.store = store
         self.alert_repo = alert_repo
         self._targets = {t.name: t for t in settings.targets}
-        # The running pollers by target (set by the app): raw tables are read on their connection.
-        self.pollers: dict[str, TargetPoller] = {}
+        # The running pollers by target: raw tables are read on their connection, between polls.
+        self.pollers: Mapping[str, LivePoller] = pollers or {}
         self._completions: dict[int, asyncio.Task[None]] = {}
         self._last_auto: dict[str, float] = {}
-        self.link_alert: Any = None  # set by the app: AlertEngine.link_snapshot
         self.workers = SnapshotWorkers(self.config.work_concurrency, self.config.work_wait_s)
         self.reports = ReportCache(int(self.config.report_cache_mb * 1024 * 1024))
         # Reports being rendered, so that several requests for one wait for one job.
@@ -75,22 +84,20 @@ class SnapshotService:
         self._completions.clear()
         await self.workers.stop()
 
-    async def on_alert_firing(self, alert: Alert) -> None:
-        """Engine listener: a stall alert captures a snapshot (once per target per cooldown)."""
+    async def on_alert_firing(self, alert: Alert) -> int | None:
+        """A stall alert captures a snapshot (once per target per cooldown); returns its id."""
         if alert.rule != STALL_RULE or not self.config.auto_on_stall:
-            return
+            return None
         last = self._last_auto.get(alert.target)
         now = time.time()
         if last is not None and now - last < self.config.auto_cooldown_s:
-            return
+            return None
         self._last_auto[alert.target] = now
         try:
-            snapshot_id = await self.capture(alert.target, "alert", alert=alert)
+            return await self.capture(alert.target, "alert", alert=alert)
         except Exception:
             log.exception("automatic snapshot of %s failed", alert.target)
-            return
-        if self.link_alert is not None and alert.id is not None:
-            await self.link_alert(alert.id, snapshot_id)
+            return None
 
     # --- capture ---------------------------------------------------------------------------
 
@@ -99,10 +106,10 @@ class SnapshotService:
     ) -> int:
         config = self._targets.get(target)
         if config is None:
-            raise SnapshotError(f"unknown target {target!r}", 404)
+            raise NotFound(f"unknown target {target!r}")
         latest = await self.store.latest(target)
         if latest is None or latest[1] is None:
-            raise SnapshotError(f"no state for {target!r} yet: nothing to capture", 409)
+            raise Conflict(f"no state for {target!r} yet: nothing to capture")
         info, state = latest[0], latest[1]
         assert state is not None
         tables = await capture_server_tables(config, self.config.capture_timeout_s, self.pollers.get(target))
@@ -246,7 +253,7 @@ class SnapshotService:
                 )
             ).scalar()
         if text is None:
-            raise SnapshotError(f"no snapshot {snapshot_id}", 404)
+            raise NotFound(f"no snapshot {snapshot_id}")
         return str(text)
 
     async def document(self, snapshot_id: int) -> SnapshotDocument:
@@ -288,7 +295,7 @@ class SnapshotService:
                 )
             ).first()
         if row is None:
-            raise SnapshotError(f"no snapshot {snapshot_id}", 404)
+            raise NotFound(f"no snapshot {snapshot_id}")
         key = (snapshot_id, f"{row.status}:{row.size_bytes}")
         return key, base_name(row.target, row.moment_ts, snapshot_id)
 
@@ -310,9 +317,7 @@ class SnapshotService:
             html = await self.workers.run(report_job, await self.document_text(snapshot_id))
         except BaseException as exc:  # cancelled too: whoever waits for this job must not hang
             future.set_exception(
-                exc
-                if isinstance(exc, Exception)
-                else SnapshotError("the report was cancelled; try again", 503)
+                exc if isinstance(exc, Exception) else Unavailable("the report was cancelled; try again")
             )
             future.exception()  # retrieved here, so no warning when nobody else was waiting
             raise

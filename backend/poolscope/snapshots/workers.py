@@ -24,7 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
-from poolscope.snapshots.errors import DocumentRefused, SnapshotError
+from poolscope.errors import Unavailable
 
 T = TypeVar("T")
 IDLE_EXIT_S = 60.0
@@ -57,7 +57,7 @@ class SnapshotWorkers:
         self.jobs_started = 0
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """fn(*args) in a worker process; DocumentRefused comes back as SnapshotError 422."""
+        """fn(*args) in a worker process; a DocumentRefused it raises comes back as it is."""
         await self._acquire()
         self._running += 1
         if self._idle_timer is not None:
@@ -67,17 +67,14 @@ class SnapshotWorkers:
         self.jobs_started += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
-        except DocumentRefused as exc:
-            raise SnapshotError(str(exc), 422) from None
         except BrokenProcessPool:
             # The worker died (killed, out of memory): the pool is unusable, the next job starts anew.
             if self._pool is pool:
                 self._pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
-            raise SnapshotError(
+            raise Unavailable(
                 "the snapshot worker process stopped unexpectedly (out of memory?); try again",
-                503,
-                {"Retry-After": str(RETRY_AFTER_BROKEN_S)},
+                retry_after_s=RETRY_AFTER_BROKEN_S,
             ) from None
         finally:
             self._running -= 1
@@ -92,11 +89,10 @@ class SnapshotWorkers:
         try:
             await asyncio.wait_for(self._slots.acquire(), timeout=self.wait_s)
         except TimeoutError:
-            raise SnapshotError(
+            raise Unavailable(
                 f"busy: {self.concurrency} snapshot import/report/archive job(s) are running and none "
                 f"finished within {self.wait_s:g} s; try again shortly",
-                503,
-                {"Retry-After": str(max(1, math.ceil(self.wait_s)))},
+                retry_after_s=max(1, math.ceil(self.wait_s)),
             ) from None
 
     def _start(self) -> ProcessPoolExecutor:

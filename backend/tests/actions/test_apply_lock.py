@@ -14,11 +14,13 @@ from collections.abc import AsyncIterator, Iterator
 import aiomysql
 import pytest
 
-from poolscope.actions.admin import AdminLimits, ApplyError, StatementTimeout, open_admin
+from poolscope.actions.admin import AdminLimits, StatementTimeout, open_admin
 from poolscope.actions.apply import Actor, Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import GUARD_USER, Guard
+from poolscope.api.errors import status_of
 from poolscope.config import Settings, TargetConfig
+from poolscope.errors import DomainError
 from poolscope.poller.connection import error_code
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.migrate import upgrade_to_head
@@ -72,8 +74,8 @@ async def test_a_revert_waits_for_a_running_apply_and_checks_the_value_it_left(
     outcome = await asyncio.gather(apply_c, applier.revert("db1", first.id, ALICE), return_exceptions=True)
     applied_c, reverted = outcome
     assert not isinstance(applied_c, BaseException) and applied_c.result == "applied"
-    assert isinstance(reverted, ApplyError), f"the revert clobbered the newer change: {reverted}"
-    assert reverted.status == 409 and f"{VARIABLE} is 5 now, not the 4" in reverted.detail
+    assert isinstance(reverted, DomainError), f"the revert clobbered the newer change: {reverted}"
+    assert status_of(reverted) == 409 and f"{VARIABLE} is 5 now, not the 4" in reverted.detail
     assert global_value(mariadb, VARIABLE) == "5"
     entries = await applier.audit.list("db1")
     assert [(e.action, e.old_value, e.new_value) for e in entries] == [
@@ -88,7 +90,7 @@ async def test_a_revert_waits_for_a_running_apply_and_checks_the_value_it_left(
         applier.revert("db1", applied_c.id, ALICE),
         return_exceptions=True,
     )
-    assert sorted(type(r).__name__ for r in both) == ["ApplyError", "AuditEntry"]
+    assert sorted(type(r).__name__ for r in both) == ["AuditEntry", "Conflict"]
     assert global_value(mariadb, VARIABLE) == "4"
 
 
@@ -151,14 +153,14 @@ async def test_a_set_that_gets_no_answer_is_killed_and_frees_the_lock(relay, mar
     applier = applier_for(settings_for(relay, monitor_dsn, store.url, admin_statement_timeout_s=1), store)
     set_global(mariadb, **{VARIABLE: 3})
     relay.hold(b"SET GLOBAL", 8.0)
-    with pytest.raises(ApplyError) as failed:
+    with pytest.raises(DomainError) as failed:
         await applier.apply("db1", VARIABLE, "4", ALICE)
     # Given up while the SET was still held back, not when it came through.
     assert not relay.hold_over.is_set()
-    assert failed.value.status == 504
+    assert status_of(failed.value) == 504
     assert "did not answer SET GLOBAL (no answer within 2 s)" in failed.value.detail
     assert f"{VARIABLE} is still 3" in failed.value.detail
-    entry = failed.value.entry
+    entry = await applier.audit.get(failed.value.audit_id or 0)
     assert entry is not None and entry.result == "failed" and entry.detail == failed.value.detail
 
     # The lock is free at once: another change goes through while the first SET is still held.

@@ -158,7 +158,7 @@ MARKER = "poolscope-incident"
 def incident_load(
     sandbox: MariaDBSandbox, connections: int = 8, seconds: float = 2.5, rounds: int = 3
 ) -> Iterator[None]:
-    """The REFERENCE.md stall recipe with named SQL.
+    """The stall recipe (more CPU-bound statements than a small pool has threads) with named SQL.
 
     Each connection first runs a visible `SELECT SLEEP(1.2) /* poolscope-incident warmup N */`, so
     Poolscope has seen what it ran before it queues (a queued request has no SQL yet: FINDINGS.md);

@@ -9,8 +9,10 @@ from urllib.parse import quote
 import pytest
 from pydantic import ValidationError
 
-from poolscope.actions.admin import AdminLimits, ApplyError, open_admin
+from poolscope.actions.admin import AdminLimits, open_admin
+from poolscope.api.errors import status_of
 from poolscope.config import Settings, TargetConfig
+from poolscope.errors import DomainError
 from poolscope.poller.target_poller import TargetPoller
 from poolscope.tls import TlsConfig
 from poolscope_dev.sandbox import (
@@ -167,9 +169,9 @@ async def test_the_admin_connection_uses_tls_and_admin_tls_overrides_it(tls_db, 
         assert cipher
     finally:
         session.close()
-    with pytest.raises(ApplyError) as err:
+    with pytest.raises(DomainError) as err:
         await open_admin(target.model_copy(update={"admin_tls": TlsConfig(ca=wrong_ca)}), None, limits)
-    assert err.value.status == 502 and "certificate verify failed" in err.value.detail
+    assert status_of(err.value) == 502 and "certificate verify failed" in err.value.detail
     assert ADMIN_PASSWORD not in err.value.detail
 
 

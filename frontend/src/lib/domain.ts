@@ -1,4 +1,4 @@
-// Thread-pool domain wording shared by the overview and target pages (see /work/shared/REFERENCE.md for the facts).
+// Thread-pool domain wording shared by the overview and target pages (server facts: docs/FINDINGS.md).
 import { flavorLabel, fmtNum } from './format';
 import type { Capability, CollectorStatus, GroupState, PoolKind, ServerInfo, StallReason, Target } from '../api/types';
 
