@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Observation, RuleContext
+from poolscope.alerts.model import AlertContext, Observation
 from poolscope.alerts.rules import all_rules
 from poolscope.alerts.settings import Thresholds
 from poolscope.schemas import QueuedConnection, Transaction
@@ -13,7 +13,7 @@ RULES = {r.name: r for r in all_rules()}
 
 def evaluate(rule: str, target_state, thresholds: Thresholds | None = None, status: str = "up"):
     ti = info(100.0, status)
-    ctx = RuleContext(
+    ctx = AlertContext(
         target="db1",
         now=100.0,
         info=ti,

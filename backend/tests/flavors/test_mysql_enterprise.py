@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from poolscope.alerts.model import Observation
-from poolscope.alerts.model import RuleContext as AlertContext
+from poolscope.alerts.model import AlertContext, Observation
 from poolscope.alerts.rules import all_rules
 from poolscope.alerts.settings import Thresholds
 from poolscope.analysis.counters import CounterMemory
@@ -154,4 +153,4 @@ def test_a_stall_limit_proposal_is_in_10_ms_units_and_its_title_says_what_it_set
     f = thread_pool_stall_limit.evaluate(c)
     # 30 ms wanted; the plugin's minimum is 4 (40 ms): the title names the 40 ms actually set.
     assert (f.variable, f.current, f.proposed, f.unit) == ("thread_pool_stall_limit", "60", "4", "×10 ms")
-    assert f.title == "Lower thread_pool_stall_limit from 600 ms to 40 ms (4 ×10 ms)"
+    assert f.summary == "Lower thread_pool_stall_limit from 600 ms to 40 ms (4 ×10 ms)"

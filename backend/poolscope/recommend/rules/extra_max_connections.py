@@ -7,14 +7,14 @@ falls back to the queued normal port — or Poolscope itself does.
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev
+from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, as_int, ev
 
 # Poolscope's monitoring connection + the apply credential + one human admin.
 WANTED_SLOTS = 3
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#extra_max_connections"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("extra_max_connections")
     if found is None or not ctx.server.extra_port:
         return Clear("the server has no extra_port")
@@ -37,12 +37,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             f"Poolscope could not use extra_port {ctx.server.extra_port} and polls on the normal port, inside"
             f" the pool's queue ({connection.note}). {spec.name} is {current}."
         )
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=native,
         proposed=str(proposed),
-        title=f"Raise {spec.name} from {current} to {proposed}",
-        why=why,
+        summary=f"Raise {spec.name} from {current} to {proposed}",
+        description=why,
         evidence=[
             ev(spec.name, current),
             ev("extra_port", ctx.server.extra_port),
@@ -54,4 +54,4 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(name="extra_max_connections", title="Admin port headroom", evaluate=evaluate)
+RULE = RecommendRule(name="extra_max_connections", help="Admin port headroom", evaluate=evaluate)

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, nice_round, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    nice_round,
+    too_little,
+)
 
 NEAR_SHARE = 0.85
 AT_SHARE = 0.95
@@ -10,7 +19,7 @@ MAX_VALUE = 100000
 READ_MORE = "https://mariadb.com/kb/en/server-system-variables/#max_connections"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("max_connections")
     if found is None:
         return Clear("the server has no max_connections")
@@ -33,12 +42,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
         else " Without an extra_port, only one more connection is reserved (for SUPER): the monitoring"
         " and admin logins compete with the application for the last slots."
     )
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=native,
         proposed=str(proposed),
-        title=f"Raise {spec.name} from {limit} to {proposed}",
-        why=(
+        summary=f"Raise {spec.name} from {limit} to {proposed}",
+        description=(
             f"Connections peaked at {peak:.0f} of {limit} ({peak / limit:.0%}) over the last {w.seconds:.0f} s"
             f" ({aborted:.2f} aborted connects/s).{admin_way} Check memory per connection first; with the"
             " thread pool on, more connections do not mean more threads."
@@ -54,9 +63,9 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="max_connections",
-    title="Connection headroom",
+    help="Connection headroom",
     evaluate=evaluate,
     metrics=("threads_connected", "aborted_connects_per_s"),
 )

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import math
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, pct, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    pct,
+    too_little,
+)
 
 # MySQLTuner flags a hit rate ≤ 50%; below this churn the ratio is noise.
 MISS_RATIO = 0.5
@@ -17,7 +26,7 @@ MAX_CACHE = 16384
 READ_MORE = "https://mariadb.com/kb/en/server-system-variables/#thread_cache_size"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("thread_cache_size")
     if found is None:
         return Clear("the server has no thread_cache_size")
@@ -39,12 +48,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     proposed = min(MAX_CACHE, max(16, current * 2, math.ceil(churn_peak)))
     if proposed <= current:
         return Clear(f"{spec.name} is already {current}")
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=native,
         proposed=str(proposed),
-        title=f"Raise {spec.name} from {current} to {proposed}",
-        why=(
+        summary=f"Raise {spec.name} from {current} to {proposed}",
+        description=(
             f"{pct(miss)} of new connections created a thread over the last {w.seconds:.0f} s"
             f" ({churn:.1f} connections/s, peak {churn_peak:.0f}/s) with one thread per connection: the cache"
             f" of {current} threads is too small for this churn. Hit rates at or below 50% are worth fixing."
@@ -61,9 +70,9 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_cache_size",
-    title="Thread cache (one thread per connection)",
+    help="Thread cache (one thread per connection)",
     evaluate=evaluate,
     metrics=("thread_cache_miss_ratio", "connections_per_s"),
 )

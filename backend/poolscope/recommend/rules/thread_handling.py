@@ -10,7 +10,7 @@ AliSQL 5.x; restart), the Enterprise thread_pool plugin (MySQL; restart), or thr
 from __future__ import annotations
 
 from poolscope.enable_pool import RDS_SWITCH, pool_switch
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, ev, too_little
+from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, ev, too_little
 
 HIGH_CONNECTIONS = 512
 # ... or this many statements running at once per CPU.
@@ -18,7 +18,7 @@ RUNNING_PER_CPU = 4
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-in-mariadb/"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     server = ctx.server
     if server.pool_enabled:
         return Clear(f"the thread pool is on (thread_handling={server.thread_handling})")
@@ -38,12 +38,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             " concurrency is low enough"
         )
     current = ctx.variables.get(switch.variable, ctx.variables.get("thread_handling"))
-    return Finding(
+    return RecommendFinding(
         variable=switch.variable,
         current=current,
         proposed=switch.value,
-        title=f"Turn the thread pool on ({'needs a restart' if switch.restart else 'no restart needed'})",
-        why=(
+        summary=f"Turn the thread pool on ({'needs a restart' if switch.restart else 'no restart needed'})",
+        description=(
             f"Up to {connected:.0f} connections and {running:.0f} running statements over the last"
             f" {w.seconds:.0f} s"
             f"{'' if ctx.cpus is None else f' on {ctx.cpus} CPUs'}, each with its own thread. The pool keeps"
@@ -64,9 +64,9 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_handling",
-    title="Thread pool on/off",
+    help="Thread pool on/off",
     evaluate=evaluate,
     metrics=("threads_connected", "threads_running"),
 )

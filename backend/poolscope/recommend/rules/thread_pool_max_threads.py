@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, nice_round, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    nice_round,
+    too_little,
+)
 
 NEAR_SHARE = 0.8
 AT_SHARE = 0.95
@@ -10,7 +19,7 @@ CEILING = 65536
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_max_threads"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("max_threads")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no thread cap")
@@ -27,12 +36,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     proposed = min(CEILING, nice_round(cap * 2))
     if proposed <= cap:
         return Clear(f"{spec.name} is already at its maximum {cap}")
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=native,
         proposed=str(proposed),
-        title=f"Raise {spec.name} from {cap} to {proposed}",
-        why=(
+        summary=f"Raise {spec.name} from {cap} to {proposed}",
+        description=(
             f"The pool had up to {peak:.0f} threads (mean {mean:.1f}) over the last {ctx.window.seconds:.0f} s,"
             f" {peak / cap:.0%} of the cap {cap}. At the cap, statements that wait (locks, I/O) cannot be"
             " covered by new workers and every group's queue stops moving. Check memory per thread first;"
@@ -49,9 +58,9 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_pool_max_threads",
-    title="Thread cap headroom",
+    help="Thread cap headroom",
     evaluate=evaluate,
     metrics=("pool_threads",),
 )

@@ -7,7 +7,16 @@ are idle and requests queue (then 4).
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, pct, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    pct,
+    too_little,
+)
 
 DEFAULT = 3
 THROTTLES_PER_S = 1.0
@@ -15,7 +24,7 @@ QUEUED_SHARE = 0.2
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_oversubscribe"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("oversubscribe")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no oversubscribe")
@@ -38,12 +47,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     cpu_idle = ctx.cpus is not None and active < ctx.cpus * 0.75
     if current == DEFAULT:
         if throttles >= THROTTLES_PER_S and queued >= QUEUED_SHARE and cpu_idle:
-            return Finding(
+            return RecommendFinding(
                 variable=spec.name,
                 current=native,
                 proposed=str(DEFAULT + 1),
-                title=f"Try {spec.name} = {DEFAULT + 1}",
-                why=(
+                summary=f"Try {spec.name} = {DEFAULT + 1}",
+                description=(
                     f"The pool throttles {throttles:.1f} times/s while requests queue in {pct(queued)} of polls"
                     f" and only {active:.1f} workers are active on {ctx.cpus} CPUs: one more active thread per"
                     " group may use the idle CPU. Use a guarded apply."
@@ -59,12 +68,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             f"{spec.name} {current} is below the default and the pool is throttling: raise with care"
         )
     if queued < QUEUED_SHARE or not cpu_idle:
-        return Finding(
+        return RecommendFinding(
             variable=spec.name,
             current=native,
             proposed=str(DEFAULT),
-            title=f"Set {spec.name} back to the default {DEFAULT}",
-            why=(
+            summary=f"Set {spec.name} back to the default {DEFAULT}",
+            description=(
                 f"{spec.name} was changed to {current}, but over the last {w.seconds:.0f} s nothing shows it"
                 f" helps: queues non-empty in {pct(queued)} of polls, {active:.1f} active workers"
                 f"{'' if ctx.cpus is None else f' on {ctx.cpus} CPUs'}. More active threads per group than"
@@ -80,9 +89,9 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_pool_oversubscribe",
-    title="Oversubscribe (leave at 3)",
+    help="Oversubscribe (leave at 3)",
     evaluate=evaluate,
     metrics=("tp_group_queue_length", "tp_group_active_threads"),
 )

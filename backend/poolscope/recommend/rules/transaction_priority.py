@@ -11,9 +11,9 @@ from __future__ import annotations
 from poolscope.recommend.base import (
     QUEUE_METRICS,
     Clear,
-    Finding,
-    Rule,
-    RuleContext,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
     ev,
     pct,
     queue_metric,
@@ -26,7 +26,7 @@ MEAN_OPEN_TRX = 1.0
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-in-mariadb/#priority-scheduling"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("priority")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no transaction priority setting")
@@ -55,12 +55,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             f"{spec.name}={current}, but transactions did not wait in the queue (queue non-empty in"
             f" {pct(queued)} of polls, {open_trx:.1f} open transactions on average)"
         )
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=current,
         proposed=wanted,
-        title=f"Set {spec.name} = {wanted} so open transactions go first",
-        why=(
+        summary=f"Set {spec.name} = {wanted} so open transactions go first",
+        description=(
             f"With {spec.name}={current}, connections inside a transaction queue behind new work: over the last"
             f" {w.seconds:.0f} s the queue was non-empty in {pct(queued)} of polls with {open_trx:.1f} open"
             f" transactions on average ({lock_waits:.1f} waiting for locks), and {queued_in_trx} queued"
@@ -80,9 +80,9 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="transaction_priority",
-    title="Priority for open transactions",
+    help="Priority for open transactions",
     evaluate=evaluate,
     metrics=(*QUEUE_METRICS, "trx_active", "trx_lock_waits"),
 )
