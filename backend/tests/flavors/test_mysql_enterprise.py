@@ -137,6 +137,26 @@ async def test_a_stalled_group_alert_states_the_stall_limit_in_ms_not_in_10_ms_u
     assert findings and all("thread_pool_stall_limit 60 ms" in f.description for f in findings)
 
 
+async def test_without_the_pools_summary_the_alert_still_reads_the_stall_limit_in_the_flavors_unit():
+    """The rule's own fallback (no pool summary, e.g. a state from an older poller) used to print
+    the raw 6 as "6 ms"; the flavor table says 6 units of 10 ms."""
+    result = await stalled_poll("mysql-enterprise/8.4")
+    state = result.state.model_copy(update={"pool": None})
+    assert state.variables["thread_pool_stall_limit"] == "6"
+    rule = next(r for r in all_rules() if r.name == "group_stalled")
+    findings = rule.evaluate(
+        AlertContext(
+            target="t",
+            now=state.ts,
+            info=result.info,
+            state=state,
+            history=(Observation(state.ts, result.info, state),),
+            thresholds=Thresholds(),
+        )
+    )
+    assert findings and all("thread_pool_stall_limit 60 ms" in f.description for f in findings)
+
+
 def test_a_stall_limit_proposal_is_in_10_ms_units_and_its_title_says_what_it_sets():
     n = 60
     c = rule_ctx(
