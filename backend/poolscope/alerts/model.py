@@ -69,6 +69,7 @@ class AlertRule(Rule[AlertContext, list[AlertFinding]]):
     for_duration: Threshold[float] | None = None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.for_duration is not None and self.for_duration not in self.thresholds:
             raise ValueError(f"{self.name}: for_duration must be one of its thresholds")
 

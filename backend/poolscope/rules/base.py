@@ -74,6 +74,13 @@ class RuleContext:
     target: str
     now: float
     info: TargetInfo
+    # The thresholds in effect; None: every threshold at its declared default (recommendation
+    # thresholds are not configurable yet).
+    thresholds: ThresholdValues | None = None
+
+    def value(self, threshold: Threshold[N]) -> N:
+        """A rule reads its thresholds through their declarations: typed, and named in one place."""
+        return threshold.default if self.thresholds is None else self.thresholds.value(threshold)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,6 +101,11 @@ class Rule(Generic[C, R]):
     help: str
     evaluate: Callable[[C], R]
     thresholds: tuple[Threshold[Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [t.name for t in self.thresholds]
+        if len(names) != len(set(names)):
+            raise ValueError(f"{self.name}: a threshold name is declared twice")
 
 
 RuleT = TypeVar("RuleT", bound=Rule[Any, Any])

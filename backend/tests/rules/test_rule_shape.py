@@ -113,3 +113,22 @@ def test_an_alert_rule_reads_its_thresholds_through_their_declarations():
     assert isinstance(finding, AlertFinding) and finding.level == "breach"
     assert t.value(queue_length_high.MAX) == 5
     assert queue_length_high.RULE.for_s(t) == 10.0
+
+
+def test_a_recommendation_rule_reads_its_own_declared_thresholds():
+    """Same shape as the alert rules: the thresholds are declared in the rule's file, read through
+    the context, at their defaults unless the context carries other values."""
+    from dataclasses import replace
+
+    from poolscope.recommend.base import Clear, RecommendFinding
+    from poolscope.recommend.rules import max_connections
+    from tests.recommend.builders import ctx
+
+    assert {t.name for t in max_connections.RULE.thresholds} == {"near_share", "at_share"}
+    c = ctx({"max_connections": "100"}, {"threads_connected": [90.0] * 60})
+    assert isinstance(max_connections.RULE.evaluate(c), RecommendFinding)  # 90 % >= 85 %
+    values = thresholds_model("T", "per rule", max_connections.RULE.thresholds)
+    stricter = replace(c, thresholds=values(near_share=0.95))
+    assert isinstance(max_connections.RULE.evaluate(stricter), Clear)
+    for rule in recommend_rules.ALL_RULES:
+        assert all(t.help and t.unit for t in rule.thresholds), rule.name

@@ -29,8 +29,8 @@ def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
     connected = ctx.state.threads.connected
     cap = int_variable(ctx.state, "max_connections")
-    ratio = ctx.thresholds.value(RATIO)
-    near = near_cap(connected, cap, ratio, ctx.thresholds.value(RESOLVE_FACTOR))
+    ratio = ctx.value(RATIO)
+    near = near_cap(connected, cap, ratio, ctx.value(RESOLVE_FACTOR))
     if near is None:
         return []
     level, share = near

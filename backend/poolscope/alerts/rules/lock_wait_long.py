@@ -31,8 +31,8 @@ def evaluate(ctx: AlertContext) -> list[AlertFinding]:
         return []
     worst = max(waits, key=lambda i: i.wait_s or 0.0)
     wait = worst.wait_s or 0.0
-    limit = ctx.thresholds.value(MAX_S)
-    level = level_of(wait, limit, limit * ctx.thresholds.value(RESOLVE_FACTOR))
+    limit = ctx.value(MAX_S)
+    level = level_of(wait, limit, limit * ctx.value(RESOLVE_FACTOR))
     if level is None:
         return []
     return [

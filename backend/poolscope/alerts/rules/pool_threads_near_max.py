@@ -29,8 +29,8 @@ def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
     threads = ctx.state.threads.pool_threads
     cap = int_variable(ctx.state, "thread_pool_max_threads")
-    ratio = ctx.thresholds.value(RATIO)
-    near = near_cap(threads, cap, ratio, ctx.thresholds.value(RESOLVE_FACTOR))
+    ratio = ctx.value(RATIO)
+    near = near_cap(threads, cap, ratio, ctx.value(RESOLVE_FACTOR))
     if near is None:
         return []
     level, share = near

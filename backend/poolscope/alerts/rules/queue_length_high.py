@@ -22,11 +22,10 @@ RESOLVE = Threshold(
 
 def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
-    t = ctx.thresholds
-    limit, for_s = t.value(MAX), t.value(FOR_S)
+    limit, for_s, resolve = ctx.value(MAX), ctx.value(FOR_S), ctx.value(RESOLVE)
     out = []
     for group in ctx.state.groups:
-        level = level_of(group.queue_length, limit, t.value(RESOLVE))
+        level = level_of(group.queue_length, limit, resolve)
         if level is None:
             continue
         out.append(

@@ -19,8 +19,8 @@ FOR_S = Threshold(
 
 def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
-    limit = ctx.thresholds.value(MAX_MS)
-    hold = limit * ctx.thresholds.value(RESOLVE_FACTOR)
+    limit = ctx.value(MAX_MS)
+    hold = limit * ctx.value(RESOLVE_FACTOR)
     coarse = ctx.info.server is not None and ctx.info.server.queue_time_mode == "coarse"
     out = []
     for group in ctx.state.groups:

@@ -21,8 +21,8 @@ def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     if trx is None or trx.longest_age_s is None:
         return []
     age = trx.longest_age_s
-    limit = ctx.thresholds.value(MAX_S)
-    level = level_of(age, limit, limit * ctx.thresholds.value(RESOLVE_FACTOR))
+    limit = ctx.value(MAX_S)
+    level = level_of(age, limit, limit * ctx.value(RESOLVE_FACTOR))
     if level is None:
         return []
     oldest = trx.items[0] if trx.items else None

@@ -12,9 +12,17 @@ from poolscope.recommend.base import (
     nice_round,
     too_little,
 )
+from poolscope.rules.base import Threshold
 
-NEAR_SHARE = 0.85
-AT_SHARE = 0.95
+NEAR_SHARE = Threshold(
+    name="near_share",
+    default=0.85,
+    unit="share",
+    help="connections peaking at or above this share of max_connections propose raising it",
+)
+AT_SHARE = Threshold(
+    name="at_share", default=0.95, unit="share", help="... and at or above this share it is critical"
+)
 MAX_VALUE = 100000
 READ_MORE = "https://mariadb.com/kb/en/server-system-variables/#max_connections"
 
@@ -32,7 +40,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     w = ctx.window
     peak = w.peak("threads_connected") or 0.0
     aborted = w.mean("aborted_connects_per_s") or 0.0
-    if peak < NEAR_SHARE * limit:
+    if peak < ctx.value(NEAR_SHARE) * limit:
         return Clear(f"connections peaked at {peak:.0f} of {limit} ({peak / limit:.0%})")
     proposed = min(MAX_VALUE, nice_round(max(peak * 1.5, limit * 1.25)))
     extra = ctx.var("extra_max_connections")
@@ -57,7 +65,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             ev("peak connections", peak, "threads_connected"),
             ev("aborted connects / s", aborted, "aborted_connects_per_s"),
         ],
-        severity="critical" if peak >= AT_SHARE * limit else "warning",
+        severity="critical" if peak >= ctx.value(AT_SHARE) * limit else "warning",
         read_more=READ_MORE,
         chart_metrics=["threads_connected", "aborted_connects_per_s"],
     )
@@ -67,5 +75,9 @@ RULE = RecommendRule(
     name="max_connections",
     help="Connection headroom",
     evaluate=evaluate,
+    thresholds=(
+        NEAR_SHARE,
+        AT_SHARE,
+    ),
     metrics=("threads_connected", "aborted_connects_per_s"),
 )

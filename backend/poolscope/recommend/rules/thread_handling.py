@@ -11,10 +11,21 @@ from __future__ import annotations
 
 from poolscope.enable_pool import RDS_SWITCH, pool_switch
 from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, ev, too_little
+from poolscope.rules.base import Threshold
 
-HIGH_CONNECTIONS = 512
+HIGH_CONNECTIONS = Threshold(
+    name="high_connections",
+    default=512,
+    unit="connections",
+    help="this many connections make the pool worth turning on ...",
+)
 # ... or this many statements running at once per CPU.
-RUNNING_PER_CPU = 4
+RUNNING_PER_CPU = Threshold(
+    name="running_per_cpu",
+    default=4,
+    unit="statements",
+    help="... or this many statements running at once per CPU",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-in-mariadb/"
 
 
@@ -30,9 +41,9 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     w = ctx.window
     connected = w.peak("threads_connected") or 0.0
     running = w.peak("threads_running") or 0.0
-    running_limit = RUNNING_PER_CPU * ctx.cpus if ctx.cpus else None
+    running_limit = ctx.value(RUNNING_PER_CPU) * ctx.cpus if ctx.cpus else None
     busy = running_limit is not None and running >= running_limit
-    if connected < HIGH_CONNECTIONS and not busy:
+    if connected < ctx.value(HIGH_CONNECTIONS) and not busy:
         return Clear(
             f"one thread per connection with at most {connected:.0f} connections and {running:.0f} running:"
             " concurrency is low enough"
@@ -68,5 +79,9 @@ RULE = RecommendRule(
     name="thread_handling",
     help="Thread pool on/off",
     evaluate=evaluate,
+    thresholds=(
+        HIGH_CONNECTIONS,
+        RUNNING_PER_CPU,
+    ),
     metrics=("threads_connected", "threads_running"),
 )

@@ -15,8 +15,14 @@ from poolscope.recommend.base import (
     pct,
     too_little,
 )
+from poolscope.rules.base import Threshold
 
-QUEUED_SHARE = 0.05
+QUEUED_SHARE = Threshold(
+    name="queued_share",
+    default=0.05,
+    unit="share",
+    help="queues non-empty in at least this share of polls make exact queue times worth it",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_exact_stats"
 
 
@@ -31,7 +37,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
         return short
     queued = ctx.window.fraction("tp_group_queue_length", lambda v: v > 0) or 0.0
     wait_peak = ctx.window.peak("tp_queue_wait_max_ms")
-    if queued < QUEUED_SHARE:
+    if queued < ctx.value(QUEUED_SHARE):
         return Clear(f"queue times are coarse, but the queue was non-empty in only {pct(queued)} of polls")
     return RecommendFinding(
         variable=spec.name,
@@ -64,5 +70,6 @@ RULE = RecommendRule(
     name="thread_pool_exact_stats",
     help="Exact queue times",
     evaluate=evaluate,
+    thresholds=(QUEUED_SHARE,),
     metrics=("tp_group_queue_length", "tp_queue_wait_max_ms"),
 )

@@ -12,9 +12,17 @@ from poolscope.recommend.base import (
     nice_round,
     too_little,
 )
+from poolscope.rules.base import Threshold
 
-NEAR_SHARE = 0.8
-AT_SHARE = 0.95
+NEAR_SHARE = Threshold(
+    name="near_share",
+    default=0.8,
+    unit="share",
+    help="pool threads peaking at or above this share of the cap propose raising it",
+)
+AT_SHARE = Threshold(
+    name="at_share", default=0.95, unit="share", help="... and at or above this share it is critical"
+)
 CEILING = 65536
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_max_threads"
 
@@ -31,7 +39,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
         return short
     peak = ctx.window.peak("pool_threads") or 0.0
     mean = ctx.window.mean("pool_threads") or 0.0
-    if peak < NEAR_SHARE * cap:
+    if peak < ctx.value(NEAR_SHARE) * cap:
         return Clear(f"pool threads peaked at {peak:.0f} of {cap} ({peak / cap:.0%})")
     proposed = min(CEILING, nice_round(cap * 2))
     if proposed <= cap:
@@ -52,7 +60,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             ev("peak pool threads", peak, "pool_threads"),
             ev("mean pool threads", mean, "pool_threads"),
         ],
-        severity="critical" if peak >= AT_SHARE * cap else "warning",
+        severity="critical" if peak >= ctx.value(AT_SHARE) * cap else "warning",
         read_more=READ_MORE,
         chart_metrics=["pool_threads", "tp_group_queue_length", "qps"],
     )
@@ -62,5 +70,9 @@ RULE = RecommendRule(
     name="thread_pool_max_threads",
     help="Thread cap headroom",
     evaluate=evaluate,
+    thresholds=(
+        NEAR_SHARE,
+        AT_SHARE,
+    ),
     metrics=("pool_threads",),
 )

@@ -17,10 +17,21 @@ from poolscope.recommend.base import (
     pct,
     too_little,
 )
+from poolscope.rules.base import Threshold
 
 DEFAULT = 3
-THROTTLES_PER_S = 1.0
-QUEUED_SHARE = 0.2
+THROTTLES_PER_S = Threshold(
+    name="throttles_per_s",
+    default=1.0,
+    unit="throttles/s",
+    help="thread creation throttled at least this often ...",
+)
+QUEUED_SHARE = Threshold(
+    name="queued_share",
+    default=0.2,
+    unit="share",
+    help="... with queues non-empty in at least this share of polls",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_oversubscribe"
 
 
@@ -46,7 +57,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     ]
     cpu_idle = ctx.cpus is not None and active < ctx.cpus * 0.75
     if current == DEFAULT:
-        if throttles >= THROTTLES_PER_S and queued >= QUEUED_SHARE and cpu_idle:
+        if throttles >= ctx.value(THROTTLES_PER_S) and queued >= ctx.value(QUEUED_SHARE) and cpu_idle:
             return RecommendFinding(
                 variable=spec.name,
                 current=native,
@@ -63,11 +74,11 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
                 chart_metrics=["tp_group_queue_length", "tp_group_active_threads", "qps"],
             )
         return Clear(f"at the default {DEFAULT}, which the manuals advise leaving alone")
-    if throttles >= THROTTLES_PER_S and cpu_idle and current < DEFAULT:
+    if throttles >= ctx.value(THROTTLES_PER_S) and cpu_idle and current < DEFAULT:
         return Clear(
             f"{spec.name} {current} is below the default and the pool is throttling: raise with care"
         )
-    if queued < QUEUED_SHARE or not cpu_idle:
+    if queued < ctx.value(QUEUED_SHARE) or not cpu_idle:
         return RecommendFinding(
             variable=spec.name,
             current=native,
@@ -93,5 +104,9 @@ RULE = RecommendRule(
     name="thread_pool_oversubscribe",
     help="Oversubscribe (leave at 3)",
     evaluate=evaluate,
+    thresholds=(
+        THROTTLES_PER_S,
+        QUEUED_SHARE,
+    ),
     metrics=("tp_group_queue_length", "tp_group_active_threads"),
 )

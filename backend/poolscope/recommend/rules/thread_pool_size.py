@@ -12,11 +12,22 @@ from poolscope.recommend.base import (
     pct,
     too_little,
 )
+from poolscope.rules.base import Threshold
 
 # Queues non-empty in at least this share of polls, while on average fewer than this share of
 # the CPUs had an active worker: the pool leaves CPU unused.
-QUEUED_SHARE = 0.2
-IDLE_CPU_SHARE = 0.75
+QUEUED_SHARE = Threshold(
+    name="queued_share",
+    default=0.2,
+    unit="share",
+    help="queues non-empty in at least this share of polls ...",
+)
+IDLE_CPU_SHARE = Threshold(
+    name="idle_cpu_share",
+    default=0.75,
+    unit="share",
+    help="... while fewer than this share of the CPUs had an active worker",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_size"
 
 
@@ -37,7 +48,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     active = w.mean("tp_group_active_threads") or 0.0
     if size >= ctx.cpus:
         return Clear(f"{spec.name} {size} ≥ {ctx.cpus} CPUs")
-    if queued < QUEUED_SHARE or active >= ctx.cpus * IDLE_CPU_SHARE:
+    if queued < ctx.value(QUEUED_SHARE) or active >= ctx.cpus * ctx.value(IDLE_CPU_SHARE):
         return Clear(
             f"queues non-empty in {pct(queued)} of polls, {active:.1f} active workers on {ctx.cpus} CPUs:"
             " no idle CPU with waiting requests"
@@ -70,5 +81,9 @@ RULE = RecommendRule(
     name="thread_pool_size",
     help="Thread groups vs CPUs",
     evaluate=evaluate,
+    thresholds=(
+        QUEUED_SHARE,
+        IDLE_CPU_SHARE,
+    ),
     metrics=("tp_group_queue_length", "tp_group_active_threads"),
 )

@@ -24,16 +24,39 @@ from poolscope.recommend.base import (
     queue_metric,
     too_little,
 )
+from poolscope.rules.base import Threshold
 
 # Lower when, with requests queued in ≥ this share of polls, the longest wait reached this share
 # of the limit or groups were judged stalled (no dequeues for longer than the limit).
-QUEUED_SHARE = 0.1
-WAIT_SHARE_OF_LIMIT = 0.8
-STALLED_SHARE = 0.05
+QUEUED_SHARE = Threshold(
+    name="queued_share",
+    default=0.1,
+    unit="share",
+    help="lower when requests queued in at least this share of polls ...",
+)
+WAIT_SHARE_OF_LIMIT = Threshold(
+    name="wait_share_of_limit",
+    default=0.8,
+    unit="share",
+    help="... and the longest wait reached this share of the limit ...",
+)
+STALLED_SHARE = Threshold(
+    name="stalled_share", default=0.05, unit="share", help="... or groups were stalled in this share of polls"
+)
 # Never propose below this (the seeds' best value) nor bother lowering a limit already this low.
-FLOOR_MS = 30.0
+FLOOR_MS = Threshold(
+    name="floor_ms",
+    default=30.0,
+    unit="ms",
+    help="never propose below this, nor lower a limit already this low",
+)
 # Raise when stalls are at least this share of dequeues (most statements outlive the limit).
-STALLS_PER_DEQUEUE = 0.1
+STALLS_PER_DEQUEUE = Threshold(
+    name="stalls_per_dequeue",
+    default=0.1,
+    unit="share",
+    help="raise when stalls are at least this share of dequeues",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_stall_limit"
 LONGEST_WAIT = "tp_queue_wait_max_ms"
 # Percona 8.4.10+: mean queue wait per poll (percona_threadpool_status), a lower bound of the longest.
@@ -98,9 +121,14 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
         ),
     ]
     chart = [wait_metric, queue, "tp_group_stalled", "tp_group_stalls_per_s", "qps"]
-    waits_long = wait_peak is not None and wait_peak >= WAIT_SHARE_OF_LIMIT * limit_ms
-    if limit_ms > FLOOR_MS and queued >= QUEUED_SHARE and (waits_long or stalled >= STALLED_SHARE):
-        wanted_ms = max(FLOOR_MS, float(nice_round(2 * typical)) if typical is not None else FLOOR_MS)
+    floor_ms = ctx.value(FLOOR_MS)
+    waits_long = wait_peak is not None and wait_peak >= ctx.value(WAIT_SHARE_OF_LIMIT) * limit_ms
+    if (
+        limit_ms > floor_ms
+        and queued >= ctx.value(QUEUED_SHARE)
+        and (waits_long or stalled >= ctx.value(STALLED_SHARE))
+    ):
+        wanted_ms = max(floor_ms, float(nice_round(2 * typical)) if typical is not None else floor_ms)
         # In the flavor's unit and range (MySQL Enterprise: 10 ms units, at least 4; Percona: >= 10).
         proposed, target_ms = _proposal(spec, wanted_ms)
         if target_ms <= limit_ms / 2:
@@ -116,7 +144,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
                     f" were stalled in {pct(stalled)} of polls. A group busy with a long statement makes its"
                     f" queue wait the full limit before a new worker starts. Proposed: twice the mean"
                     f" statement time ({'n/a' if typical is None else f'{typical:.1f} ms'}), at least"
-                    f" {FLOOR_MS:.0f} ms, so ordinary statements finish within it and long ones stop"
+                    f" {floor_ms:.0f} ms, so ordinary statements finish within it and long ones stop"
                     " blocking their group."
                 ),
                 evidence=evidence,
@@ -125,7 +153,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
                 read_more=READ_MORE,
                 chart_metrics=chart,
             )
-    if dequeues > 0 and stalls / dequeues >= STALLS_PER_DEQUEUE and limit_ms < 10 * FLOOR_MS:
+    if dequeues > 0 and stalls / dequeues >= ctx.value(STALLS_PER_DEQUEUE) and limit_ms < 10 * floor_ms:
         proposed, target_ms = _proposal(spec, float(nice_round(limit_ms * 2)))
         return RecommendFinding(
             variable=spec.name,
@@ -154,6 +182,13 @@ RULE = RecommendRule(
     name="thread_pool_stall_limit",
     help="Stall limit vs statement times",
     evaluate=evaluate,
+    thresholds=(
+        QUEUED_SHARE,
+        WAIT_SHARE_OF_LIMIT,
+        STALLED_SHARE,
+        FLOOR_MS,
+        STALLS_PER_DEQUEUE,
+    ),
     metrics=(
         *QUEUE_METRICS,
         "tp_group_stalled",
