@@ -49,7 +49,11 @@ PERCONA_STARVED_STATUS = "Threadpool_requests_starved_in_queue"
 
 @dataclass(frozen=True)
 class VariableSpec:
-    """One server variable as this flavor names it, with its unit and documented range."""
+    """One server variable as this flavor names it, with its unit and documented range.
+
+    The one variable type: the flavor table below, the recommendation rules' server-wide settings
+    (recommend/flavors.py) and every place that shows or proposes a duration read it.
+    """
 
     name: str
     # How many milliseconds one unit of the raw value is (None: not a duration).
@@ -61,6 +65,7 @@ class VariableSpec:
     dynamic: bool = True
 
     def to_ms(self, raw: str | float | None) -> float | None:
+        """The raw value in ms; None when it is missing, unreadable, or not a duration."""
         if raw is None or self.unit_ms is None:
             return None
         try:
@@ -77,6 +82,10 @@ class VariableSpec:
         if self.max_value is not None:
             raw = min(raw, int(self.max_value))
         return raw
+
+    def native(self, raw: str | float) -> str:
+        """ " (4 ×10 ms)" where the raw value does not count in ms, else nothing: after an ms figure."""
+        return f" ({raw} {self.unit_label})" if self.unit_ms not in (None, 1) else ""
 
     def shown(self, raw: str | float | None) -> str | None:
         """The raw value with its unit, and in ms when the unit is not ms ("6 ×10 ms = 60 ms")."""
@@ -212,6 +221,13 @@ def flavor_spec(server: ServerInfo | None) -> FlavorSpec | None:
     if server is None or server.pool_kind is None:
         return None
     return SPECS[server.pool_kind]
+
+
+def stall_limit_ms(server: ServerInfo | None, variables: dict[str, str]) -> float | None:
+    """thread_pool_stall_limit in ms in the server flavor's unit (MySQL Enterprise counts 10 ms);
+    None when the variable is missing or the flavor's unit is unknown."""
+    spec = flavor_spec(server)
+    return spec.stall_limit_ms(variables) if spec is not None else None
 
 
 def enable_spec(server: ServerInfo) -> FlavorSpec | None:

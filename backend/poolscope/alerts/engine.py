@@ -22,7 +22,7 @@ from collections import defaultdict, deque
 from collections.abc import Awaitable
 from typing import Protocol
 
-from poolscope.alerts.model import Finding, Observation, Rule, RuleContext
+from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, Observation
 from poolscope.alerts.notifiers.webhook import WebhookDispatcher
 from poolscope.alerts.repository import AlertRepository
 from poolscope.alerts.rules import all_rules
@@ -52,7 +52,7 @@ class AlertEngine:
         hub: LiveHub,
         repo: AlertRepository,
         dispatcher: WebhookDispatcher | None = None,
-        rules: list[Rule] | None = None,
+        rules: list[AlertRule] | None = None,
         snapshots: SnapshotTaker | None = None,
     ) -> None:
         self.settings = settings
@@ -116,7 +116,7 @@ class AlertEngine:
         while history and history[0].ts < now - self.settings.history_s:
             history.popleft()
         thresholds = self.settings.thresholds_for(target)
-        ctx = RuleContext(
+        ctx = AlertContext(
             target=target,
             now=now,
             info=event.target_info,
@@ -155,7 +155,14 @@ class AlertEngine:
         await self._apply_silences(now)
 
     async def _apply(
-        self, rule: Rule, finding: Finding, fp: str, target: str, now: float, poll_ts: float, for_s: float
+        self,
+        rule: AlertRule,
+        finding: AlertFinding,
+        fp: str,
+        target: str,
+        now: float,
+        poll_ts: float,
+        for_s: float,
     ) -> None:
         alert = self.active.get(fp)
         if alert is None:

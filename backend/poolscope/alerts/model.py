@@ -1,12 +1,16 @@
-"""What alert rules see and return: a pure interface, no I/O (rules are unit-testable from data)."""
+"""The alert rule shape (poolscope/rules/base.py specialised): what alert rules see and return.
+
+Pure, no I/O: rules are unit-testable from data. Each rule is one file in alerts/rules/, named
+after the rule, declaring `RULE = AlertRule(...)` with its thresholds beside it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal
 
-from poolscope.alerts.settings import Thresholds
+from poolscope.rules.base import Finding, Rule, RuleContext, Threshold, ThresholdValues
 from poolscope.schemas import TargetInfo, TargetState
 
 Severity = Literal["critical", "warning"]
@@ -14,6 +18,18 @@ Severity = Literal["critical", "warning"]
 # hold: below the firing threshold but above the resolve threshold (hysteresis): a firing alert
 # stays firing, nothing new starts.
 Level = Literal["breach", "hold"]
+
+# Hysteresis on ratios and waits, shared by the rules that read it: a firing alert stays firing
+# until the value drops below threshold x this factor, so a value hovering at the threshold does
+# not flap.
+RESOLVE_FACTOR = Threshold(
+    name="resolve_factor",
+    default=0.8,
+    unit="factor",
+    help="ratios and waits resolve only below threshold x this (hysteresis)",
+    gt=0,
+    le=1,
+)
 
 
 @dataclass(frozen=True)
@@ -25,39 +41,40 @@ class Observation:
     state: TargetState | None
 
 
-@dataclass(frozen=True)
-class RuleContext:
-    target: str
-    now: float
-    info: TargetInfo
+@dataclass(frozen=True, kw_only=True)
+class AlertContext(RuleContext):
     state: TargetState | None
     # Recent polls, oldest first, including the current one.
     history: Sequence[Observation]
-    thresholds: Thresholds
+    thresholds: ThresholdValues  # alerts/settings.py Thresholds, with the target's overrides
 
 
-@dataclass(frozen=True)
-class Finding:
+@dataclass(frozen=True, kw_only=True)
+class AlertFinding(Finding):
     level: Level
-    summary: str
-    description: str
     value: float | None = None
     # Deduplication key inside a rule and target; group alerts carry the group id.
     group: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
 
 
-class Rule(Protocol):
-    name: str
+@dataclass(frozen=True, kw_only=True)
+class AlertRule(Rule[AlertContext, list[AlertFinding]]):
     severity: Severity
-    help: str
     # Rules that read TargetState are not evaluated on a failed poll (their alerts neither fire
     # nor resolve while the target is down: nothing is known).
-    needs_state: bool
+    needs_state: bool = True
+    # The threshold holding how long the condition must last before it fires; None: it fires on
+    # the first poll (the value is itself a duration, e.g. a transaction's age).
+    for_duration: Threshold[float] | None = None
 
-    def for_s(self, thresholds: Thresholds) -> float: ...
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.for_duration is not None and self.for_duration not in self.thresholds:
+            raise ValueError(f"{self.name}: for_duration must be one of its thresholds")
 
-    def evaluate(self, ctx: RuleContext) -> list[Finding]: ...
+    def for_s(self, thresholds: ThresholdValues) -> float:
+        return 0.0 if self.for_duration is None else float(thresholds.value(self.for_duration))
 
 
 def int_variable(state: TargetState, name: str) -> int | None:

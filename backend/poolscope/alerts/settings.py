@@ -3,51 +3,27 @@ Alertmanagers."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from poolscope.alerts.rules import declared_thresholds
+from poolscope.rules.base import ThresholdValues, thresholds_model
 
-class Thresholds(BaseModel):
-    """Every alert threshold by name; `[alerts.overrides.<target>]` replaces any of them per target."""
+# Every alert threshold by name, from the rules' own declarations (each in its rule's file,
+# alerts/rules/<rule>.py); `[alerts.thresholds]` sets them, `[alerts.overrides.<target>]` replaces
+# any of them per target. Its fields exist only at run time, so type checkers see the base.
+if TYPE_CHECKING:
 
-    model_config = ConfigDict(extra="forbid")
+    class Thresholds(ThresholdValues): ...
 
-    # group_stalled: the stall verdict already needs the server's STALLS counter to rise or the
-    # queue to make no progress for longer than thread_pool_stall_limit, so it fires on the first
-    # poll that shows it (the 2 s promise); resolve_after_s keeps one clear poll from resolving it.
-    stall_for_s: float = Field(
-        default=0.0, ge=0, le=3600, description="group stalled for this long before firing"
+else:
+    Thresholds = thresholds_model(
+        "Thresholds",
+        "Every alert threshold by name; `[alerts.overrides.<target>]` replaces any of them per target.",
+        declared_thresholds(),
     )
-    queue_length_max: int = Field(default=20, ge=1, description="a group's QUEUE_LENGTH above this ...")
-    queue_length_for_s: float = Field(default=10.0, ge=0, le=3600, description="... for this long fires")
-    queue_length_resolve: int = Field(
-        default=10, ge=0, description="resolves only at or below this (hysteresis)"
-    )
-    queue_wait_max_ms: float = Field(
-        default=2000.0, gt=0, description="oldest queued connection waiting longer fires"
-    )
-    queue_wait_for_s: float = Field(default=3.0, ge=0, le=3600)
-    trx_age_max_s: float = Field(default=300.0, gt=0, description="a transaction open longer than this fires")
-    lock_wait_max_s: float = Field(
-        default=30.0, gt=0, description="a transaction in lock wait longer than this fires"
-    )
-    pool_threads_ratio: float = Field(
-        default=0.9,
-        gt=0,
-        le=1,
-        description="Threadpool_threads at or above this share of thread_pool_max_threads",
-    )
-    pool_threads_for_s: float = Field(default=30.0, ge=0, le=3600)
-    connections_ratio: float = Field(
-        default=0.9, gt=0, le=1, description="Threads_connected at or above this share of max_connections"
-    )
-    connections_for_s: float = Field(default=30.0, ge=0, le=3600)
-    target_down_for_s: float = Field(default=10.0, ge=0, le=3600, description="unreachable this long fires")
-    # Hysteresis on ratios and waits: a firing alert stays firing until the value drops below
-    # threshold x this factor, so a value hovering at the threshold does not flap.
-    resolve_factor: float = Field(default=0.8, gt=0, le=1)
 
 
 class WebhookReceiver(BaseModel):
@@ -160,7 +136,7 @@ class AlertSettings(BaseModel):
             raise ValueError("webhook receiver names must be unique")
         return self
 
-    def thresholds_for(self, target: str) -> Thresholds:
+    def thresholds_for(self, target: str) -> ThresholdValues:
         values = self.overrides.get(target)
         if not values:
             return self.thresholds

@@ -1,27 +1,30 @@
-"""What a rule is: a pure function from a RuleContext to a Finding (recommend) or a Clear (why not)."""
+"""The recommendation rule shape (poolscope/rules/base.py specialised) and the helpers rules share.
+
+A rule is a pure function from a RecommendContext to a RecommendFinding (a change to propose) or a
+Clear (why not). Each rule is one file in recommend/rules/, named after the rule, declaring
+`RULE = RecommendRule(...)`.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from poolscope.recommend.flavors import VarSpec, spec
+from poolscope.flavors import VariableSpec
+from poolscope.recommend.flavors import spec
 from poolscope.recommend.models import ApplyKind, Evidence, Severity
 from poolscope.recommend.window import Window
-from poolscope.schemas import ServerInfo, TargetInfo, TargetState
+from poolscope.rules.base import Finding, Rule, RuleContext
+from poolscope.schemas import ServerInfo, TargetState
 
 #: Fewer polls than this in the window is too little evidence to recommend a change.
 MIN_POLLS = 10
 
 
-@dataclass(frozen=True)
-class RuleContext:
-    target: str
-    now: float
+@dataclass(frozen=True, kw_only=True)
+class RecommendContext(RuleContext):
     server: ServerInfo
     state: TargetState
-    info: TargetInfo
     window: Window
     cpus: int | None  # CPUs of the server's host, when known
     cpus_source: str | None = None  # "configured" | "local host"
@@ -30,7 +33,7 @@ class RuleContext:
     def variables(self) -> dict[str, str]:
         return self.state.variables
 
-    def var(self, key: str) -> tuple[VarSpec, str] | None:
+    def var(self, key: str) -> tuple[VariableSpec, str] | None:
         """The flavor's variable for a logical setting and its current value, if the server has it."""
         found = spec(self.server, key)
         if found is None or found.name not in self.variables:
@@ -38,13 +41,13 @@ class RuleContext:
         return found, self.variables[found.name]
 
 
-@dataclass
-class Finding:
+@dataclass(frozen=True, kw_only=True)
+class RecommendFinding(Finding):
+    """A change to propose; summary and description become the recommendation's title and why."""
+
     variable: str
     current: str | None
     proposed: str
-    title: str
-    why: str
     evidence: list[Evidence]
     severity: Severity
     read_more: str
@@ -63,13 +66,10 @@ class Clear:
     reason: str
 
 
-@dataclass(frozen=True)
-class Rule:
-    name: str
-    title: str
-    evaluate: Callable[[RuleContext], Finding | Clear]
+@dataclass(frozen=True, kw_only=True)
+class RecommendRule(Rule[RecommendContext, RecommendFinding | Clear]):
     # Metrics the rule reads from the window (the engine fetches their union once).
-    metrics: tuple[str, ...] = field(default=())
+    metrics: tuple[str, ...] = ()
 
 
 def ev(label: str, value: object, metric: str | None = None) -> Evidence:
@@ -117,12 +117,12 @@ QUEUE_WHOLE_POOL = "tp_queued_connections"
 QUEUE_METRICS = (QUEUE_BY_GROUP, QUEUE_WHOLE_POOL)
 
 
-def queue_metric(ctx: RuleContext) -> str:
+def queue_metric(ctx: RecommendContext) -> str:
     """The queue series this server has: the window's per-poll totals of either mean 'requests queued'."""
     return QUEUE_BY_GROUP if ctx.window.count(QUEUE_BY_GROUP) else QUEUE_WHOLE_POOL
 
 
-def too_little(ctx: RuleContext, metric: str) -> Clear | None:
+def too_little(ctx: RecommendContext, metric: str) -> Clear | None:
     polls = ctx.window.count(metric)
     if polls < MIN_POLLS:
         return Clear(

@@ -17,7 +17,7 @@ from collections import deque
 from poolscope.actions.allowlist import refusal
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.collectors.global_variables import GlobalVariables
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext
+from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule
 from poolscope.recommend.flavors import config_snippet, supports_set_persist
 from poolscope.recommend.models import (
     EvidenceWindow,
@@ -57,8 +57,10 @@ def host_cpus(target: TargetConfig) -> tuple[int | None, str | None]:
     return (local_cpu_count(), "local host") if local else (None, None)
 
 
-def evaluate_rules(rules: tuple[Rule, ...], ctx: RuleContext) -> list[tuple[Rule, Finding | Clear]]:
-    out: list[tuple[Rule, Finding | Clear]] = []
+def evaluate_rules(
+    rules: tuple[RecommendRule, ...], ctx: RecommendContext
+) -> list[tuple[RecommendRule, RecommendFinding | Clear]]:
+    out: list[tuple[RecommendRule, RecommendFinding | Clear]] = []
     for rule in rules:
         try:
             out.append((rule, rule.evaluate(ctx)))
@@ -78,7 +80,9 @@ class TargetRecommendations:
 
 
 class Recommender:
-    def __init__(self, settings: Settings, store: SqlStore, rules: tuple[Rule, ...] = ALL_RULES) -> None:
+    def __init__(
+        self, settings: Settings, store: SqlStore, rules: tuple[RecommendRule, ...] = ALL_RULES
+    ) -> None:
         self.settings = settings
         self.store = store
         self.rules = rules
@@ -168,7 +172,7 @@ class Recommender:
         )
         target = self.targets[name]
         cpus, cpus_source = host_cpus(target)
-        ctx = RuleContext(
+        ctx = RecommendContext(
             target=name,
             now=now,
             server=info.server,
@@ -183,14 +187,14 @@ class Recommender:
         seen: set[str] = set()
         for rule, result in results:
             rec_id = f"{name}:{rule.name}"
-            if isinstance(result, Finding):
+            if isinstance(result, RecommendFinding):
                 seen.add(rec_id)
                 previous = st.active.get(rec_id)
                 polls = max((ctx.window.count(m) for m in rule.metrics), default=0)
                 st.active[rec_id] = self._recommendation(
                     rec_id, rule, result, target, info.server, ctx, polls, previous
                 )
-                st.rules.append(RuleStatus(rule=rule.name, recommends=True, note=result.title))
+                st.rules.append(RuleStatus(rule=rule.name, recommends=True, note=result.summary))
             else:
                 st.rules.append(RuleStatus(rule=rule.name, recommends=False, note=result.reason))
                 gone = st.active.pop(rec_id, None)
@@ -214,11 +218,11 @@ class Recommender:
     def _recommendation(
         self,
         rec_id: str,
-        rule: Rule,
-        finding: Finding,
+        rule: RecommendRule,
+        finding: RecommendFinding,
         target: TargetConfig,
         server: ServerInfo,
-        ctx: RuleContext,
+        ctx: RecommendContext,
         polls: int,
         previous: Recommendation | None,
     ) -> Recommendation:
@@ -236,8 +240,8 @@ class Recommender:
             current=finding.current,
             proposed=finding.proposed,
             unit=finding.unit,
-            title=finding.title,
-            why=finding.why,
+            title=finding.summary,
+            why=finding.description,
             evidence=finding.evidence,
             window=EvidenceWindow(from_=start, to=end, seconds=end - start, polls=polls),
             severity=finding.severity,

@@ -7,47 +7,8 @@ it, in which unit, and whether it can change live, or None when the flavor has n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from poolscope.flavors import FlavorSpec, VariableSpec, enable_spec, flavor_spec
 from poolscope.schemas import ServerInfo
-
-
-@dataclass(frozen=True)
-class VarSpec:
-    name: str
-    unit: str | None = None
-    # For durations: how many milliseconds one native unit is (MySQL Enterprise: 10 ms).
-    ms_per_unit: float | None = None
-    dynamic: bool = True
-    default: str | None = None
-    min_value: float | None = None
-    max_value: float | None = None
-
-    def to_ms(self, native: str | float) -> float:
-        return float(native) * (self.ms_per_unit or 1.0)
-
-    def from_ms(self, ms: float) -> str:
-        raw = max(1, round(ms / (self.ms_per_unit or 1.0)))
-        if self.min_value is not None:
-            raw = max(raw, int(self.min_value))
-        if self.max_value is not None:
-            raw = min(raw, int(self.max_value))
-        return str(raw)
-
-
-def _from_pool(spec: VariableSpec | None) -> VarSpec | None:
-    if spec is None:
-        return None
-    return VarSpec(
-        name=spec.name,
-        unit=spec.unit_label or None,
-        ms_per_unit=spec.unit_ms,
-        dynamic=spec.dynamic,
-        default=spec.default,
-        min_value=spec.min_value,
-        max_value=spec.max_value,
-    )
 
 
 def _pool_setting(pool: FlavorSpec, key: str) -> VariableSpec | None:
@@ -67,20 +28,20 @@ POOL_KEYS = frozenset(
 )
 
 #: Server-wide settings: same name wherever the variable exists (the rule checks it does).
-_SERVER_WIDE: dict[str, VarSpec] = {
-    "exact_stats": VarSpec("thread_pool_exact_stats", default="OFF"),  # MariaDB only
-    "thread_cache_size": VarSpec("thread_cache_size"),
-    "max_connections": VarSpec("max_connections", default="151"),
-    "extra_max_connections": VarSpec("extra_max_connections", default="1"),  # MariaDB, Percona 5.7
-    "thread_handling": VarSpec("thread_handling", dynamic=False, default="one-thread-per-connection"),
+_SERVER_WIDE: dict[str, VariableSpec] = {
+    "exact_stats": VariableSpec("thread_pool_exact_stats", default="OFF"),  # MariaDB only
+    "thread_cache_size": VariableSpec("thread_cache_size"),
+    "max_connections": VariableSpec("max_connections", default="151"),
+    "extra_max_connections": VariableSpec("extra_max_connections", default="1"),  # MariaDB, Percona 5.7
+    "thread_handling": VariableSpec("thread_handling", dynamic=False, default="one-thread-per-connection"),
 }
 
 
-def spec(server: ServerInfo, key: str) -> VarSpec | None:
+def spec(server: ServerInfo, key: str) -> VariableSpec | None:
     """This server's variable for a logical setting (None: the flavor has no such setting)."""
     if key in POOL_KEYS:
         pool = flavor_spec(server) or enable_spec(server)
-        return _from_pool(_pool_setting(pool, key)) if pool else None
+        return _pool_setting(pool, key) if pool else None
     return _SERVER_WIDE.get(key)
 
 

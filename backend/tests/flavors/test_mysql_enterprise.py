@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from poolscope.alerts.model import Observation
-from poolscope.alerts.model import RuleContext as AlertContext
+from poolscope.alerts.model import AlertContext, Observation
 from poolscope.alerts.rules import all_rules
 from poolscope.alerts.settings import Thresholds
 from poolscope.analysis.counters import CounterMemory
@@ -138,6 +137,26 @@ async def test_a_stalled_group_alert_states_the_stall_limit_in_ms_not_in_10_ms_u
     assert findings and all("thread_pool_stall_limit 60 ms" in f.description for f in findings)
 
 
+async def test_without_the_pools_summary_the_alert_still_reads_the_stall_limit_in_the_flavors_unit():
+    """The rule's own fallback (no pool summary, e.g. a state from an older poller) used to print
+    the raw 6 as "6 ms"; the flavor table says 6 units of 10 ms."""
+    result = await stalled_poll("mysql-enterprise/8.4")
+    state = result.state.model_copy(update={"pool": None})
+    assert state.variables["thread_pool_stall_limit"] == "6"
+    rule = next(r for r in all_rules() if r.name == "group_stalled")
+    findings = rule.evaluate(
+        AlertContext(
+            target="t",
+            now=state.ts,
+            info=result.info,
+            state=state,
+            history=(Observation(state.ts, result.info, state),),
+            thresholds=Thresholds(),
+        )
+    )
+    assert findings and all("thread_pool_stall_limit 60 ms" in f.description for f in findings)
+
+
 def test_a_stall_limit_proposal_is_in_10_ms_units_and_its_title_says_what_it_sets():
     n = 60
     c = rule_ctx(
@@ -154,4 +173,4 @@ def test_a_stall_limit_proposal_is_in_10_ms_units_and_its_title_says_what_it_set
     f = thread_pool_stall_limit.evaluate(c)
     # 30 ms wanted; the plugin's minimum is 4 (40 ms): the title names the 40 ms actually set.
     assert (f.variable, f.current, f.proposed, f.unit) == ("thread_pool_stall_limit", "60", "4", "×10 ms")
-    assert f.title == "Lower thread_pool_stall_limit from 600 ms to 40 ms (4 ×10 ms)"
+    assert f.summary == "Lower thread_pool_stall_limit from 600 ms to 40 ms (4 ×10 ms)"

@@ -13,7 +13,7 @@ from poolscope.flavors import CAP_QUEUE_DEPTH, CAP_QUEUE_WAIT_STATS
 from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.collectors.percona_threadpool_status import PerconaThreadpoolStatus, parse_stat_string
 from poolscope.poller.target_poller import PollResult
-from poolscope.recommend.base import Finding, RuleContext
+from poolscope.recommend.base import RecommendContext, RecommendFinding
 from poolscope.recommend.rules import thread_pool_stall_limit, transaction_priority
 from poolscope.recommend.window import Window
 from poolscope.schemas import SeriesOut, ServerInfo
@@ -137,10 +137,10 @@ def _window_from(results: list[PollResult]) -> Window:
     return Window(results[0].state.ts, results[-1].state.ts, out)
 
 
-def _rule_context(results: list[PollResult], **variables: str) -> RuleContext:
+def _rule_context(results: list[PollResult], **variables: str) -> RecommendContext:
     last = results[-1]
     state = last.state.model_copy(update={"variables": {**last.state.variables, **variables}})
-    return RuleContext(
+    return RecommendContext(
         target="t",
         now=state.ts,
         server=last.info.server,
@@ -154,12 +154,12 @@ def _rule_context(results: list[PollResult], **variables: str) -> RuleContext:
 async def test_queue_based_recommendations_work_on_percona():
     results = await polls("percona/8.4.10", 24)
     stall = thread_pool_stall_limit.evaluate(_rule_context(results))
-    assert isinstance(stall, Finding), stall
+    assert isinstance(stall, RecommendFinding), stall
     assert (stall.variable, stall.current) == ("thread_pool_stall_limit", "500")
     assert int(stall.proposed) < 500
     assert any(e.metric == "tp_queued_connections" for e in stall.evidence)
     assert any(e.metric == "tp_queue_wait_window_avg_ms" for e in stall.evidence)
     # Transactions queued behind new work while the priority queue was off.
     priority = transaction_priority.evaluate(_rule_context(results, thread_pool_high_prio_mode="none"))
-    assert isinstance(priority, Finding), priority
+    assert isinstance(priority, RecommendFinding), priority
     assert (priority.variable, priority.proposed) == ("thread_pool_high_prio_mode", "transactions")

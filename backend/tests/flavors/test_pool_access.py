@@ -13,7 +13,7 @@ import shutil
 from poolscope.flavors import CAP_GROUPS, PERCONA
 from poolscope.poller import target_poller
 from poolscope.poller.target_poller import PollResult
-from poolscope.recommend.base import Clear, Finding, RuleContext
+from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding
 from poolscope.recommend.flavors import spec
 from poolscope.recommend.rules import thread_handling
 from poolscope.recommend.window import Window
@@ -25,7 +25,7 @@ from tests.poller.helpers import poller_for
 GRANT = "SELECT ON performance_schema.*"
 
 
-def busy_window_context(result: PollResult, connections: float = 900.0) -> RuleContext:
+def busy_window_context(result: PollResult, connections: float = 900.0) -> RecommendContext:
     """The result's server and state with 20 polls of many connections: the pool-on/off rule's evidence."""
     now = result.state.ts
     points = [(now - 20 + i, connections) for i in range(20)]
@@ -33,7 +33,7 @@ def busy_window_context(result: PollResult, connections: float = 900.0) -> RuleC
         SeriesOut(metric="threads_connected", labels={}, points=points),
         SeriesOut(metric="threads_running", labels={}, points=[(t, 40.0) for t, _ in points]),
     ]
-    return RuleContext(
+    return RecommendContext(
         target="t",
         now=now,
         server=result.info.server,
@@ -105,7 +105,7 @@ async def test_alibaba_rds_with_the_pool_off_is_told_to_set_thread_pool_enabled_
     assert server.enable_snippet is not None and "thread_pool_enabled = ON" in server.enable_snippet
     assert "thread_handling" not in server.enable_snippet
     finding = thread_handling.evaluate(busy_window_context(result))
-    assert isinstance(finding, Finding), finding
+    assert isinstance(finding, RecommendFinding), finding
     assert (finding.variable, finding.current, finding.proposed, finding.apply) == (
         "thread_pool_enabled",
         "OFF",
@@ -119,7 +119,7 @@ async def test_percona_pool_off_advice_carries_its_versions_snippet(tmp_path):
     copy = fixture_copy(tmp_path, "percona/5.7", thread_handling="one-thread-per-connection")
     result = (await polls(copy, 2))[-1]
     finding = thread_handling.evaluate(busy_window_context(result))
-    assert isinstance(finding, Finding), finding
+    assert isinstance(finding, RecommendFinding), finding
     assert (finding.variable, finding.proposed, finding.apply) == (
         "thread_handling",
         "pool-of-threads",
@@ -133,5 +133,5 @@ async def test_percona_stall_limit_is_never_proposed_below_its_minimum_of_10():
     server = (await polls("percona/8.4.10", 1))[-1].info.server
     found = spec(server, "stall_limit")
     assert found is not None and found.min_value == 10
-    assert found.from_ms(5) == "10" and found.from_ms(30) == "30"
+    assert found.from_ms(5) == 10 and found.from_ms(30) == 30
     assert PERCONA.stall_limit.from_ms(1) == 10

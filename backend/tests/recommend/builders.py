@@ -1,10 +1,10 @@
-"""Build a RuleContext from plain numbers, so each rule is tested from data (no server)."""
+"""Build a RecommendContext from plain numbers, so each rule is tested from data (no server)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from poolscope.recommend.base import RuleContext
+from poolscope.recommend.base import RecommendContext
 from poolscope.recommend.window import Window
 from poolscope.schemas import SeriesOut, ServerInfo, TargetInfo, TargetState
 
@@ -21,7 +21,7 @@ def ctx(
     state: dict[str, Any] | None = None,
     info: dict[str, Any] | None = None,
     extra_port: int = 0,
-) -> RuleContext:
+) -> RecommendContext:
     """`series`: metric -> values one per second (or label value -> values, for per-group metrics)."""
     out = []
     for metric, values in (series or {}).items():
@@ -46,7 +46,7 @@ def ctx(
         pool_kind=({"mysql": "mysql_enterprise"}.get(flavor, flavor) if pool else None),  # type: ignore[arg-type]
         extra_port=extra_port,
     )
-    return RuleContext(
+    return RecommendContext(
         target="t",
         now=NOW,
         server=server,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, nice_round
+from poolscope.recommend.base import Clear, RecommendFinding, nice_round
 from poolscope.recommend.flavors import spec
 from poolscope.recommend.rules import (
     extra_max_connections,
@@ -22,12 +22,12 @@ from tests.recommend.builders import ctx
 N = 60  # polls in the test windows
 
 
-def finding(result: Finding | Clear) -> Finding:
-    assert isinstance(result, Finding), getattr(result, "reason", result)
+def finding(result: RecommendFinding | Clear) -> RecommendFinding:
+    assert isinstance(result, RecommendFinding), getattr(result, "reason", result)
     return result
 
 
-def clear(result: Finding | Clear) -> str:
+def clear(result: RecommendFinding | Clear) -> str:
     assert isinstance(result, Clear), result
     return result.reason
 
@@ -52,7 +52,7 @@ def test_pool_size_raised_when_cpus_idle_with_queues():
     f = finding(thread_pool_size.evaluate(c))
     assert (f.variable, f.current, f.proposed) == ("thread_pool_size", "2", "4")
     assert any(e.metric == "tp_group_queue_length" and e.value == "100%" for e in f.evidence)
-    assert "4 CPUs" in f.title
+    assert "4 CPUs" in f.summary
 
 
 def test_pool_size_left_when_cpus_busy_or_unknown():
@@ -223,9 +223,7 @@ def test_flavor_table_names_and_units():
     assert var("mariadb", "priority").name == "thread_pool_priority"  # type: ignore[union-attr]
     assert var("percona", "priority").name == "thread_pool_high_prio_mode"  # type: ignore[union-attr]
     mysql_stall = var("mysql", "stall_limit")
-    assert (
-        mysql_stall is not None and mysql_stall.to_ms("6") == 60 and mysql_stall.from_ms(30) == "4"
-    )  # min 4
+    assert mysql_stall is not None and mysql_stall.to_ms("6") == 60 and mysql_stall.from_ms(30) == 4  # min 4
     assert var("mysql", "max_threads") is None
     assert var("mariadb", "pool_size", pool=False).name == "thread_pool_size"  # type: ignore[union-attr]
     assert var("mariadb", "max_connections").name == "max_connections"  # type: ignore[union-attr]

@@ -1,30 +1,23 @@
-"""The alert rules, one module each; a new rule is a module plus a line here."""
+"""The alert rules: one file each, named after its rule, found here (poolscope/rules/base.py discover)."""
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Rule
-from poolscope.alerts.rules import (
-    connections,
-    group_stalled,
-    lock_wait,
-    pool_threads,
-    queue_length,
-    queue_wait,
-    target_down,
-    transaction_age,
-)
+import sys
+from typing import Any
 
-RULES: tuple[Rule, ...] = (
-    group_stalled.RULE,
-    queue_length.RULE,
-    queue_wait.RULE,
-    transaction_age.RULE,
-    lock_wait.RULE,
-    pool_threads.RULE,
-    connections.RULE,
-    target_down.RULE,
-)
+from poolscope.alerts.model import AlertRule
+from poolscope.rules.base import Threshold, discover
+
+RULES: tuple[AlertRule, ...] = discover(sys.modules[__name__], AlertRule)
 
 
-def all_rules() -> list[Rule]:
+def all_rules() -> list[AlertRule]:
     return list(RULES)
+
+
+def declared_thresholds() -> list[Threshold[Any]]:
+    """Every alert rule's thresholds, each once (a shared one, like resolve_factor, is one object)."""
+    out: list[Threshold[Any]] = []
+    for rule in RULES:
+        out += [t for t in rule.thresholds if not any(t is seen for seen in out)]
+    return out

@@ -6,8 +6,9 @@ analysis/stalls.py (StallDetector), computed by the poller; this rule turns it i
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity, int_variable
-from poolscope.alerts.settings import Thresholds
+from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule
+from poolscope.flavors import stall_limit_ms
+from poolscope.rules.base import Threshold
 
 # The server-flag-only verdict is the instantaneous IS_STALLED: not enough on its own.
 ALERTING_REASONS = {
@@ -15,47 +16,60 @@ ALERTING_REASONS = {
     "no_dequeue": "no dequeue for longer than the stall limit",
 }
 
+# The stall verdict already needs the server's STALLS counter to rise or the queue to make no
+# progress for longer than thread_pool_stall_limit, so it fires on the first poll that shows it
+# (the 2 s promise); resolve_after_s keeps one clear poll from resolving it.
+FOR_S = Threshold(
+    name="stall_for_s", default=0.0, unit="s", help="group stalled for this long before firing", ge=0, le=3600
+)
 
-class GroupStalled:
-    name = "group_stalled"
-    severity: Severity = "critical"
-    help = "a thread group stalled (STALLS rose, or a non-empty queue had no dequeue for longer than thread_pool_stall_limit)"
-    needs_state = True
 
-    def for_s(self, thresholds: Thresholds) -> float:
-        return thresholds.stall_for_s
+def _stall_limit(ctx: AlertContext) -> str:
+    """thread_pool_stall_limit in ms whatever the flavor's unit (MySQL Enterprise counts 10 ms)."""
+    assert ctx.state is not None
+    pool = ctx.state.pool
+    ms = pool.stall_limit_ms if pool is not None else None
+    if ms is None:
+        ms = stall_limit_ms(ctx.info.server, ctx.state.variables)
+    if ms is not None:
+        return f"{ms:g} ms"
+    # A flavor Poolscope does not know: the raw value, without claiming a unit.
+    return ctx.state.variables.get("thread_pool_stall_limit", "?")
 
-    def evaluate(self, ctx: RuleContext) -> list[Finding]:
-        assert ctx.state is not None
-        # In ms whatever the flavor's unit (MySQL Enterprise counts 10 ms: poolscope/flavors.py).
-        pool = ctx.state.pool
-        stall_limit = (
-            pool.stall_limit_ms
-            if pool is not None and pool.stall_limit_ms is not None
-            else int_variable(ctx.state, "thread_pool_stall_limit")
-        )
-        out = []
-        for group in ctx.state.groups:
-            if group.stall_reason not in ALERTING_REASONS:
-                continue
-            oldest = f"{group.oldest_queued_ms:.0f} ms" if group.oldest_queued_ms is not None else "n/a"
-            out.append(
-                Finding(
-                    level="breach",
-                    group=str(group.group_id),
-                    value=group.stalls_per_s,
-                    summary=f"{ctx.target}: thread group {group.group_id} stalled",
-                    description=(
-                        f"Group {group.group_id}: {ALERTING_REASONS[group.stall_reason]}"  # type: ignore[index]
-                        f" (stalls/s {group.stalls_per_s or 0:.2f}, queue length {group.queue_length},"
-                        f" oldest queued {oldest}, active threads {group.active_threads}/{group.threads},"
-                        f" thread_pool_stall_limit {'?' if stall_limit is None else f'{stall_limit:g}'} ms)."
-                        " Long statements hold every worker of the group; queued requests wait."
-                    ),
-                    labels={"stall_reason": str(group.stall_reason)},
-                )
+
+def evaluate(ctx: AlertContext) -> list[AlertFinding]:
+    assert ctx.state is not None
+    stall_limit = _stall_limit(ctx)
+    out = []
+    for group in ctx.state.groups:
+        reason = group.stall_reason
+        if reason is None or reason not in ALERTING_REASONS:
+            continue
+        oldest = f"{group.oldest_queued_ms:.0f} ms" if group.oldest_queued_ms is not None else "n/a"
+        out.append(
+            AlertFinding(
+                level="breach",
+                group=str(group.group_id),
+                value=group.stalls_per_s,
+                summary=f"{ctx.target}: thread group {group.group_id} stalled",
+                description=(
+                    f"Group {group.group_id}: {ALERTING_REASONS[reason]}"
+                    f" (stalls/s {group.stalls_per_s or 0:.2f}, queue length {group.queue_length},"
+                    f" oldest queued {oldest}, active threads {group.active_threads}/{group.threads},"
+                    f" thread_pool_stall_limit {stall_limit})."
+                    " Long statements hold every worker of the group; queued requests wait."
+                ),
+                labels={"stall_reason": str(reason)},
             )
-        return out
+        )
+    return out
 
 
-RULE = GroupStalled()
+RULE = AlertRule(
+    name="group_stalled",
+    severity="critical",
+    help="a thread group stalled (STALLS rose, or a non-empty queue had no dequeue for longer than thread_pool_stall_limit)",
+    evaluate=evaluate,
+    thresholds=(FOR_S,),
+    for_duration=FOR_S,
+)

@@ -2,32 +2,35 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import Finding, RuleContext, Severity
-from poolscope.alerts.settings import Thresholds
+from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule
+from poolscope.rules.base import Threshold
+
+FOR_S = Threshold(
+    name="target_down_for_s", default=10.0, unit="s", help="unreachable this long fires", ge=0, le=3600
+)
 
 
-class TargetDown:
-    name = "target_down"
-    severity: Severity = "critical"
-    help = "the target could not be polled for target_down_for_s"
-    needs_state = False
-
-    def for_s(self, thresholds: Thresholds) -> float:
-        return thresholds.target_down_for_s
-
-    def evaluate(self, ctx: RuleContext) -> list[Finding]:
-        if ctx.info.status != "down":
-            return []
-        since = ctx.info.last_success_at
-        down_for = f" (last successful poll {ctx.now - since:.0f} s ago)" if since else ""
-        return [
-            Finding(
-                level="breach",
-                value=0.0,
-                summary=f"{ctx.target}: target down",
-                description=f"Poolscope cannot poll {ctx.target}: {ctx.info.reason or 'unknown reason'}{down_for}.",
-            )
-        ]
+def evaluate(ctx: AlertContext) -> list[AlertFinding]:
+    if ctx.info.status != "down":
+        return []
+    since = ctx.info.last_success_at
+    down_for = f" (last successful poll {ctx.now - since:.0f} s ago)" if since else ""
+    return [
+        AlertFinding(
+            level="breach",
+            value=0.0,
+            summary=f"{ctx.target}: target down",
+            description=f"Poolscope cannot poll {ctx.target}: {ctx.info.reason or 'unknown reason'}{down_for}.",
+        )
+    ]
 
 
-RULE = TargetDown()
+RULE = AlertRule(
+    name="target_down",
+    severity="critical",
+    help="the target could not be polled for target_down_for_s",
+    evaluate=evaluate,
+    thresholds=(FOR_S,),
+    for_duration=FOR_S,
+    needs_state=False,
+)

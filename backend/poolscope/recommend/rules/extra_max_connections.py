@@ -7,14 +7,20 @@ falls back to the queued normal port — or Poolscope itself does.
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev
+from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, as_int, ev
+from poolscope.rules.base import Threshold
 
 # Poolscope's monitoring connection + the apply credential + one human admin.
-WANTED_SLOTS = 3
+WANTED_SLOTS = Threshold(
+    name="wanted_slots",
+    default=3,
+    unit="connections",
+    help="extra_port connections wanted (monitoring, apply credential, one admin)",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#extra_max_connections"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("extra_max_connections")
     if found is None or not ctx.server.extra_port:
         return Clear("the server has no extra_port")
@@ -24,9 +30,9 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
         return Clear(f"{spec.name} reads {native!r}")
     connection = ctx.info.connection
     fell_back = connection is not None and connection.port_kind == "port" and bool(connection.note)
-    if current >= WANTED_SLOTS and not fell_back:
+    if current >= ctx.value(WANTED_SLOTS) and not fell_back:
         return Clear(f"{spec.name} {current} leaves room for monitoring and admins")
-    proposed = max(WANTED_SLOTS, current + 2)
+    proposed = max(ctx.value(WANTED_SLOTS), current + 2)
     why = (
         f"Poolscope polls on extra_port {ctx.server.extra_port}, which allows {current} connection(s):"
         " an admin (or the credential that applies changes) has no slot left and would wait in the very"
@@ -37,12 +43,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             f"Poolscope could not use extra_port {ctx.server.extra_port} and polls on the normal port, inside"
             f" the pool's queue ({connection.note}). {spec.name} is {current}."
         )
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=native,
         proposed=str(proposed),
-        title=f"Raise {spec.name} from {current} to {proposed}",
-        why=why,
+        summary=f"Raise {spec.name} from {current} to {proposed}",
+        description=why,
         evidence=[
             ev(spec.name, current),
             ev("extra_port", ctx.server.extra_port),
@@ -54,4 +60,6 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(name="extra_max_connections", title="Admin port headroom", evaluate=evaluate)
+RULE = RecommendRule(
+    name="extra_max_connections", help="Admin port headroom", evaluate=evaluate, thresholds=(WANTED_SLOTS,)
+)

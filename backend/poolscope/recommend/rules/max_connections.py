@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, nice_round, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    nice_round,
+    too_little,
+)
+from poolscope.rules.base import Threshold
 
-NEAR_SHARE = 0.85
-AT_SHARE = 0.95
+NEAR_SHARE = Threshold(
+    name="near_share",
+    default=0.85,
+    unit="share",
+    help="connections peaking at or above this share of max_connections propose raising it",
+)
+AT_SHARE = Threshold(
+    name="at_share", default=0.95, unit="share", help="... and at or above this share it is critical"
+)
 MAX_VALUE = 100000
 READ_MORE = "https://mariadb.com/kb/en/server-system-variables/#max_connections"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("max_connections")
     if found is None:
         return Clear("the server has no max_connections")
@@ -23,7 +40,7 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     w = ctx.window
     peak = w.peak("threads_connected") or 0.0
     aborted = w.mean("aborted_connects_per_s") or 0.0
-    if peak < NEAR_SHARE * limit:
+    if peak < ctx.value(NEAR_SHARE) * limit:
         return Clear(f"connections peaked at {peak:.0f} of {limit} ({peak / limit:.0%})")
     proposed = min(MAX_VALUE, nice_round(max(peak * 1.5, limit * 1.25)))
     extra = ctx.var("extra_max_connections")
@@ -33,12 +50,12 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
         else " Without an extra_port, only one more connection is reserved (for SUPER): the monitoring"
         " and admin logins compete with the application for the last slots."
     )
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=native,
         proposed=str(proposed),
-        title=f"Raise {spec.name} from {limit} to {proposed}",
-        why=(
+        summary=f"Raise {spec.name} from {limit} to {proposed}",
+        description=(
             f"Connections peaked at {peak:.0f} of {limit} ({peak / limit:.0%}) over the last {w.seconds:.0f} s"
             f" ({aborted:.2f} aborted connects/s).{admin_way} Check memory per connection first; with the"
             " thread pool on, more connections do not mean more threads."
@@ -48,15 +65,19 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             ev("peak connections", peak, "threads_connected"),
             ev("aborted connects / s", aborted, "aborted_connects_per_s"),
         ],
-        severity="critical" if peak >= AT_SHARE * limit else "warning",
+        severity="critical" if peak >= ctx.value(AT_SHARE) * limit else "warning",
         read_more=READ_MORE,
         chart_metrics=["threads_connected", "aborted_connects_per_s"],
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="max_connections",
-    title="Connection headroom",
+    help="Connection headroom",
     evaluate=evaluate,
+    thresholds=(
+        NEAR_SHARE,
+        AT_SHARE,
+    ),
     metrics=("threads_connected", "aborted_connects_per_s"),
 )

@@ -8,16 +8,36 @@ from __future__ import annotations
 
 import math
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, pct, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    pct,
+    too_little,
+)
+from poolscope.rules.base import Threshold
 
 # MySQLTuner flags a hit rate ≤ 50%; below this churn the ratio is noise.
-MISS_RATIO = 0.5
-MIN_CONNECTIONS_PER_S = 1.0
+MISS_RATIO = Threshold(
+    name="miss_ratio",
+    default=0.5,
+    unit="share",
+    help="thread cache misses per new connection at or above this propose a bigger cache",
+)
+MIN_CONNECTIONS_PER_S = Threshold(
+    name="min_connections_per_s",
+    default=1.0,
+    unit="connections/s",
+    help="below this connection churn the miss ratio is noise",
+)
 MAX_CACHE = 16384
 READ_MORE = "https://mariadb.com/kb/en/server-system-variables/#thread_cache_size"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("thread_cache_size")
     if found is None:
         return Clear("the server has no thread_cache_size")
@@ -34,17 +54,17 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     miss = w.mean("thread_cache_miss_ratio")
     churn = w.mean("connections_per_s") or 0.0
     churn_peak = w.peak("connections_per_s") or 0.0
-    if miss is None or miss < MISS_RATIO or churn < MIN_CONNECTIONS_PER_S:
+    if miss is None or miss < ctx.value(MISS_RATIO) or churn < ctx.value(MIN_CONNECTIONS_PER_S):
         return Clear(f"thread cache miss ratio {pct(miss)} at {churn:.1f} connections/s")
     proposed = min(MAX_CACHE, max(16, current * 2, math.ceil(churn_peak)))
     if proposed <= current:
         return Clear(f"{spec.name} is already {current}")
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=native,
         proposed=str(proposed),
-        title=f"Raise {spec.name} from {current} to {proposed}",
-        why=(
+        summary=f"Raise {spec.name} from {current} to {proposed}",
+        description=(
             f"{pct(miss)} of new connections created a thread over the last {w.seconds:.0f} s"
             f" ({churn:.1f} connections/s, peak {churn_peak:.0f}/s) with one thread per connection: the cache"
             f" of {current} threads is too small for this churn. Hit rates at or below 50% are worth fixing."
@@ -61,9 +81,13 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_cache_size",
-    title="Thread cache (one thread per connection)",
+    help="Thread cache (one thread per connection)",
     evaluate=evaluate,
+    thresholds=(
+        MISS_RATIO,
+        MIN_CONNECTIONS_PER_S,
+    ),
     metrics=("thread_cache_miss_ratio", "connections_per_s"),
 )

@@ -10,15 +10,26 @@ AliSQL 5.x; restart), the Enterprise thread_pool plugin (MySQL; restart), or thr
 from __future__ import annotations
 
 from poolscope.enable_pool import RDS_SWITCH, pool_switch
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, ev, too_little
+from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, ev, too_little
+from poolscope.rules.base import Threshold
 
-HIGH_CONNECTIONS = 512
+HIGH_CONNECTIONS = Threshold(
+    name="high_connections",
+    default=512,
+    unit="connections",
+    help="this many connections make the pool worth turning on ...",
+)
 # ... or this many statements running at once per CPU.
-RUNNING_PER_CPU = 4
+RUNNING_PER_CPU = Threshold(
+    name="running_per_cpu",
+    default=4,
+    unit="statements",
+    help="... or this many statements running at once per CPU",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-in-mariadb/"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     server = ctx.server
     if server.pool_enabled:
         return Clear(f"the thread pool is on (thread_handling={server.thread_handling})")
@@ -30,20 +41,20 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     w = ctx.window
     connected = w.peak("threads_connected") or 0.0
     running = w.peak("threads_running") or 0.0
-    running_limit = RUNNING_PER_CPU * ctx.cpus if ctx.cpus else None
+    running_limit = ctx.value(RUNNING_PER_CPU) * ctx.cpus if ctx.cpus else None
     busy = running_limit is not None and running >= running_limit
-    if connected < HIGH_CONNECTIONS and not busy:
+    if connected < ctx.value(HIGH_CONNECTIONS) and not busy:
         return Clear(
             f"one thread per connection with at most {connected:.0f} connections and {running:.0f} running:"
             " concurrency is low enough"
         )
     current = ctx.variables.get(switch.variable, ctx.variables.get("thread_handling"))
-    return Finding(
+    return RecommendFinding(
         variable=switch.variable,
         current=current,
         proposed=switch.value,
-        title=f"Turn the thread pool on ({'needs a restart' if switch.restart else 'no restart needed'})",
-        why=(
+        summary=f"Turn the thread pool on ({'needs a restart' if switch.restart else 'no restart needed'})",
+        description=(
             f"Up to {connected:.0f} connections and {running:.0f} running statements over the last"
             f" {w.seconds:.0f} s"
             f"{'' if ctx.cpus is None else f' on {ctx.cpus} CPUs'}, each with its own thread. The pool keeps"
@@ -64,9 +75,13 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_handling",
-    title="Thread pool on/off",
+    help="Thread pool on/off",
     evaluate=evaluate,
+    thresholds=(
+        HIGH_CONNECTIONS,
+        RUNNING_PER_CPU,
+    ),
     metrics=("threads_connected", "threads_running"),
 )

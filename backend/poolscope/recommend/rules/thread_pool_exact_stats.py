@@ -6,13 +6,27 @@ truth was 8.7 ms (REFERENCE.md). Worth the small cost as soon as anyone reads qu
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, ev, pct, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    ev,
+    pct,
+    too_little,
+)
+from poolscope.rules.base import Threshold
 
-QUEUED_SHARE = 0.05
+QUEUED_SHARE = Threshold(
+    name="queued_share",
+    default=0.05,
+    unit="share",
+    help="queues non-empty in at least this share of polls make exact queue times worth it",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_exact_stats"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("exact_stats")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no exact_stats")
@@ -23,14 +37,14 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
         return short
     queued = ctx.window.fraction("tp_group_queue_length", lambda v: v > 0) or 0.0
     wait_peak = ctx.window.peak("tp_queue_wait_max_ms")
-    if queued < QUEUED_SHARE:
+    if queued < ctx.value(QUEUED_SHARE):
         return Clear(f"queue times are coarse, but the queue was non-empty in only {pct(queued)} of polls")
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=current,
         proposed="ON",
-        title=f"Turn {spec.name} ON: queue times are read from the coarse timer",
-        why=(
+        summary=f"Turn {spec.name} ON: queue times are read from the coarse timer",
+        description=(
             f"The queue was non-empty in {pct(queued)} of polls over the last {ctx.window.seconds:.0f} s and the"
             f" longest wait read {wait_peak or 0:.0f} ms, but with {spec.name}=OFF the enqueue time comes from"
             " the pool's timer tick and overstates waits many times over (measured p50 299 ms vs a true"
@@ -52,9 +66,10 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_pool_exact_stats",
-    title="Exact queue times",
+    help="Exact queue times",
     evaluate=evaluate,
+    thresholds=(QUEUED_SHARE,),
     metrics=("tp_group_queue_length", "tp_queue_wait_max_ms"),
 )

@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, nice_round, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    nice_round,
+    too_little,
+)
+from poolscope.rules.base import Threshold
 
-NEAR_SHARE = 0.8
-AT_SHARE = 0.95
+NEAR_SHARE = Threshold(
+    name="near_share",
+    default=0.8,
+    unit="share",
+    help="pool threads peaking at or above this share of the cap propose raising it",
+)
+AT_SHARE = Threshold(
+    name="at_share", default=0.95, unit="share", help="... and at or above this share it is critical"
+)
 CEILING = 65536
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_max_threads"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("max_threads")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no thread cap")
@@ -22,17 +39,17 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
         return short
     peak = ctx.window.peak("pool_threads") or 0.0
     mean = ctx.window.mean("pool_threads") or 0.0
-    if peak < NEAR_SHARE * cap:
+    if peak < ctx.value(NEAR_SHARE) * cap:
         return Clear(f"pool threads peaked at {peak:.0f} of {cap} ({peak / cap:.0%})")
     proposed = min(CEILING, nice_round(cap * 2))
     if proposed <= cap:
         return Clear(f"{spec.name} is already at its maximum {cap}")
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=native,
         proposed=str(proposed),
-        title=f"Raise {spec.name} from {cap} to {proposed}",
-        why=(
+        summary=f"Raise {spec.name} from {cap} to {proposed}",
+        description=(
             f"The pool had up to {peak:.0f} threads (mean {mean:.1f}) over the last {ctx.window.seconds:.0f} s,"
             f" {peak / cap:.0%} of the cap {cap}. At the cap, statements that wait (locks, I/O) cannot be"
             " covered by new workers and every group's queue stops moving. Check memory per thread first;"
@@ -43,15 +60,19 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
             ev("peak pool threads", peak, "pool_threads"),
             ev("mean pool threads", mean, "pool_threads"),
         ],
-        severity="critical" if peak >= AT_SHARE * cap else "warning",
+        severity="critical" if peak >= ctx.value(AT_SHARE) * cap else "warning",
         read_more=READ_MORE,
         chart_metrics=["pool_threads", "tp_group_queue_length", "qps"],
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_pool_max_threads",
-    title="Thread cap headroom",
+    help="Thread cap headroom",
     evaluate=evaluate,
+    thresholds=(
+        NEAR_SHARE,
+        AT_SHARE,
+    ),
     metrics=("pool_threads",),
 )

@@ -7,15 +7,35 @@ are idle and requests queue (then 4).
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, pct, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    pct,
+    too_little,
+)
+from poolscope.rules.base import Threshold
 
 DEFAULT = 3
-THROTTLES_PER_S = 1.0
-QUEUED_SHARE = 0.2
+THROTTLES_PER_S = Threshold(
+    name="throttles_per_s",
+    default=1.0,
+    unit="throttles/s",
+    help="thread creation throttled at least this often ...",
+)
+QUEUED_SHARE = Threshold(
+    name="queued_share",
+    default=0.2,
+    unit="share",
+    help="... with queues non-empty in at least this share of polls",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_oversubscribe"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("oversubscribe")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no oversubscribe")
@@ -37,13 +57,13 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     ]
     cpu_idle = ctx.cpus is not None and active < ctx.cpus * 0.75
     if current == DEFAULT:
-        if throttles >= THROTTLES_PER_S and queued >= QUEUED_SHARE and cpu_idle:
-            return Finding(
+        if throttles >= ctx.value(THROTTLES_PER_S) and queued >= ctx.value(QUEUED_SHARE) and cpu_idle:
+            return RecommendFinding(
                 variable=spec.name,
                 current=native,
                 proposed=str(DEFAULT + 1),
-                title=f"Try {spec.name} = {DEFAULT + 1}",
-                why=(
+                summary=f"Try {spec.name} = {DEFAULT + 1}",
+                description=(
                     f"The pool throttles {throttles:.1f} times/s while requests queue in {pct(queued)} of polls"
                     f" and only {active:.1f} workers are active on {ctx.cpus} CPUs: one more active thread per"
                     " group may use the idle CPU. Use a guarded apply."
@@ -54,17 +74,17 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
                 chart_metrics=["tp_group_queue_length", "tp_group_active_threads", "qps"],
             )
         return Clear(f"at the default {DEFAULT}, which the manuals advise leaving alone")
-    if throttles >= THROTTLES_PER_S and cpu_idle and current < DEFAULT:
+    if throttles >= ctx.value(THROTTLES_PER_S) and cpu_idle and current < DEFAULT:
         return Clear(
             f"{spec.name} {current} is below the default and the pool is throttling: raise with care"
         )
-    if queued < QUEUED_SHARE or not cpu_idle:
-        return Finding(
+    if queued < ctx.value(QUEUED_SHARE) or not cpu_idle:
+        return RecommendFinding(
             variable=spec.name,
             current=native,
             proposed=str(DEFAULT),
-            title=f"Set {spec.name} back to the default {DEFAULT}",
-            why=(
+            summary=f"Set {spec.name} back to the default {DEFAULT}",
+            description=(
                 f"{spec.name} was changed to {current}, but over the last {w.seconds:.0f} s nothing shows it"
                 f" helps: queues non-empty in {pct(queued)} of polls, {active:.1f} active workers"
                 f"{'' if ctx.cpus is None else f' on {ctx.cpus} CPUs'}. More active threads per group than"
@@ -80,9 +100,13 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_pool_oversubscribe",
-    title="Oversubscribe (leave at 3)",
+    help="Oversubscribe (leave at 3)",
     evaluate=evaluate,
+    thresholds=(
+        THROTTLES_PER_S,
+        QUEUED_SHARE,
+    ),
     metrics=("tp_group_queue_length", "tp_group_active_threads"),
 )

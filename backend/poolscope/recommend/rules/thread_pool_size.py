@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, Finding, Rule, RuleContext, as_int, ev, pct, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    as_int,
+    ev,
+    pct,
+    too_little,
+)
+from poolscope.rules.base import Threshold
 
 # Queues non-empty in at least this share of polls, while on average fewer than this share of
 # the CPUs had an active worker: the pool leaves CPU unused.
-QUEUED_SHARE = 0.2
-IDLE_CPU_SHARE = 0.75
+QUEUED_SHARE = Threshold(
+    name="queued_share",
+    default=0.2,
+    unit="share",
+    help="queues non-empty in at least this share of polls ...",
+)
+IDLE_CPU_SHARE = Threshold(
+    name="idle_cpu_share",
+    default=0.75,
+    unit="share",
+    help="... while fewer than this share of the CPUs had an active worker",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_size"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("pool_size")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off")
@@ -28,17 +48,17 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     active = w.mean("tp_group_active_threads") or 0.0
     if size >= ctx.cpus:
         return Clear(f"{spec.name} {size} ≥ {ctx.cpus} CPUs")
-    if queued < QUEUED_SHARE or active >= ctx.cpus * IDLE_CPU_SHARE:
+    if queued < ctx.value(QUEUED_SHARE) or active >= ctx.cpus * ctx.value(IDLE_CPU_SHARE):
         return Clear(
             f"queues non-empty in {pct(queued)} of polls, {active:.1f} active workers on {ctx.cpus} CPUs:"
             " no idle CPU with waiting requests"
         )
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=str(size),
         proposed=str(ctx.cpus),
-        title=f"Raise {spec.name} to the {ctx.cpus} CPUs",
-        why=(
+        summary=f"Raise {spec.name} to the {ctx.cpus} CPUs",
+        description=(
             f"Requests waited in the queue in {pct(queued)} of polls over the last {w.seconds:.0f} s while on"
             f" average only {active:.1f} workers were active on {ctx.cpus} CPUs ({ctx.cpus_source}). Each"
             f" group runs about one statement at a time, so {size} groups leave CPUs idle. One group per"
@@ -57,9 +77,13 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_pool_size",
-    title="Thread groups vs CPUs",
+    help="Thread groups vs CPUs",
     evaluate=evaluate,
+    thresholds=(
+        QUEUED_SHARE,
+        IDLE_CPU_SHARE,
+    ),
     metrics=("tp_group_queue_length", "tp_group_active_threads"),
 )

@@ -11,47 +11,71 @@ for the longest wait (a lower bound of it, so the rule can only under-react ther
 
 from __future__ import annotations
 
+from poolscope.flavors import VariableSpec
 from poolscope.recommend.base import (
     QUEUE_METRICS,
     Clear,
-    Finding,
-    Rule,
-    RuleContext,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
     ev,
     nice_round,
     pct,
     queue_metric,
     too_little,
 )
-from poolscope.recommend.flavors import VarSpec
+from poolscope.rules.base import Threshold
 
 # Lower when, with requests queued in ≥ this share of polls, the longest wait reached this share
 # of the limit or groups were judged stalled (no dequeues for longer than the limit).
-QUEUED_SHARE = 0.1
-WAIT_SHARE_OF_LIMIT = 0.8
-STALLED_SHARE = 0.05
+QUEUED_SHARE = Threshold(
+    name="queued_share",
+    default=0.1,
+    unit="share",
+    help="lower when requests queued in at least this share of polls ...",
+)
+WAIT_SHARE_OF_LIMIT = Threshold(
+    name="wait_share_of_limit",
+    default=0.8,
+    unit="share",
+    help="... and the longest wait reached this share of the limit ...",
+)
+STALLED_SHARE = Threshold(
+    name="stalled_share", default=0.05, unit="share", help="... or groups were stalled in this share of polls"
+)
 # Never propose below this (the seeds' best value) nor bother lowering a limit already this low.
-FLOOR_MS = 30.0
+FLOOR_MS = Threshold(
+    name="floor_ms",
+    default=30.0,
+    unit="ms",
+    help="never propose below this, nor lower a limit already this low",
+)
 # Raise when stalls are at least this share of dequeues (most statements outlive the limit).
-STALLS_PER_DEQUEUE = 0.1
+STALLS_PER_DEQUEUE = Threshold(
+    name="stalls_per_dequeue",
+    default=0.1,
+    unit="share",
+    help="raise when stalls are at least this share of dequeues",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_stall_limit"
 LONGEST_WAIT = "tp_queue_wait_max_ms"
 # Percona 8.4.10+: mean queue wait per poll (percona_threadpool_status), a lower bound of the longest.
 MEAN_WAIT = "tp_queue_wait_window_avg_ms"
 
 
-def _native(spec: VarSpec, raw: str) -> str:
-    """ " (4 ×10 ms)" where the variable does not count in ms, else nothing."""
-    return f" ({raw} {spec.unit})" if spec.ms_per_unit and spec.ms_per_unit != 1 else ""
+def _proposal(spec: VariableSpec, ms: float) -> tuple[str, float]:
+    """The value to set for about `ms` in the flavor's unit and range, and the ms it stands for."""
+    raw = spec.from_ms(ms)
+    return str(raw), raw * (spec.unit_ms or 1.0)
 
 
-def _wait_metric(ctx: RuleContext) -> tuple[str, str]:
+def _wait_metric(ctx: RecommendContext) -> tuple[str, str]:
     if ctx.window.count(LONGEST_WAIT) or not ctx.window.count(MEAN_WAIT):
         return LONGEST_WAIT, "longest queue wait"
     return MEAN_WAIT, "mean queue wait per poll (Percona; the longest was at least this)"
 
 
-def _mean_statement_ms(ctx: RuleContext) -> float | None:
+def _mean_statement_ms(ctx: RecommendContext) -> float | None:
     """Mean statement execution time over the window by Little's law: running statements ÷ QPS.
 
     A PROCESSLIST snapshot would mostly catch the long statements (they are the ones running
@@ -65,14 +89,13 @@ def _mean_statement_ms(ctx: RuleContext) -> float | None:
     return max(running - 1.0, 0.0) / qps * 1000.0
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("stall_limit")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off")
     spec, native = found
-    try:
-        limit_ms = spec.to_ms(native)
-    except ValueError:
+    limit_ms = spec.to_ms(native)
+    if limit_ms is None:
         return Clear(f"{spec.name} reads {native!r}")
     queue = queue_metric(ctx)
     if (short := too_little(ctx, queue)) is not None:
@@ -86,7 +109,7 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     dequeues = w.mean("tp_group_dequeues_per_s") or 0.0
     typical = _mean_statement_ms(ctx)
     evidence = [
-        ev(f"{spec.name}", f"{limit_ms:.0f} ms{_native(spec, native)}"),
+        ev(f"{spec.name}", f"{limit_ms:.0f} ms{spec.native(native)}"),
         ev("polls with a non-empty queue", pct(queued), queue),
         ev("polls with a stalled group", pct(stalled), "tp_group_stalled"),
         ev(wait_label, None if wait_peak is None else f"{wait_peak:.0f} ms", wait_metric),
@@ -98,26 +121,30 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
         ),
     ]
     chart = [wait_metric, queue, "tp_group_stalled", "tp_group_stalls_per_s", "qps"]
-    waits_long = wait_peak is not None and wait_peak >= WAIT_SHARE_OF_LIMIT * limit_ms
-    if limit_ms > FLOOR_MS and queued >= QUEUED_SHARE and (waits_long or stalled >= STALLED_SHARE):
-        wanted_ms = max(FLOOR_MS, float(nice_round(2 * typical)) if typical is not None else FLOOR_MS)
+    floor_ms = ctx.value(FLOOR_MS)
+    waits_long = wait_peak is not None and wait_peak >= ctx.value(WAIT_SHARE_OF_LIMIT) * limit_ms
+    if (
+        limit_ms > floor_ms
+        and queued >= ctx.value(QUEUED_SHARE)
+        and (waits_long or stalled >= ctx.value(STALLED_SHARE))
+    ):
+        wanted_ms = max(floor_ms, float(nice_round(2 * typical)) if typical is not None else floor_ms)
         # In the flavor's unit and range (MySQL Enterprise: 10 ms units, at least 4; Percona: >= 10).
-        proposed = spec.from_ms(wanted_ms)
-        target_ms = spec.to_ms(proposed)
+        proposed, target_ms = _proposal(spec, wanted_ms)
         if target_ms <= limit_ms / 2:
-            return Finding(
+            return RecommendFinding(
                 variable=spec.name,
                 current=native,
                 proposed=proposed,
-                unit=spec.unit,
-                title=f"Lower {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms{_native(spec, proposed)}",
-                why=(
+                unit=spec.unit_label or None,
+                summary=f"Lower {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms{spec.native(proposed)}",
+                description=(
                     f"Over the last {w.seconds:.0f} s requests queued in {pct(queued)} of polls, the {wait_label}"
                     f" reached {wait_peak or 0:.0f} ms against a limit of {limit_ms:.0f} ms, and groups"
                     f" were stalled in {pct(stalled)} of polls. A group busy with a long statement makes its"
                     f" queue wait the full limit before a new worker starts. Proposed: twice the mean"
                     f" statement time ({'n/a' if typical is None else f'{typical:.1f} ms'}), at least"
-                    f" {FLOOR_MS:.0f} ms, so ordinary statements finish within it and long ones stop"
+                    f" {floor_ms:.0f} ms, so ordinary statements finish within it and long ones stop"
                     " blocking their group."
                 ),
                 evidence=evidence,
@@ -126,16 +153,15 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
                 read_more=READ_MORE,
                 chart_metrics=chart,
             )
-    if dequeues > 0 and stalls / dequeues >= STALLS_PER_DEQUEUE and limit_ms < 10 * FLOOR_MS:
-        proposed = spec.from_ms(float(nice_round(limit_ms * 2)))
-        target_ms = spec.to_ms(proposed)
-        return Finding(
+    if dequeues > 0 and stalls / dequeues >= ctx.value(STALLS_PER_DEQUEUE) and limit_ms < 10 * floor_ms:
+        proposed, target_ms = _proposal(spec, float(nice_round(limit_ms * 2)))
+        return RecommendFinding(
             variable=spec.name,
             current=native,
             proposed=proposed,
-            unit=spec.unit,
-            title=f"Raise {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms{_native(spec, proposed)}",
-            why=(
+            unit=spec.unit_label or None,
+            summary=f"Raise {spec.name} from {limit_ms:.0f} ms to {target_ms:.0f} ms{spec.native(proposed)}",
+            description=(
                 f"{stalls:.1f} stalls/s against {dequeues:.1f} dequeues/s over the last {w.seconds:.0f} s:"
                 f" {stalls / dequeues:.0%} of requests outlive the {limit_ms:.0f} ms limit, so the pool keeps"
                 " waking or creating workers for ordinary statements."
@@ -152,10 +178,17 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="thread_pool_stall_limit",
-    title="Stall limit vs statement times",
+    help="Stall limit vs statement times",
     evaluate=evaluate,
+    thresholds=(
+        QUEUED_SHARE,
+        WAIT_SHARE_OF_LIMIT,
+        STALLED_SHARE,
+        FLOOR_MS,
+        STALLS_PER_DEQUEUE,
+    ),
     metrics=(
         *QUEUE_METRICS,
         "tp_group_stalled",

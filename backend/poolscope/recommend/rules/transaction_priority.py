@@ -11,22 +11,30 @@ from __future__ import annotations
 from poolscope.recommend.base import (
     QUEUE_METRICS,
     Clear,
-    Finding,
-    Rule,
-    RuleContext,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
     ev,
     pct,
     queue_metric,
     too_little,
 )
+from poolscope.rules.base import Threshold
 
 RECOMMENDED = {"thread_pool_priority": "auto", "thread_pool_high_prio_mode": "transactions"}
-QUEUED_SHARE = 0.1
-MEAN_OPEN_TRX = 1.0
+QUEUED_SHARE = Threshold(
+    name="queued_share", default=0.1, unit="share", help="requests queued in at least this share of polls ..."
+)
+MEAN_OPEN_TRX = Threshold(
+    name="mean_open_trx",
+    default=1.0,
+    unit="transactions",
+    help="... with at least this many transactions open on average",
+)
 READ_MORE = "https://mariadb.com/kb/en/thread-pool-in-mariadb/#priority-scheduling"
 
 
-def evaluate(ctx: RuleContext) -> Finding | Clear:
+def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("priority")
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no transaction priority setting")
@@ -50,17 +58,17 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     lock_waits = w.mean("trx_lock_waits") or 0.0
     trx_threads = {t.thread_id for t in (ctx.state.transactions.items if ctx.state.transactions else [])}
     queued_in_trx = sum(1 for q in ctx.state.queue if q.connection_id in trx_threads)
-    if queued_in_trx == 0 and (queued < QUEUED_SHARE or open_trx < MEAN_OPEN_TRX):
+    if queued_in_trx == 0 and (queued < ctx.value(QUEUED_SHARE) or open_trx < ctx.value(MEAN_OPEN_TRX)):
         return Clear(
             f"{spec.name}={current}, but transactions did not wait in the queue (queue non-empty in"
             f" {pct(queued)} of polls, {open_trx:.1f} open transactions on average)"
         )
-    return Finding(
+    return RecommendFinding(
         variable=spec.name,
         current=current,
         proposed=wanted,
-        title=f"Set {spec.name} = {wanted} so open transactions go first",
-        why=(
+        summary=f"Set {spec.name} = {wanted} so open transactions go first",
+        description=(
             f"With {spec.name}={current}, connections inside a transaction queue behind new work: over the last"
             f" {w.seconds:.0f} s the queue was non-empty in {pct(queued)} of polls with {open_trx:.1f} open"
             f" transactions on average ({lock_waits:.1f} waiting for locks), and {queued_in_trx} queued"
@@ -80,9 +88,13 @@ def evaluate(ctx: RuleContext) -> Finding | Clear:
     )
 
 
-RULE = Rule(
+RULE = RecommendRule(
     name="transaction_priority",
-    title="Priority for open transactions",
+    help="Priority for open transactions",
     evaluate=evaluate,
+    thresholds=(
+        QUEUED_SHARE,
+        MEAN_OPEN_TRX,
+    ),
     metrics=(*QUEUE_METRICS, "trx_active", "trx_lock_waits"),
 )

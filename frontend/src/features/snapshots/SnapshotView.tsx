@@ -9,6 +9,7 @@ import { Badge, Link, Notice, Panel } from '../../ui/ui';
 import { GroupTable } from '../target/GroupTable';
 import { QueueTable, SessionsTable, TransactionsTable, WaitsTable } from '../target/StateTables';
 import { HeatmapPanel, TargetCharts } from '../target/TargetCharts';
+import { stallLimitMs, stallLimitText } from '../target/stallLimit';
 import { StalledBanner } from '../target/TargetStatus';
 import { ThreadsPanel, VariablesTable } from '../target/ThreadsPanel';
 import type { History } from '../target/useTargetData';
@@ -62,10 +63,8 @@ export function SnapshotView({ id }: { id: number }) {
   const poolOff = isPoolOff(server);
   const coarse = server?.queue_time_mode === 'coarse';
   const processMissing = (state.missing_privileges ?? []).includes('PROCESS');
-  // In ms whatever the flavor's unit (MySQL Enterprise counts 10 ms); older snapshots carry only the variable.
-  const stallLimit =
-    state.pool?.stall_limit_ms ??
-    (state.variables?.thread_pool_stall_limit ? Number(state.variables.thread_pool_stall_limit) : null);
+  const stallLimit = stallLimitMs(state.pool);
+  const stallLimitShown = stallLimitText(state.pool);
   const links = snapshotLinks(id);
   const captureErrors = Object.entries(doc.server_tables.errors ?? {});
   return (
@@ -110,7 +109,7 @@ export function SnapshotView({ id }: { id: number }) {
             extra={
               <span className="muted small">
                 {state.variables?.thread_pool_size ? `thread_pool_size ${state.variables.thread_pool_size}` : ''}
-                {stallLimit !== null ? ` · stall_limit ${fmtNum(stallLimit)} ms` : ''}
+                {stallLimitShown !== null ? ` · stall_limit ${stallLimitShown}` : ''}
               </span>
             }
           >

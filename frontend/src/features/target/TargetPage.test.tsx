@@ -89,6 +89,36 @@ describe('TargetPage', () => {
     expect(within(screen.getByTestId('queue-table')).getByText('SELECT c FROM sbtest1 WHERE id = 1')).toBeTruthy();
   });
 
+  it('states a MySQL Enterprise stall limit in ms, not its 10 ms units read as ms', async () => {
+    const server = { ...makeTarget().server!, flavor: 'mysql' as const, pool_kind: 'mysql_enterprise' as const };
+    const pool = {
+      kind: 'mysql_enterprise' as const,
+      size: 2,
+      stall_limit_ms: 60,
+      stall_limit_raw: '6 ×10 ms',
+      threads: null,
+      idle_threads: null,
+      high_prio_mode: null,
+      high_prio_tickets: null,
+      queue_wait: [],
+    };
+    const variables = { thread_pool_size: '2', thread_pool_stall_limit: '6' };
+    let state = makeState({ pool, variables });
+    stubFetch({
+      '/api/targets/sandbox': () => ({ body: makeTarget({ server }) }),
+      '/api/targets/sandbox/state': () => ({ body: state }),
+      '/api/targets/sandbox/metrics': (u) => ({ body: emptyMetrics(u) }),
+    });
+    const { unmount } = render(<TargetPage name="sandbox" />);
+    await waitFor(() => expect(screen.getByTestId('groups-panel').textContent).toContain('stall_limit 60 ms'));
+    unmount();
+    // The backend could not tell the unit: the raw value with its unit, never "6 ms".
+    state = makeState({ pool: { ...pool, stall_limit_ms: null }, variables });
+    render(<TargetPage name="sandbox" />);
+    await waitFor(() => expect(screen.getByTestId('groups-panel').textContent).toContain('stall_limit 6 ×10 ms'));
+    expect(screen.getByTestId('groups-panel').textContent).not.toContain('6 ms');
+  });
+
   it('says so when the target is unknown', async () => {
     stubFetch({
       '/api/targets/nope': () => ({ status: 404, body: { detail: "unknown target 'nope'" } }),

@@ -4,6 +4,7 @@ import { ApiError } from '../../api/client';
 import { RangePicker } from '../../app/RangePicker';
 import { useRange } from '../../app/useRange';
 import { fmtAgo, fmtClock, fmtNum, fmtSeconds } from '../../lib/format';
+import { stallLimitMs, stallLimitText } from './stallLimit';
 import { hasCap, isPoolOff, waitsSource } from '../../lib/domain';
 import { useNow } from '../../lib/hooks';
 import { rangeLabel, serializeRange } from '../../lib/range';
@@ -97,10 +98,8 @@ export function TargetPage({ name }: { name: string }) {
   const processMissing = missing.some((p) => p.toUpperCase() === 'PROCESS');
   const collectors = state?.collectors?.length ? state.collectors : target.collectors;
   const coarse = server?.queue_time_mode === 'coarse';
-  // In ms whatever the flavor's unit (MySQL Enterprise counts 10 ms); older backends send only the variable.
-  const stallLimit =
-    state?.pool?.stall_limit_ms ??
-    (state?.variables?.thread_pool_stall_limit ? Number(state.variables.thread_pool_stall_limit) : null);
+  const stallLimit = stallLimitMs(state?.pool);
+  const stallLimitShown = stallLimitText(state?.pool);
   const showGroups = hasCap(server, 'groups');
   const backendDown = kindOf(d.targetError) === 'unreachable' || kindOf(d.stateError) === 'unreachable';
   const trx = state?.transactions ?? null;
@@ -152,7 +151,7 @@ export function TargetPage({ name }: { name: string }) {
                   </time>{' '}
                   ({fmtAgo(state.ts, now)})
                   {state.variables?.thread_pool_size ? ` · thread_pool_size ${state.variables.thread_pool_size}` : ''}
-                  {stallLimit !== null ? ` · stall_limit ${fmtNum(stallLimit)} ms` : ''}
+                  {stallLimitShown !== null ? ` · stall_limit ${stallLimitShown}` : ''}
                 </span>
               ) : null
             }
