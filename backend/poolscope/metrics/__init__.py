@@ -23,7 +23,8 @@ class Metric:
     help: str
     unit: str = ""  # "ms", "s", "per_s", "ratio", "pages", ...; "" for a plain count
     kind: Kind = "gauge"
-    # Label keys of each sample, the target aside (every series belongs to one target).
+    # Label keys of each sample, the target aside (every series belongs to one target); for a
+    # /metrics-only family (stored=False), its Prometheus labels, target included.
     labels: tuple[str, ...] = ()
     # How a chart bucket combines points by default: a queue spike must survive downsampling.
     agg: Aggregation = "avg"
