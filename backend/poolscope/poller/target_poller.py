@@ -1,5 +1,8 @@
 """Polls one target: runs the applicable collectors in one round trip and derives the state.
 
+Each collector puts its typed section in the poll's record (outputs.PollOutputs); derive.py
+turns that record and the target's memory into the state.
+
 Each collector fails on its own (a missing privilege, a parse error) and records its own success
 and duration; only a broken connection fails the whole poll, and that marks the target down.
 """
