@@ -109,6 +109,11 @@ endif
 bench: $(PY_STAMP)
 	$(PY) -m poolscope_bench $(BENCH_ARGS)
 
+# The UI's metric names from the backend's catalog (scripts/gen-metrics.py; --check: drift only).
+.PHONY: gen-metrics
+gen-metrics: $(PY_STAMP)
+	$(PY) scripts/gen-metrics.py
+
 build: install-frontend
 ifneq ($(HAS_FRONTEND),)
 	cd frontend && npm run build

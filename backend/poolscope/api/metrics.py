@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query
 
 from poolscope.api.deps import SettingsDep, StoreDep, TargetName
+from poolscope.metrics.catalog import STORED
 from poolscope.schemas import MetricsOut
 
 router = APIRouter(prefix="/api/targets", tags=["metrics"])
@@ -32,6 +33,8 @@ async def get_metrics(
     for item in metric:
         if not _valid_metric(item):
             raise HTTPException(status_code=422, detail=f"invalid metric name {item!r}")
+        if item not in STORED:  # the catalog (poolscope/metrics/catalog.py) names every stored series
+            raise HTTPException(status_code=422, detail=f"unknown metric {item!r}")
     end = time.time() if to is None else to
     start = end - 300 if from_ is None else from_
     if start >= end:

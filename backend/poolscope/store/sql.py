@@ -67,6 +67,8 @@ class SqlStore:
         self.hub = LiveHub()
         self._series_ids: dict[tuple[str, str, str], int] = {}
         self._latest: dict[str, tuple[TargetInfo, TargetState | None]] = {}
+        # The last poll's samples per target, for /metrics (api/prometheus.py).
+        self._latest_samples: dict[str, list[Sample]] = {}
         self._rollup_hwm: float | None = None
 
     async def close(self) -> None:
@@ -89,6 +91,7 @@ class SqlStore:
                 await self._write_state(conn, info, state, ts)
         previous_state = self._latest.get(info.name, (info, None))[1]
         self._latest[info.name] = (info, state if state is not None else previous_state)
+        self._latest_samples[info.name] = list(poll_samples)
         self.hub.publish(
             PollEvent(target=info.name, ts=ts, target_info=info, state=state, samples=list(poll_samples))
         )
@@ -132,6 +135,11 @@ class SqlStore:
         return int(found)
 
     # --- reading -------------------------------------------------------------------------
+
+    def latest_samples(self, target: str) -> list[Sample]:
+        """The samples of the target's last poll written since this process started (a down
+        poll's are only target_up), or none."""
+        return self._latest_samples.get(target, [])
 
     async def latest(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
         if target in self._latest:

@@ -93,6 +93,7 @@ def test_metric_history_is_downsampled_to_points(api):
     "params, status, detail",
     [
         ({"metric": "qps; DROP TABLE samples"}, 422, "invalid metric name"),
+        ({"metric": ["qps", "tp_group_queue_lenght"]}, 422, "unknown metric 'tp_group_queue_lenght'"),
         ({"metric": "qps", "from": 200, "to": 100}, 422, "'from' must be before 'to'"),
         ({"metric": "qps", "points": 1}, 422, None),
         ({}, 422, None),

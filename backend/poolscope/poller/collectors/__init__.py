@@ -1,4 +1,7 @@
-"""The registry of collectors: adding a source means adding a module and a line here."""
+"""The registry of collectors: adding a source means adding a module, a line here and a field in
+poller/outputs.py."""
+
+from typing import Any
 
 from poolscope.poller.collectors.base import Collector
 from poolscope.poller.collectors.global_status import GlobalStatus
@@ -18,7 +21,7 @@ from poolscope.poller.collectors.thread_pool_stats import ThreadPoolStats
 from poolscope.poller.collectors.thread_pool_waits import ThreadPoolWaits
 
 
-def all_collectors() -> list[Collector]:
+def all_collectors() -> list[Collector[Any]]:
     return [
         GlobalVariables(),
         GlobalStatus(),

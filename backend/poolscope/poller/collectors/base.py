@@ -16,10 +16,14 @@ the poller a row per queued request during a burst (thread_pool_queue_summary).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.metrics import Metric
 from poolscope.schemas import Sample, ServerInfo
+
+if TYPE_CHECKING:  # the record names every collector's section type: imported for types only
+    from poolscope.poller.outputs import PollOutputs
 
 Row = dict[str, Any]
 
@@ -42,17 +46,27 @@ class ParseContext:
     connections: int | None = None
 
 
+SectionT = TypeVar("SectionT")
+
+
 @dataclass
-class CollectorOutput:
-    section: Any
+class CollectorOutput(Generic[SectionT]):
+    section: SectionT
     samples: list[Sample] = field(default_factory=list)
 
 
-class Collector:
-    """Subclass per source. `name` keys the section in the poll result."""
+class Collector(Generic[SectionT]):
+    """Subclass per source, typed by the section it reads: `class ThreadPoolGroups(Collector[list[GroupState]])`.
+
+    `name` names the source in statuses and the UI; the section goes to its own field of the
+    poll's record (put), so derive.py reads it typed, never by a string key.
+    """
 
     name: ClassVar[str]
     help: ClassVar[str]
+    # Every series the samples of parse() feed, declared once (in this module or, for a series
+    # two sources feed, in the first one's); poolscope/metrics/catalog.py gathers them.
+    metrics: ClassVar[tuple[Metric, ...]] = ()
     # Privilege the source needs beyond a plain login; named in the UI when it is missing.
     privilege: ClassVar[str | None] = None
     # Resolution, as in PMM's high/medium/low: 0 runs on every poll; N > 0 runs at most every N s
@@ -75,8 +89,18 @@ class Collector:
         """Every statement sql() may return on this server (a source with more than one form)."""
         return [self.sql(server)]
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[SectionT]:
         raise NotImplementedError
+
+    def put(self, outputs: PollOutputs, section: SectionT) -> None:
+        """Place this poll's (or the carried) section in its field of the poll's record."""
+        raise NotImplementedError
+
+    @property
+    def readable_table(self) -> str | None:
+        """A table a successful read of this source proves the login can see (MySQL Enterprise's
+        tp_* tables, hidden until the grant is given), else None."""
+        return None
 
 
 def needs_pool_table(server: ServerInfo, table: str) -> str | None:

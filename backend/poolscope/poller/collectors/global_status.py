@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
 from poolscope.schemas import ServerInfo
+
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
 
 GAUGES = {
     "Threads_connected": "threads_connected",
@@ -32,6 +37,22 @@ OTHERS = (
 )
 NAMES = (*GAUGES, *RATES, *OTHERS)
 
+METRICS = (
+    Metric("threads_connected", "Threads_connected", prometheus="poolscope_threads_connected"),
+    Metric("threads_running", "Threads_running", prometheus="poolscope_threads_running"),
+    Metric("threads_cached", "Threads_cached"),
+    Metric("pool_threads", "Threadpool_threads", prometheus="poolscope_pool_threads"),
+    Metric("pool_idle_threads", "Threadpool_idle_threads"),
+    Metric("threads_created_per_s", "Threads_created rate", unit="per_s"),
+    Metric(
+        "qps", "Questions rate, less Poolscope's own", unit="per_s", prometheus="poolscope_queries_per_second"
+    ),
+    Metric("connections_per_s", "Connections rate", unit="per_s"),
+    Metric("aborted_connects_per_s", "Aborted_connects rate", unit="per_s"),
+    Metric("aborted_clients_per_s", "Aborted_clients rate", unit="per_s"),
+    Metric("tps", "commits + rollbacks rate", unit="per_s", prometheus="poolscope_transactions_per_second"),
+)
+
 
 @dataclass
 class StatusSection:
@@ -39,17 +60,18 @@ class StatusSection:
     rates: dict[str, float | None] = field(default_factory=dict)
 
 
-class GlobalStatus(Collector):
+class GlobalStatus(Collector[StatusSection]):
     name = "global_status"
     help = (
         "Threads_*, Threadpool_*, Questions (QPS, less our own), commits (TPS), Aborted_*, buffer pool reads."
     )
+    metrics = METRICS
 
     def sql(self, server: ServerInfo) -> str:
         names = ", ".join(f"'{n}'" for n in NAMES)
         return f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})"
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[StatusSection]:
         values: dict[str, float] = {}
         for row in rows:
             number = as_float(row["value"])
@@ -74,3 +96,6 @@ class GlobalStatus(Collector):
         rates["tps"] = ctx.counters.rate(("status", "transactions"), ctx.now, commits)
         samples.append(sample("tps", rates["tps"]))
         return CollectorOutput(section=StatusSection(values=values, rates=rates), samples=samples)
+
+    def put(self, outputs: PollOutputs, section: StatusSection) -> None:
+        outputs.global_status = section

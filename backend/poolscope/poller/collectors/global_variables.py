@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row
 from poolscope.schemas import ServerInfo
+
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
 
 NAMES = (
     "thread_handling",
@@ -40,7 +45,7 @@ NAMES = (
 )
 
 
-class GlobalVariables(Collector):
+class GlobalVariables(Collector[dict[str, str]]):
     name = "global_variables"
     help = "Thread pool, connection, thread cache and buffer pool settings."
     # Variables change by hand (or by an apply, which asks for a re-read at once: refresh_soon).
@@ -54,12 +59,15 @@ class GlobalVariables(Collector):
         names = ", ".join(f"'{n}'" for n in NAMES)
         return f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})"
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[str, str]]:
         if rows and "variable_name" in rows[0]:
             variables = {str(row["variable_name"]): str(row["value"]) for row in rows}
         else:
             variables = {name: _as_text(name, value) for name, value in (rows[0] if rows else {}).items()}
         return CollectorOutput(section=variables)
+
+    def put(self, outputs: PollOutputs, section: dict[str, str]) -> None:
+        outputs.global_variables = section
 
 
 # @@GLOBAL gives booleans as 1/0 where SHOW says ON/OFF; everything downstream reads SHOW's spelling.

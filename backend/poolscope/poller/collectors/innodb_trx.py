@@ -8,6 +8,8 @@ the oldest age come from innodb_trx_summary, over every transaction.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
@@ -18,11 +20,14 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.schemas import ServerInfo, Transaction
 
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
+
 MAX_LISTED = 50
 MIN_LISTED_AGE_S = 1.0
 
 
-class InnodbTrx(Collector):
+class InnodbTrx(Collector[list[Transaction]]):
     name = "innodb_trx"
     help = "InnoDB transactions open for 1 s or more, or waiting for a lock: state, lock wait, SQL."
     privilege = "PROCESS"
@@ -41,7 +46,7 @@ class InnodbTrx(Collector):
             f" ORDER BY trx_started LIMIT {MAX_LISTED}"
         )
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[Transaction]]:
         items = [
             Transaction(
                 trx_id=str(row["trx_id"]),
@@ -58,3 +63,6 @@ class InnodbTrx(Collector):
         ]
         items.sort(key=lambda t: -(t.age_s or 0.0))
         return CollectorOutput(section=items)
+
+    def put(self, outputs: PollOutputs, section: list[Transaction]) -> None:
+        outputs.innodb_trx = section

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
 from poolscope.schemas import ServerInfo
+
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
+
+METRICS = (
+    Metric("trx_active", "open InnoDB transactions", prometheus="poolscope_trx_active"),
+    Metric("trx_lock_waits", "InnoDB transactions in LOCK WAIT", prometheus="poolscope_trx_lock_waits"),
+    Metric("trx_longest_age_s", "age of the oldest open InnoDB transaction", unit="s"),
+)
 
 
 @dataclass
@@ -15,10 +26,11 @@ class TrxSummary:
     longest_age_s: float | None
 
 
-class InnodbTrxSummary(Collector):
+class InnodbTrxSummary(Collector[TrxSummary]):
     name = "innodb_trx_summary"
     help = "Count of open InnoDB transactions, of those in LOCK WAIT, and the longest age (needs PROCESS)."
     privilege = "PROCESS"
+    metrics = METRICS
 
     def sql(self, server: ServerInfo) -> str:
         return (
@@ -27,7 +39,7 @@ class InnodbTrxSummary(Collector):
             " FROM information_schema.INNODB_TRX"
         )
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[TrxSummary]:
         row: Row = rows[0] if rows else {}
         summary = TrxSummary(
             count=int(row.get("total") or 0),
@@ -42,3 +54,6 @@ class InnodbTrxSummary(Collector):
                 sample("trx_longest_age_s", summary.longest_age_s or 0.0),
             ],
         )
+
+    def put(self, outputs: PollOutputs, section: TrxSummary) -> None:
+        outputs.innodb_trx_summary = section

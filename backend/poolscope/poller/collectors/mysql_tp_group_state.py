@@ -23,21 +23,39 @@ its own, so it never shows as a phantom "group N".
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     PERFORMANCE_SCHEMA_SELECT,
     Collector,
     CollectorOutput,
     ParseContext,
     Row,
+    SectionT,
     needs_pool_kind,
     sample,
 )
 from poolscope.poller.collectors.thread_pool_groups import GAUGES
+from poolscope.poller.collectors.thread_pool_groups import METRICS as GROUP_METRICS
+from poolscope.poller.collectors.thread_pool_queue_summary import QUEUE_WAIT_MAX, QUEUED_CONNECTIONS
 from poolscope.schemas import GroupState, ServerInfo
 
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
+
 ADMIN_GROUP_SINCE = (8, 0, 31)
+
+METRICS = (
+    *GROUP_METRICS,
+    Metric(
+        "tp_group_stalled_threads",
+        "tp_thread_group_state.STALLED_THREAD_COUNT (statements past the stall limit)",
+        labels=("group",),
+    ),
+    QUEUED_CONNECTIONS,
+    QUEUE_WAIT_MAX,
+)
 
 
 def group_id_of(row: Row) -> int:
@@ -64,7 +82,7 @@ def _int(row: Row, *names: str) -> int:
     return total
 
 
-class MysqlTpCollector(Collector):
+class MysqlTpCollector(Collector[SectionT]):
     """One performance_schema.tp_* table of the MySQL Enterprise thread_pool plugin, read whole."""
 
     table: ClassVar[str]
@@ -75,18 +93,23 @@ class MysqlTpCollector(Collector):
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_kind(server, "mysql_enterprise", self.table)
 
+    @property
+    def readable_table(self) -> str | None:
+        return self.table
+
     def sql(self, server: ServerInfo) -> str:
         # SELECT *: the column set grew across releases (see the module docstring).
         limit = f" LIMIT {self.limit}" if self.limit else ""
         return f"SELECT * FROM performance_schema.{self.table}{limit}"
 
 
-class MysqlTpGroupState(MysqlTpCollector):
+class MysqlTpGroupState(MysqlTpCollector[list[GroupState]]):
     name = "mysql_tp_group_state"
     help = "MySQL Enterprise per-group threads, queued statements and transactions, oldest wait."
     table = "tp_thread_group_state"
+    metrics = METRICS
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
         groups: list[GroupState] = []
         samples = []
         for row in sorted(rows, key=group_id_of):
@@ -121,6 +144,9 @@ class MysqlTpGroupState(MysqlTpCollector):
             sample("tp_queue_wait_max_ms", max(waits) if waits else 0.0),
         ]
         return CollectorOutput(section=groups, samples=samples)
+
+    def put(self, outputs: PollOutputs, section: list[GroupState]) -> None:
+        outputs.mysql_tp_group_state = section
 
 
 def group_has_queue(row: Row) -> bool:

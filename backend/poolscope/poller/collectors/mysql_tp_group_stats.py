@@ -13,7 +13,9 @@ groups, the ratio and the waits, and reported as section.admin.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     CollectorOutput,
     ParseContext,
@@ -21,8 +23,13 @@ from poolscope.poller.collectors.base import (
     sample,
 )
 from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector, group_id_of, is_admin_group
+from poolscope.poller.collectors.thread_pool_stats import METRICS as STATS_METRICS
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
+from poolscope.poller.collectors.thread_pool_waits import WAITS_PER_S
 from poolscope.schemas import AdminGroup, WaitReason
+
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
 
 COUNTERS = (
     "connections_started",
@@ -52,10 +59,26 @@ WAIT_COLUMNS = {
 }
 
 
+METRICS = (
+    *STATS_METRICS,
+    Metric(
+        "tp_group_stalled_query_ratio",
+        "stalled / executed statements of the group this poll",
+        unit="ratio",
+        labels=("group",),
+    ),
+    Metric(
+        "tp_stalled_query_ratio", "stalled / executed statements of the whole pool this poll", unit="ratio"
+    ),
+    WAITS_PER_S,
+    Metric(
+        "tp_admin_group_queries_per_s", "statements the Admin thread group executed per second", unit="per_s"
+    ),
+)
+
+
 @dataclass
 class MysqlGroupCounters(GroupCounters):
-    stalled_query_ratio: float | None = None
-
     @property
     def dequeues(self) -> int:
         return self.raw["queries_executed"]
@@ -69,12 +92,13 @@ class MysqlStatsSection:
     admin: AdminGroup | None = None
 
 
-class MysqlTpGroupStats(MysqlTpCollector):
+class MysqlTpGroupStats(MysqlTpCollector[MysqlStatsSection]):
     name = "mysql_tp_group_stats"
     help = "MySQL Enterprise per-group statements executed/stalled, threads started, waits, as rates."
     table = "tp_thread_group_stats"
+    metrics = METRICS
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[MysqlStatsSection]:
         section = MysqlStatsSection()
         samples = []
         wait_totals: dict[str, int] = {}
@@ -135,6 +159,9 @@ class MysqlTpGroupStats(MysqlTpCollector):
         if section.admin is not None:
             samples.append(sample("tp_admin_group_queries_per_s", section.admin.queries_per_s))
         return CollectorOutput(section=section, samples=samples)
+
+    def put(self, outputs: PollOutputs, section: MysqlStatsSection) -> None:
+        outputs.mysql_tp_group_stats = section
 
     def _admin(self, group_id: int, row: Row, ctx: ParseContext) -> AdminGroup:
         def rate(column: str) -> float | None:

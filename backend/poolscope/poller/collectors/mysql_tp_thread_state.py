@@ -14,8 +14,9 @@ Admin thread group's threads (8.0.31+) are counted with the rest: they are pool 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     CollectorOutput,
     ParseContext,
@@ -25,9 +26,18 @@ from poolscope.poller.collectors.base import (
 from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector
 from poolscope.schemas import ThreadStates
 
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
+
 MAX_ROWS = 20_000
 _TRUE = {"true", "yes", "on", "1", "y", "t"}
 _FALSE = {"false", "no", "off", "0", "n", "f", ""}
+
+METRICS = (
+    Metric("tp_threads_waiting", "pool threads blocked, by tp_thread_state.WAIT_TYPE", labels=("wait_type",)),
+    Metric("tp_threads_by_state", "pool threads by tp_thread_state.STATE", labels=("state",)),
+    Metric("tp_threads_marked_stalled", "pool threads the stall checker marked stalled (8.4+)"),
+)
 
 
 def as_flag(value: Any) -> bool | None:
@@ -64,13 +74,14 @@ def _count(counts: dict[str, int], key: str | None) -> None:
         counts[key] = counts.get(key, 0) + 1
 
 
-class MysqlTpThreadState(MysqlTpCollector):
+class MysqlTpThreadState(MysqlTpCollector[ThreadStates]):
     name = "mysql_tp_thread_state"
     help = "MySQL Enterprise pool threads: what they do (STATE), wait on (WAIT_TYPE), and how many are marked stalled."
     table = "tp_thread_state"
     limit = MAX_ROWS
+    metrics = METRICS
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[ThreadStates]:
         states = ThreadStates(threads=len(rows))
         marked = 0
         has_marked = False
@@ -91,3 +102,6 @@ class MysqlTpThreadState(MysqlTpCollector):
         if states.marked_stalled is not None:
             samples.append(sample("tp_threads_marked_stalled", float(states.marked_stalled)))
         return CollectorOutput(section=states, samples=samples)
+
+    def put(self, outputs: PollOutputs, section: ThreadStates) -> None:
+        outputs.mysql_tp_thread_state = section

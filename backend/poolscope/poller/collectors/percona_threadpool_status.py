@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from poolscope.flavors import PERCONA_QUEUE_DEPTH_STATUS, PERCONA_STARVED_STATUS
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
@@ -34,7 +36,11 @@ from poolscope.poller.collectors.base import (
     needs_pool_kind,
     sample,
 )
+from poolscope.poller.collectors.thread_pool_queue_summary import QUEUED_CONNECTIONS
 from poolscope.schemas import QueueDepth, QueueWaitStat, Sample, ServerInfo
+
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
 
 STAT_FIELDS = ("avg", "min", "max", "dev", "cnt")
 _NUMBER = r"([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
@@ -48,6 +54,28 @@ _PAIR = re.compile(rf"\b(avg|min|max|dev|cnt)\s*[:=]\s*{_NUMBER}")
 # rounding is below MAX_ROUNDING_US, for at most MAX_WINDOW_S.
 MAX_ROUNDING_US = 500.0
 MAX_WINDOW_S = 60.0
+
+METRICS = (
+    Metric("pool_stat_avg", "Threadpool_*_queue_wait_us lifetime mean", unit="us", labels=("stat",)),
+    Metric("pool_stat_max", "Threadpool_*_queue_wait_us lifetime max", unit="us", labels=("stat",)),
+    Metric(
+        "pool_stat_count", "Threadpool_*_queue_wait_us lifetime count of dequeued requests", labels=("stat",)
+    ),
+    Metric(
+        "pool_stat_window_avg",
+        "mean queue wait of the requests dequeued since the previous poll",
+        unit="us",
+        labels=("stat",),
+    ),
+    Metric(
+        "tp_queue_wait_window_avg_ms",
+        "mean queue wait of the requests dequeued this poll, both queues",
+        unit="ms",
+    ),
+    QUEUED_CONNECTIONS,
+    Metric("pool_queue_requests", "Threadpool_requests_waiting_in_queue / _in_hp_queue", labels=("queue",)),
+    Metric("pool_queue_starved", "Threadpool_requests_starved_in_queue"),
+)
 
 
 @dataclass
@@ -75,11 +103,12 @@ def parse_stat_string(name: str, value: str) -> QueueWaitStat | None:
     return QueueWaitStat(name=name, **{k: float(v) for k, v in pairs.items() if k in STAT_FIELDS})
 
 
-class PerconaThreadpoolStatus(Collector):
+class PerconaThreadpoolStatus(Collector[PerconaPoolSection]):
     name = "percona_threadpool_status"
     help = (
         "Percona Threadpool_* status: queue depth, and per-poll queue wait from 8.4.10's lifetime statistics."
     )
+    metrics = METRICS
 
     def __init__(self) -> None:
         # stat name -> (time, avg·cnt, cnt) where the current window starts (lifetime sums).
@@ -94,7 +123,7 @@ class PerconaThreadpoolStatus(Collector):
     def sql(self, server: ServerInfo) -> str:
         return "SHOW GLOBAL STATUS LIKE 'Threadpool%'"
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[PerconaPoolSection]:
         section = PerconaPoolSection()
         samples: list[Sample] = []
         for row in rows:
@@ -127,6 +156,9 @@ class PerconaThreadpoolStatus(Collector):
                 sample("pool_queue_starved", _float(depth.starved)),
             ]
         return CollectorOutput(section=section, samples=samples)
+
+    def put(self, outputs: PollOutputs, section: PerconaPoolSection) -> None:
+        outputs.percona_threadpool_status = section
 
     def _window(self, stat: QueueWaitStat, now: float) -> None:
         """Fill window_avg / window_count / window_s from this reading and the window's start."""

@@ -22,10 +22,15 @@ Two forms, the next poll's chosen by what this one read:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from poolscope.analysis.session_identity import SessionIdentity
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, sample
 from poolscope.schemas import ServerInfo, Session
+
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
 
 # Above this many connections the rows of SHOW FULL PROCESSLIST (~10 µs of the poller's CPU
 # each) cost more than information_schema's temporary table; the first poll, with the count
@@ -41,6 +46,8 @@ MAX_ACTIVE_LISTED = 500
 MAX_SQL_CHARS = 2048
 IDLE_COMMANDS = ("Sleep", "Daemon", "Binlog Dump", "Binlog Dump GTID")
 
+METRICS = (Metric("sessions_active", "sessions running a statement (Query or Execute), ours aside"),)
+
 
 @dataclass
 class ProcesslistSection:
@@ -51,10 +58,11 @@ class ProcesslistSection:
     identities: dict[int, SessionIdentity] = field(default_factory=dict)
 
 
-class Processlist(Collector):
+class Processlist(Collector[ProcesslistSection]):
     name = "processlist"
     help = "Active sessions: the command, time and SQL of each, and who runs it."
     privilege = "PROCESS"
+    metrics = METRICS
 
     def __init__(self) -> None:
         self.reset()
@@ -78,7 +86,7 @@ class Processlist(Collector):
     def statements(self, server: ServerInfo) -> list[str]:
         return [self.information_schema_sql(server), SHOW_SQL]
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[ProcesslistSection]:
         # SHOW lists idle sessions too (only who they are is kept of those), and captured output
         # replayed as is may. Our own polling session is not activity worth showing.
         identities = {int(row["id"]): SessionIdentity(row["user"], row["host"], row["db"]) for row in rows}
@@ -91,6 +99,9 @@ class Processlist(Collector):
         )
         self.use_show = self._next_read_is_show(rows, ctx)
         return CollectorOutput(section=section, samples=[sample("sessions_active", float(running))])
+
+    def put(self, outputs: PollOutputs, section: ProcesslistSection) -> None:
+        outputs.processlist = section
 
     def _next_read_is_show(self, rows: list[Row], ctx: ParseContext) -> bool:
         connections = ctx.connections  # as the previous poll's status read it

@@ -12,9 +12,14 @@ does not know.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from poolscope.analysis.session_identity import SessionIdentity
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row
 from poolscope.schemas import ServerInfo
+
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
 
 # Unfiltered, it is what backend/dev/poolscope_dev/capture.py stores so that a replay can answer lookups.
 EVERY_SESSION_SQL = "SELECT ID, USER, HOST, DB FROM information_schema.PROCESSLIST"
@@ -22,7 +27,7 @@ EVERY_SESSION_SQL = "SELECT ID, USER, HOST, DB FROM information_schema.PROCESSLI
 MAX_IDS = 500
 
 
-class SessionLookup(Collector):
+class SessionLookup(Collector[dict[int, SessionIdentity]]):
     name = "session_lookup"
     help = "User, host and db of queued connections and transactions not seen active (on demand)."
     privilege = "PROCESS"
@@ -39,7 +44,10 @@ class SessionLookup(Collector):
         wanted = ", ".join(str(int(i)) for i in self.ids)
         return f"{EVERY_SESSION_SQL} WHERE ID IN ({wanted})"
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[int, SessionIdentity]]:
         return CollectorOutput(
             section={int(row["id"]): SessionIdentity(row["user"], row["host"], row["db"]) for row in rows}
         )
+
+    def put(self, outputs: PollOutputs, section: dict[int, SessionIdentity]) -> None:
+        outputs.session_lookup = section

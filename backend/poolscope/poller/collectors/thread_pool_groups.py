@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
@@ -12,6 +15,9 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.schemas import GroupState, ServerInfo
 
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
+
 GAUGES = {
     "connections": "tp_group_connections",
     "threads": "tp_group_threads",
@@ -20,10 +26,46 @@ GAUGES = {
     "queue_length": "tp_group_queue_length",
 }
 
+METRICS = (
+    Metric(
+        "tp_group_connections",
+        "THREAD_POOL_GROUPS.CONNECTIONS",
+        labels=("group",),
+        prometheus="poolscope_tp_group_connections",
+    ),
+    Metric(
+        "tp_group_threads",
+        "THREAD_POOL_GROUPS.THREADS",
+        labels=("group",),
+        prometheus="poolscope_tp_group_threads",
+    ),
+    Metric(
+        "tp_group_active_threads",
+        "THREAD_POOL_GROUPS.ACTIVE_THREADS",
+        labels=("group",),
+        agg="max",
+        prometheus="poolscope_tp_group_active_threads",
+    ),
+    Metric(
+        "tp_group_standby_threads",
+        "THREAD_POOL_GROUPS.STANDBY_THREADS",
+        labels=("group",),
+        prometheus="poolscope_tp_group_standby_threads",
+    ),
+    Metric(
+        "tp_group_queue_length",
+        "THREAD_POOL_GROUPS.QUEUE_LENGTH",
+        labels=("group",),
+        agg="max",
+        prometheus="poolscope_tp_group_queue_length",
+    ),
+)
 
-class ThreadPoolGroups(Collector):
+
+class ThreadPoolGroups(Collector[list[GroupState]]):
     name = "thread_pool_groups"
     help = "Per-group connections, threads, queue length and the listener/stall flags."
+    metrics = METRICS
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_table(server, "THREAD_POOL_GROUPS")
@@ -34,7 +76,7 @@ class ThreadPoolGroups(Collector):
             " HAS_LISTENER, IS_STALLED FROM information_schema.THREAD_POOL_GROUPS"
         )
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
         groups: list[GroupState] = []
         samples = []
         for row in sorted(rows, key=lambda r: int(r["group_id"])):
@@ -53,3 +95,6 @@ class ThreadPoolGroups(Collector):
             for field_name, metric in GAUGES.items():
                 samples.append(sample(metric, float(getattr(group, field_name)), group=label))
         return CollectorOutput(section=groups, samples=samples)
+
+    def put(self, outputs: PollOutputs, section: list[GroupState]) -> None:
+        outputs.thread_pool_groups = section

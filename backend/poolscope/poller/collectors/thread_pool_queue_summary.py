@@ -8,7 +8,9 @@ waiters themselves are listed by thread_pool_queues.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
@@ -19,6 +21,22 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.schemas import ServerInfo
 
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
+
+# The whole-pool queue series: MySQL Enterprise's and Percona's collectors feed them too.
+QUEUED_CONNECTIONS = Metric(
+    "tp_queued_connections",
+    "connections waiting in the pool's queues (THREAD_POOL_QUEUES rows; Percona 8.4.10+ Threadpool_requests_waiting_in_*)",
+    prometheus="poolscope_tp_queued_connections",
+)
+QUEUE_WAIT_MAX = Metric("tp_queue_wait_max_ms", "longest queueing time of a queued request", unit="ms")
+METRICS = (
+    QUEUED_CONNECTIONS,
+    QUEUE_WAIT_MAX,
+    Metric("tp_queue_wait_avg_ms", "mean queueing time of the queued requests", unit="ms"),
+)
+
 
 @dataclass
 class QueueSummary:
@@ -28,9 +46,10 @@ class QueueSummary:
     oldest_ms_by_group: dict[int, float] = field(default_factory=dict)
 
 
-class ThreadPoolQueueSummary(Collector):
+class ThreadPoolQueueSummary(Collector[QueueSummary]):
     name = "thread_pool_queue_summary"
     help = "Queued requests per group: count, oldest and mean queueing time, over all of them."
+    metrics = METRICS
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_table(server, "THREAD_POOL_QUEUES")
@@ -43,7 +62,7 @@ class ThreadPoolQueueSummary(Collector):
             " FROM information_schema.THREAD_POOL_QUEUES GROUP BY GROUP_ID"
         )
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[QueueSummary]:
         summary = QueueSummary(
             total=sum(int(row["queued"]) for row in rows),
             oldest_ms_by_group={int(row["group_id"]): float(row["oldest_us"]) / 1000.0 for row in rows},
@@ -58,3 +77,6 @@ class ThreadPoolQueueSummary(Collector):
             sample("tp_queue_wait_avg_ms", summary.wait_avg_ms or 0.0),
         ]
         return CollectorOutput(section=summary, samples=samples)
+
+    def put(self, outputs: PollOutputs, section: QueueSummary) -> None:
+        outputs.thread_pool_queue_summary = section

@@ -9,6 +9,8 @@ the processlist by the poller, not in SQL (see the query shape rule in base.py).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
@@ -18,12 +20,15 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.schemas import QueuedConnection, ServerInfo
 
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
+
 MAX_LISTED = 200
 # THREAD_POOL_QUEUES.PRIORITY is the index of the group's queue: 0 high, 1 low.
 PRIORITIES = {0: "high", 1: "low"}
 
 
-class ThreadPoolQueues(Collector):
+class ThreadPoolQueues(Collector[list[QueuedConnection]]):
     name = "thread_pool_queues"
     help = (
         "The longest-waiting queued requests and their queueing time (who they are comes from PROCESSLIST)."
@@ -39,7 +44,7 @@ class ThreadPoolQueues(Collector):
             f" ORDER BY QUEUEING_TIME_MICROSECONDS DESC LIMIT {MAX_LISTED}"
         )
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[QueuedConnection]]:
         listed = [
             QueuedConnection(
                 group_id=int(row["group_id"]),
@@ -54,3 +59,6 @@ class ThreadPoolQueues(Collector):
         # Replayed captures are not sorted by the server.
         listed.sort(key=lambda entry: -entry.queueing_time_ms)
         return CollectorOutput(section=listed[:MAX_LISTED])
+
+    def put(self, outputs: PollOutputs, section: list[QueuedConnection]) -> None:
+        outputs.thread_pool_queues = section

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
@@ -13,6 +15,9 @@ from poolscope.poller.collectors.base import (
     sample,
 )
 from poolscope.schemas import ServerInfo
+
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
 
 COUNTERS = (
     "thread_creations",
@@ -28,20 +33,48 @@ COUNTERS = (
 )
 
 
+METRICS = (
+    Metric(
+        "tp_group_stalls_per_s",
+        "THREAD_POOL_STATS.STALLS rate",
+        unit="per_s",
+        labels=("group",),
+        prometheus="poolscope_tp_group_stalls_per_second",
+    ),
+    Metric(
+        "tp_group_dequeues_per_s",
+        "THREAD_POOL_STATS dequeues rate",
+        unit="per_s",
+        labels=("group",),
+        prometheus="poolscope_tp_group_dequeues_per_second",
+    ),
+    Metric(
+        "tp_group_thread_creations_per_s",
+        "THREAD_POOL_STATS.THREAD_CREATIONS rate",
+        unit="per_s",
+        labels=("group",),
+        prometheus="poolscope_tp_group_thread_creations_per_second",
+    ),
+)
+
+
 @dataclass
 class GroupCounters:
     group_id: int
     raw: dict[str, int]
     rates: dict[str, float | None]
+    # MySQL Enterprise only (mysql_tp_group_stats): stalled / executed statements this poll.
+    stalled_query_ratio: float | None = None
 
     @property
     def dequeues(self) -> int:
         return self.raw["dequeues_by_listener"] + self.raw["dequeues_by_worker"]
 
 
-class ThreadPoolStats(Collector):
+class ThreadPoolStats(Collector[dict[int, GroupCounters]]):
     name = "thread_pool_stats"
     help = "Per-group thread creations, stalls, wakes, throttles and dequeues as per-second rates."
+    metrics = METRICS
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_table(server, "THREAD_POOL_STATS")
@@ -50,7 +83,7 @@ class ThreadPoolStats(Collector):
         columns = ", ".join(c.upper() for c in COUNTERS)
         return f"SELECT GROUP_ID, {columns} FROM information_schema.THREAD_POOL_STATS ORDER BY GROUP_ID"
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[int, GroupCounters]]:
         groups: dict[int, GroupCounters] = {}
         samples = []
         for row in rows:
@@ -71,3 +104,6 @@ class ThreadPoolStats(Collector):
                 sample("tp_group_thread_creations_per_s", rates["thread_creations"], group=label),
             ]
         return CollectorOutput(section=groups, samples=samples)
+
+    def put(self, outputs: PollOutputs, section: dict[int, GroupCounters]) -> None:
+        outputs.thread_pool_stats = section

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
@@ -12,12 +15,22 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.schemas import ServerInfo, WaitReason
 
+if TYPE_CHECKING:
+    from poolscope.poller.outputs import PollOutputs
 
-class ThreadPoolWaits(Collector):
+# MySQL Enterprise's *_WAITS columns feed the same series (mysql_tp_group_stats).
+WAITS_PER_S = Metric(
+    "tp_waits_per_s", "pool thread waits by reason, per second", unit="per_s", labels=("reason",)
+)
+METRICS = (WAITS_PER_S,)
+
+
+class ThreadPoolWaits(Collector[list[WaitReason]]):
     name = "thread_pool_waits"
     help = "Counts of thread waits by reason (row lock, disk I/O, net, ...), as per-second rates."
     # Cumulative counts of rare events: a 5 s rate loses nothing a DBA reads.
     every_s = 5.0
+    metrics = METRICS
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_table(server, "THREAD_POOL_WAITS")
@@ -25,8 +38,8 @@ class ThreadPoolWaits(Collector):
     def sql(self, server: ServerInfo) -> str:
         return "SELECT REASON, `COUNT` FROM information_schema.THREAD_POOL_WAITS"
 
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput:
-        waits = []
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[WaitReason]]:
+        waits: list[WaitReason] = []
         samples = []
         for row in rows:
             reason = str(row["reason"])
@@ -35,3 +48,6 @@ class ThreadPoolWaits(Collector):
             waits.append(WaitReason(reason=reason, count=count, per_s=per_s))
             samples.append(sample("tp_waits_per_s", per_s, reason=reason))
         return CollectorOutput(section=waits, samples=samples)
+
+    def put(self, outputs: PollOutputs, section: list[WaitReason]) -> None:
+        outputs.thread_pool_waits = section

@@ -1,5 +1,6 @@
 // The target page's charts: per-group heatmap plus line charts for queue, queue time, threads, throughput, trx, ratios.
 import { useMemo, useState } from 'react';
+import { M } from '../../api/metrics.gen';
 import type { Ratios, Series, ServerInfo } from '../../api/types';
 import { Heatmap } from '../../charts/Heatmap';
 import { groupColor, TimeSeriesChart, type ChartMarker, type LineSpec } from '../../charts/TimeSeriesChart';
@@ -34,10 +35,10 @@ export function HeatmapPanel({
 }) {
   const [metric, setMetric] = useState<'queue' | 'active'>('queue');
   const values = useMemo(
-    () => seriesOf(history.series, metric === 'queue' ? 'tp_group_queue_length' : 'tp_group_active_threads'),
+    () => seriesOf(history.series, metric === 'queue' ? M.tp_group_queue_length : M.tp_group_active_threads),
     [history.series, metric],
   );
-  const stalled = useMemo(() => seriesOf(history.series, 'tp_group_stalled'), [history.series]);
+  const stalled = useMemo(() => seriesOf(history.series, M.tp_group_stalled), [history.series]);
   return (
     <Panel
       title="Thread groups over time"
@@ -105,56 +106,56 @@ export function TargetCharts({
 
   const queueLines = useMemo<LineSpec[]>(
     () => [
-      ...seriesOf(history.series, 'tp_group_queue_length').map((s, i) => ({
+      ...seriesOf(history.series, M.tp_group_queue_length).map((s, i) => ({
         key: `g${s.labels.group}`,
         label: `group ${s.labels.group}`,
         color: groupColor(i),
         series: s,
       })),
-      line(idx, 'tp_queued_connections', 'queued connections (all)', '#d8d9da', { dashed: true }),
+      line(idx, M.tp_queued_connections, 'queued connections (all)', '#d8d9da', { dashed: true }),
     ],
     [history.series, idx],
   );
   const waitLines = useMemo(
-    () => [line(idx, 'tp_queue_wait_max_ms', 'max', '#ff9830'), line(idx, 'tp_queue_wait_avg_ms', 'avg', '#5794f2')],
+    () => [line(idx, M.tp_queue_wait_max_ms, 'max', '#ff9830'), line(idx, M.tp_queue_wait_avg_ms, 'avg', '#5794f2')],
     [idx],
   );
   const threadLines = useMemo(
     () => [
-      line(idx, 'threads_connected', 'connected', '#5794f2'),
-      line(idx, 'threads_running', 'running', '#73bf69'),
-      line(idx, 'threads_cached', 'cached', '#b877d9'),
-      line(idx, 'pool_threads', 'pool threads', '#ff9830'),
-      line(idx, 'pool_idle_threads', 'pool idle', '#f2cc0c', { dashed: true }),
-      line(idx, 'sessions_active', 'active sessions', '#5ac8c8', { dashed: true }),
+      line(idx, M.threads_connected, 'connected', '#5794f2'),
+      line(idx, M.threads_running, 'running', '#73bf69'),
+      line(idx, M.threads_cached, 'cached', '#b877d9'),
+      line(idx, M.pool_threads, 'pool threads', '#ff9830'),
+      line(idx, M.pool_idle_threads, 'pool idle', '#f2cc0c', { dashed: true }),
+      line(idx, M.sessions_active, 'active sessions', '#5ac8c8', { dashed: true }),
     ],
     [idx],
   );
   const tputLines = useMemo(
-    () => [line(idx, 'qps', 'QPS', '#5794f2'), line(idx, 'tps', 'TPS', '#73bf69', { axis: 'right' })],
+    () => [line(idx, M.qps, 'QPS', '#5794f2'), line(idx, M.tps, 'TPS', '#73bf69', { axis: 'right' })],
     [idx],
   );
   const trxLines = useMemo(
     () => [
-      line(idx, 'trx_active', 'active trx', '#5794f2'),
-      line(idx, 'trx_lock_waits', 'lock waits', '#f2495c'),
-      line(idx, 'trx_longest_age_s', 'longest trx age', '#ff9830', { axis: 'right' }),
+      line(idx, M.trx_active, 'active trx', '#5794f2'),
+      line(idx, M.trx_lock_waits, 'lock waits', '#f2495c'),
+      line(idx, M.trx_longest_age_s, 'longest trx age', '#ff9830', { axis: 'right' }),
     ],
     [idx],
   );
   const ratioLines = useMemo(
     () => [
-      line(idx, 'thread_cache_miss_ratio', 'thread cache miss', '#b877d9'),
-      line(idx, 'buffer_pool_miss_ratio', 'buffer pool miss', '#5ac8c8'),
+      line(idx, M.thread_cache_miss_ratio, 'thread cache miss', '#b877d9'),
+      line(idx, M.buffer_pool_miss_ratio, 'buffer pool miss', '#5ac8c8'),
     ],
     [idx],
   );
-  const pollLines = useMemo(() => [line(idx, 'poll_duration_ms', 'poll duration', '#8ab8ff')], [idx]);
+  const pollLines = useMemo(() => [line(idx, M.poll_duration_ms, 'poll duration', '#8ab8ff')], [idx]);
   // Percona 8.4.10+: each poll's mean queue wait per statistic (µs, shown in ms); the server's own
   // avg/max cover its whole uptime, so they are not charted.
   const windowLines = useMemo<LineSpec[]>(
     () =>
-      seriesOf(history.series, 'pool_stat_window_avg').map((s, i) => ({
+      seriesOf(history.series, M.pool_stat_window_avg).map((s, i) => ({
         key: `window:${s.labels.stat}`,
         label: `${(s.labels.stat ?? '').includes('_hp_') ? 'high-priority' : 'normal'} queue`,
         color: groupColor(i),
@@ -166,18 +167,18 @@ export function TargetCharts({
   );
   const depthLines = useMemo<LineSpec[]>(
     () => [
-      ...seriesOf(history.series, 'pool_queue_requests').map((s, i) => ({
+      ...seriesOf(history.series, M.pool_queue_requests).map((s, i) => ({
         key: `depth:${s.labels.queue}`,
         label: `${s.labels.queue === 'high' ? 'high-priority' : 'normal'} queue`,
         color: groupColor(i),
         series: s,
       })),
-      line(idx, 'pool_queue_starved', 'starved', '#f2495c', { dashed: true }),
+      line(idx, M.pool_queue_starved, 'starved', '#f2495c', { dashed: true }),
     ],
     [history.series, idx],
   );
   const stalledRatioLines = useMemo(
-    () => [line(idx, 'tp_stalled_query_ratio', 'stalled / executed statements', '#f2495c')],
+    () => [line(idx, M.tp_stalled_query_ratio, 'stalled / executed statements', '#f2495c')],
     [idx],
   );
   const showQueueLength = hasCap(server, 'groups');

@@ -1,0 +1,83 @@
+"""Poolscope's own health, as /metrics exposes it (rendered by api/prometheus.py from the
+target's info and state, the alert engine and the notifiers, not from stored samples)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from poolscope.metrics import Metric
+
+
+def _family(name: str, help_text: str, **details: Any) -> Metric:
+    """A /metrics family of Poolscope's own: named as Prometheus sees it, not a stored series."""
+    return Metric(name, help_text, prometheus=name, stored=False, **details)
+
+
+METRICS = (
+    _family(
+        "poolscope_build_info",
+        "always 1; the version label says which Poolscope answers",
+        labels=("version",),
+    ),
+    _family(
+        "poolscope_poll_duration_seconds",
+        "wall time of the last poll",
+        unit="s",
+        labels=("target",),
+    ),
+    _family(
+        "poolscope_last_success_timestamp_seconds",
+        "time of the last successful poll",
+        unit="s",
+        labels=("target",),
+    ),
+    _family(
+        "poolscope_collector_success",
+        "1 when the collector ran and parsed in the last poll",
+        labels=("target", "collector"),
+    ),
+    _family(
+        "poolscope_collector_duration_seconds",
+        "collector time in the last poll",
+        unit="s",
+        labels=("target", "collector"),
+    ),
+    _family(
+        "poolscope_tp_group_stalled",
+        "1 when Poolscope judged the group stalled (STALLS rose or no dequeue), as the group_stalled alert does",
+        labels=("target", "group"),
+    ),
+    _family(
+        "poolscope_tp_group_oldest_queued_seconds",
+        "wait of the group's oldest queued connection",
+        unit="s",
+        labels=("target", "group"),
+    ),
+    _family(
+        "poolscope_alerts",
+        "alerts by state (firing, pending) per target, rule and severity",
+        labels=("target", "rule", "severity", "state"),
+    ),
+    _family(
+        "poolscope_alert_evaluations_total",
+        "polls evaluated by the alert engine",
+        kind="counter",
+    ),
+    _family(
+        "poolscope_webhook_deliveries_total",
+        "webhook notifications delivered or given up, per receiver",
+        kind="counter",
+        labels=("receiver", "outcome"),
+    ),
+    _family(
+        "poolscope_webhook_queue_length",
+        "notifications waiting for a receiver",
+        labels=("receiver",),
+    ),
+    _family(
+        "poolscope_alertmanager_posts_total",
+        "POSTs of alerts to an Alertmanager's v2 API, delivered (2xx) or failed",
+        kind="counter",
+        labels=("alertmanager", "outcome"),
+    ),
+)

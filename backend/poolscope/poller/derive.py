@@ -1,0 +1,328 @@
+"""Cross-source values of one poll, as functions over its typed record (outputs.PollOutputs).
+
+Stall verdicts, retired groups, rates per group, the session join, threads, throughput, cache
+ratios and the pool and target summaries. Each per-target memory (stall progress, ratio windows,
+who each session is, the last statements) is passed in explicitly; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from poolscope.analysis.last_statement import LastStatementMemory
+from poolscope.analysis.ratios import CacheRatios
+from poolscope.analysis.session_identity import SessionIdentities
+from poolscope.analysis.stalls import StallDetector
+from poolscope.flavors import flavor_spec
+from poolscope.metrics import Metric
+from poolscope.poller.collectors.global_status import StatusSection
+from poolscope.poller.collectors.innodb_trx import MIN_LISTED_AGE_S
+from poolscope.poller.collectors.processlist import ProcesslistSection
+from poolscope.poller.collectors.thread_pool_stats import GroupCounters
+from poolscope.poller.discovery import capabilities
+from poolscope.poller.outputs import PollOutputs
+from poolscope.schemas import (
+    GroupState,
+    PoolSummary,
+    QueuedConnection,
+    Sample,
+    ServerInfo,
+    TargetState,
+    TargetSummary,
+    Threads,
+    Throughput,
+    Transactions,
+)
+
+METRICS = (
+    Metric(
+        "tp_group_stalled",
+        "1 when Poolscope judged the group stalled this poll (any reason, the server's flag included)",
+        labels=("group",),
+        agg="max",
+    ),
+    Metric("thread_cache_miss_ratio", "Threads_created / Connections over the ratio window", unit="ratio"),
+    Metric(
+        "buffer_pool_miss_ratio",
+        "Innodb_buffer_pool_reads / _read_requests over the ratio window",
+        unit="ratio",
+    ),
+)
+
+
+@dataclass
+class TargetMemory:
+    """What deriving remembers of one target between polls (forgotten when it goes down)."""
+
+    stalls: StallDetector
+    ratios: CacheRatios
+    last_statements: LastStatementMemory
+    identities: SessionIdentities
+
+    def forget(self) -> None:
+        self.stalls.forget()
+        self.last_statements.forget()
+        self.identities.forget()
+
+
+def learn_server(server: ServerInfo, outputs: PollOutputs) -> None:
+    """What this poll showed of the server that discovery could not know.
+
+    thread_pool_exact_stats is dynamic: the mode the queue times come from can change between
+    polls. Percona's statistics and queue depth are status variables that exist from 8.4.10 on:
+    the capabilities follow what the server reports, not its version. A MySQL Enterprise pool
+    whose tp_* tables were hidden (no grant) becomes readable once a read of them succeeds.
+    """
+    variables = outputs.global_variables or {}
+    if "thread_pool_exact_stats" in variables:
+        exact = variables["thread_pool_exact_stats"].upper() == "ON"
+        server.exact_stats = exact
+        server.queue_time_mode = "exact" if exact else "coarse"
+    if outputs.percona_threadpool_status is not None:
+        server.capabilities = capabilities(server, outputs.percona_threadpool_status.status_names)
+    if server.pool_grant_needed is not None and outputs.readable_tables:
+        server.pool_grant_needed = None
+        server.pool_tables = sorted(set(server.pool_tables) | outputs.readable_tables)
+        server.capabilities = capabilities(server)
+
+
+def stall_limit_ms(server: ServerInfo, variables: dict[str, str]) -> float | None:
+    spec = flavor_spec(server)
+    # MySQL Enterprise counts thread_pool_stall_limit in 10 ms units (flavors.py).
+    return spec.stall_limit_ms(variables) if spec else int_or_none(variables.get("thread_pool_stall_limit"))
+
+
+def derive_groups(
+    outputs: PollOutputs, now: float, limit_ms: float | None, stalls: StallDetector, samples: list[Sample]
+) -> list[GroupState]:
+    """MariaDB's THREAD_POOL_* or MySQL Enterprise's tp_* tables: the same per-group model,
+    with rates, the stall verdict (tp_group_stalled samples) and retired groups."""
+    groups = outputs.thread_pool_groups
+    if groups is None:
+        groups = outputs.mysql_tp_group_state or []
+    counters: dict[int, GroupCounters] | None = outputs.thread_pool_stats
+    if counters is None:
+        mysql_stats = outputs.mysql_tp_group_stats
+        counters = dict(mysql_stats.groups) if mysql_stats else {}
+    pool_size = int_or_none((outputs.global_variables or {}).get("thread_pool_size"))
+    queue_summary = outputs.thread_pool_queue_summary
+    for group in groups:
+        stats = counters.get(group.group_id)
+        if stats is not None:
+            group.stalled_query_ratio = stats.stalled_query_ratio
+            group.stalls_per_s = stats.rates["stalls"]
+            group.thread_creations_per_s = stats.rates["thread_creations"]
+            group.thread_creations_due_to_stall_per_s = stats.rates["thread_creations_due_to_stall"]
+            group.dequeues_per_s = stats.rates["dequeues"]
+            group.throttles_per_s = stats.rates["throttles"]
+            group.wakes_per_s = stats.rates["wakes"]
+        group.stall_reason = stalls.judge(
+            group.group_id,
+            now,
+            group.queue_length,
+            None if stats is None else stats.dequeues,
+            None if stats is None else stats.raw["stalls"],
+            group.is_stalled,
+            limit_ms,
+        )
+        group.stalled = group.stall_reason is not None
+        # Shrinking thread_pool_size leaves old groups listed with their connections (§6).
+        group.retired = pool_size is not None and group.group_id >= pool_size
+        samples.append(
+            Sample(
+                metric="tp_group_stalled", labels={"group": str(group.group_id)}, value=float(group.stalled)
+            )
+        )
+        if queue_summary is not None:
+            group.oldest_queued_ms = queue_summary.oldest_ms_by_group.get(group.group_id)
+    return groups
+
+
+def derive_threads(status: StatusSection) -> Threads:
+    values, rates = status.values, status.rates
+    return Threads(
+        connected=int_or_none(values.get("Threads_connected")),
+        running=int_or_none(values.get("Threads_running")),
+        cached=int_or_none(values.get("Threads_cached")),
+        created_per_s=rates.get("threads_created_per_s"),
+        pool_threads=int_or_none(values.get("Threadpool_threads")),
+        pool_idle_threads=int_or_none(values.get("Threadpool_idle_threads")),
+    )
+
+
+def derive_throughput(status: StatusSection) -> Throughput:
+    rates = status.rates
+    return Throughput(
+        qps=rates.get("qps"),
+        tps=rates.get("tps"),
+        connections_per_s=rates.get("connections_per_s"),
+        aborted_connects_per_s=rates.get("aborted_connects_per_s"),
+        aborted_clients_per_s=rates.get("aborted_clients_per_s"),
+    )
+
+
+def derive_transactions(outputs: PollOutputs) -> Transactions | None:
+    summary = outputs.innodb_trx_summary
+    if summary is None:
+        return None
+    return Transactions(
+        count=summary.count,
+        lock_waits=summary.lock_waits,
+        longest_age_s=summary.longest_age_s,
+        listed_min_age_s=MIN_LISTED_AGE_S,
+        items=outputs.innodb_trx or [],
+    )
+
+
+def referenced_ids(outputs: PollOutputs) -> set[int]:
+    """Connection ids this poll must name: the queued ones and the transactions' threads."""
+    ids = {e.connection_id for e in outputs.thread_pool_queues or [] if e.connection_id is not None}
+    ids.update(t.thread_id for t in outputs.innodb_trx or [] if t.thread_id is not None)
+    return ids
+
+
+def join_sessions(
+    queue: list[QueuedConnection] | None,
+    transactions: Transactions | None,
+    processlist: ProcesslistSection,
+    identities: SessionIdentities,
+) -> None:
+    """Name who is queued and whose transaction it is, from PROCESSLIST (joined here, not in SQL).
+
+    Who (user, host, db) comes from what the poller has learnt of each session, this poll's
+    processlist included; a queued connection looks idle until a worker reads its request, so
+    its command, time and SQL are there only when it is active this poll.
+    """
+    for entry in queue or []:
+        if entry.connection_id is None:
+            continue
+        if (known := identities.get(entry.connection_id)) is not None:
+            entry.user, entry.host, entry.db = known
+        if (session := processlist.by_id.get(entry.connection_id)) is not None:
+            entry.command, entry.time_s, entry.state, entry.info = (
+                session.command,
+                session.time_s,
+                session.state,
+                session.info,
+            )
+    for trx in transactions.items if transactions else []:
+        if trx.thread_id is None:
+            continue
+        known = identities.get(trx.thread_id)
+        if known is not None:
+            trx.user, trx.host, trx.db = known
+
+
+def derive_state(
+    target: str,
+    now: float,
+    server: ServerInfo,
+    outputs: PollOutputs,
+    memory: TargetMemory,
+    missing_privileges: list[str],
+    samples: list[Sample],
+) -> TargetState:
+    """The target's state for this poll; appends the derived samples (METRICS) to samples."""
+    learn_server(server, outputs)
+    variables = outputs.global_variables or {}
+    limit_ms = stall_limit_ms(server, variables)
+    groups = derive_groups(outputs, now, limit_ms, memory.stalls, samples)
+
+    status = outputs.global_status or StatusSection()
+    # MySQL Enterprise's plugin reports thread_handling=loaded-dynamically: still a pool.
+    regime = "pool-of-threads" if server.pool_enabled else server.thread_handling
+    thread_ratio, buffer_ratio = memory.ratios.update(now, status.values, regime)
+    samples.append(Sample(metric="thread_cache_miss_ratio", value=thread_ratio.value))
+    samples.append(Sample(metric="buffer_pool_miss_ratio", value=buffer_ratio.value))
+
+    queue = outputs.thread_pool_queues
+    transactions = derive_transactions(outputs)
+    processlist = outputs.processlist or ProcesslistSection()
+    join_sessions(queue, transactions, processlist, memory.identities)
+    memory.last_statements.observe(processlist.active, now)
+    if queue:
+        memory.last_statements.annotate(queue, now)
+    mysql_stats = outputs.mysql_tp_group_stats
+    waits = outputs.thread_pool_waits
+    state = TargetState(
+        target=target,
+        ts=now,
+        status="up",
+        groups=groups,
+        queue=queue or [],
+        transactions=transactions,
+        waits=waits if waits is not None else (mysql_stats.waits if mysql_stats else []),
+        sessions=processlist.active,
+        threads=derive_threads(status),
+        throughput=derive_throughput(status),
+        variables=variables,
+        pool=pool_summary(server, outputs, limit_ms, groups),
+        missing_privileges=missing_privileges,
+    )
+    state.ratios.thread_cache_miss = thread_ratio
+    state.ratios.buffer_pool_miss = buffer_ratio
+    queue_summary = outputs.thread_pool_queue_summary
+    state.queued_connections = queue_summary.total if queue_summary else None
+    if state.pool is not None and state.pool.queue_depth is not None:
+        # Percona 8.4.10+: the server's own whole-pool count (no per-connection rows).
+        state.queued_connections = state.pool.queue_depth.total
+    return state
+
+
+def target_summary(state: TargetState) -> TargetSummary:
+    queue_length = sum(g.queue_length for g in state.groups) if state.groups else None
+    return TargetSummary(
+        queue_length=queue_length,
+        queued_connections=state.queued_connections,
+        groups=len(state.groups) if state.groups else None,
+        stalled_groups=sum(1 for g in state.groups if g.stalled) if state.groups else None,
+        threads_connected=state.threads.connected,
+        threads_running=state.threads.running,
+        qps=state.throughput.qps,
+        tps=state.throughput.tps,
+        active_transactions=state.transactions.count if state.transactions else None,
+        pool_threads=state.threads.pool_threads,
+        pool_idle_threads=state.threads.pool_idle_threads,
+    )
+
+
+def pool_summary(
+    server: ServerInfo, outputs: PollOutputs, limit_ms: float | None, groups: list[GroupState]
+) -> PoolSummary | None:
+    """Whole-pool figures; for Percona (no per-group tables) this is all there is of the pool."""
+    if not server.pool_enabled:
+        return None
+    variables = outputs.global_variables or {}
+    status = (outputs.global_status or StatusSection()).values
+    spec = flavor_spec(server)
+    raw_limit = variables.get(spec.stall_limit.name if spec else "thread_pool_stall_limit")
+    percona = outputs.percona_threadpool_status
+    mysql_stats = outputs.mysql_tp_group_stats
+    threads = int_or_none(status.get("Threadpool_threads"))
+    if threads is None and groups:
+        threads = sum(g.threads for g in groups)
+    return PoolSummary(
+        kind=server.pool_kind,
+        size=int_or_none(variables.get("thread_pool_size")),
+        stall_limit_ms=limit_ms,
+        stall_limit_raw=None
+        if raw_limit is None
+        else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
+        threads=threads,
+        idle_threads=int_or_none(status.get("Threadpool_idle_threads")),
+        high_prio_mode=variables.get("thread_pool_high_prio_mode"),
+        high_prio_tickets=variables.get("thread_pool_high_prio_tickets"),
+        queue_wait=percona.stats if percona else [],
+        queue_depth=percona.queue_depth if percona else None,
+        admin_group=mysql_stats.admin if mysql_stats else None,
+        thread_states=outputs.mysql_tp_thread_state,
+    )
+
+
+def int_or_none(value: str | float | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(float(value))
+    except ValueError:
+        return None
