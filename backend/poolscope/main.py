@@ -17,7 +17,7 @@ from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import Guard
 from poolscope.alerts.runtime import start_incident_services
-from poolscope.api import alerts, changes, live, metrics, probes, prometheus, snapshots, targets
+from poolscope.api import alerts, changes, contract, live, metrics, probes, prometheus, snapshots, targets
 from poolscope.auth import AuthService
 from poolscope.auth.gate import read_gate
 from poolscope.auth.router import router as auth_router
@@ -26,6 +26,7 @@ from poolscope.perimeter.body_limit import BodyLimit
 from poolscope.perimeter.hosts import HostAllowList, allowed_host_names
 from poolscope.poller.scheduler import Scheduler
 from poolscope.recommend.engine import Recommender
+from poolscope.schemas import Health
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 
@@ -105,16 +106,17 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
     app.include_router(prometheus.router)
     app.include_router(probes.router)
 
-    @app.get("/api/health", tags=["health"])
-    async def health() -> dict[str, str]:
+    @app.get("/api/health", tags=["health"], response_model=Health)
+    async def health() -> Health:
         """Liveness of the Poolscope backend itself, and its version (shown in the UI footer)."""
-        return {"status": "ok", "version": __version__}
+        return Health(status="ok", version=__version__)
 
     @app.get("/api/{path:path}", include_in_schema=False)
     async def api_not_found(path: str) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": f"no API route /api/{path}"})
 
     _mount_ui(app, settings.static_dir or default_static_dir())
+    contract.install(app)
     return app
 
 

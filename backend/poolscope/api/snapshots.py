@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from poolscope.api.deps import RowId, TargetName
 from poolscope.auth import User, require_role
-from poolscope.snapshots.document import SnapshotSummary, json_schema
+from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, json_schema
 from poolscope.snapshots.errors import SnapshotError
 from poolscope.snapshots.service import SnapshotService
 
@@ -58,7 +58,8 @@ async def snapshot_schema() -> JSONResponse:
     return JSONResponse(json_schema())
 
 
-@router.get("/snapshots/{snapshot_id}")
+# The stored text is sent as is; response_model only documents its shape.
+@router.get("/snapshots/{snapshot_id}", response_model=SnapshotDocument)
 async def get_snapshot(snapshot_id: RowId, service: ServiceDep, _user: Viewer) -> Response:
     """The snapshot document (see the schema)."""
     text = await _guard(service.document_text(snapshot_id))
