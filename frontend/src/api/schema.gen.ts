@@ -820,7 +820,7 @@ export interface components {
              * @description watch the guard window and revert on a regression
              * @default false
              */
-            guard: boolean;
+            guard?: boolean;
             /** Recommendation Id */
             recommendation_id?: string | null;
             /** Value */
@@ -1561,7 +1561,7 @@ export interface components {
              * Comment
              * @default
              */
-            comment: string;
+            comment?: string;
             /**
              * Duration S
              * @description how long the silence lasts
