@@ -8,7 +8,7 @@ export function Footer() {
   useEffect(() => {
     const abort = new AbortController();
     getJson<Health>('/api/health', abort.signal)
-      .then((h) => setVersion(h.version || null))
+      .then((h) => setVersion(h.version ?? null))
       // No version to show is not worth a message: the pages say when the API is unreachable.
       .catch(() => undefined);
     return () => abort.abort();
