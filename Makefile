@@ -24,14 +24,15 @@ INSTALL_STAMPS := $(PY_STAMP) \
 	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
 
 .PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
-	lint-frontend bench build size dist clean distclean
+	lint-frontend bench build size dist clean distclean contract lint-contract
 
 help:
 	@echo "make install       Python venv + pinned deps, npm ci for frontend/ and e2e/ (idempotent)"
 	@echo "make install-system  Debian packages: mariadb-server, sysbench, chromium, ... (root)"
 	@echo "make demo          sandbox MariaDB + load + dashboard at http://127.0.0.1:8000 (Ctrl-C stops all)"
 	@echo "make test          backend pytest, frontend unit tests, e2e"
-	@echo "make lint          ruff, ruff format --check, mypy, comment paths; frontend lint + typecheck"
+	@echo "make lint          generated contract up to date; ruff, ruff format --check, mypy, comment paths; frontend lint + typecheck"
+	@echo "make contract      regenerate the API contract: OpenAPI document + the UI's types (commit the result)"
 	@echo "make build         frontend production build (frontend/dist)"
 	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
 	@echo "make bench         poller overhead benchmark (python -m poolscope_bench)"
@@ -87,7 +88,27 @@ else
 	@echo "test-e2e: no e2e/package.json, skipped"
 endif
 
-lint: lint-backend lint-frontend
+lint: lint-contract lint-backend lint-frontend
+
+# The generated contract (README "API contract"): the app's OpenAPI document, the UI's types made
+# from it by openapi-typescript, and every other frontend/src/api/*.gen.ts (gen-metrics, when
+# this Makefile has it). Committed, so the UI and e2e build without a backend.
+GENERATED := frontend/src/api/openapi.json 'frontend/src/api/*.gen.ts'
+
+contract: install-frontend
+	$(PY) scripts/gen-openapi.py
+	cd frontend && npm run --silent gen:api
+	@if $(MAKE) -n gen-metrics >/dev/null 2>&1; then $(MAKE) --no-print-directory gen-metrics; fi
+
+# Regenerate, then fail when that changed a committed file or made a new one.
+lint-contract: contract
+	@if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		echo "lint-contract: not a git checkout, drift not checked"; exit 0; fi; \
+	new="$$(git ls-files --others --exclude-standard -- $(GENERATED))"; \
+	if ! git diff --quiet -- $(GENERATED) || [ -n "$$new" ]; then \
+		git --no-pager diff --stat -- $(GENERATED); [ -z "$$new" ] || echo "new: $$new"; \
+		echo "lint-contract: the generated contract is out of date: run 'make contract' and commit the result" >&2; \
+		exit 1; fi
 
 lint-backend: $(PY_STAMP)
 	$(VENV)/bin/ruff check backend

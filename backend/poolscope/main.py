@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from poolscope import __version__
-from poolscope.api import alerts, changes, live, metrics, probes, prometheus, snapshots, targets
+from poolscope.api import alerts, changes, contract, live, metrics, probes, prometheus, snapshots, targets
 from poolscope.api.errors import add_error_handlers
 from poolscope.auth import AuthService
 from poolscope.auth.gate import read_gate
@@ -21,6 +21,7 @@ from poolscope.config import Settings, load_settings
 from poolscope.perimeter.body_limit import BodyLimit
 from poolscope.perimeter.hosts import HostAllowList, allowed_host_names
 from poolscope.services import run_services
+from poolscope.schemas import Health
 
 log = logging.getLogger(__name__)
 
@@ -72,16 +73,17 @@ def create_app(settings: Settings | None = None, *, start_poller: bool = True) -
     app.include_router(prometheus.router)
     app.include_router(probes.router)
 
-    @app.get("/api/health", tags=["health"])
-    async def health() -> dict[str, str]:
+    @app.get("/api/health", tags=["health"], response_model=Health)
+    async def health() -> Health:
         """Liveness of the Poolscope backend itself, and its version (shown in the UI footer)."""
-        return {"status": "ok", "version": __version__}
+        return Health(status="ok", version=__version__)
 
     @app.get("/api/{path:path}", include_in_schema=False)
     async def api_not_found(path: str) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": f"no API route /api/{path}"})
 
     _mount_ui(app, settings.static_dir or default_static_dir())
+    contract.install(app)
     return app
 
 

@@ -10,6 +10,13 @@ TargetStatus = Literal["up", "down", "starting"]
 StallReason = Literal["stalls_counter", "no_dequeue", "server_flag"]
 
 
+class Health(BaseModel):
+    """/api/health: the backend answers, and which version it is."""
+
+    status: Literal["ok"]
+    version: str
+
+
 class Sample(BaseModel):
     """One value of one series at one poll; the generic unit the store keeps."""
 

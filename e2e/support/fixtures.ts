@@ -3,33 +3,12 @@ import path from 'node:path';
 import { test as base, expect, type APIRequestContext } from '@playwright/test';
 import { groupMembers, pidAlive, runChecked, startProcess, stopGroup, tail, type Spawned } from './procs';
 import { PYTHON, REPO_DIR, readState, type SandboxInfo, type StackState } from './stack';
+import type { GroupState, Target, TargetState } from '../../frontend/src/api/types';
 
-/** The subset of the API's Target / TargetState the fixtures look at (docs/API.md). */
-export interface ApiTarget {
-  name: string;
-  status: 'up' | 'down' | 'starting';
-  reason: string | null;
-  server: {
-    flavor: string;
-    version: string;
-    pool_enabled: boolean;
-    thread_handling: string;
-  } | null;
-  missing_privileges: string[];
-  last_poll_at: number | null;
-}
-export interface ApiGroup {
-  group_id: number;
-  queue_length: number | null;
-  stalled: boolean;
-  stall_reason: string | null;
-  retired: boolean;
-}
-export interface ApiState {
-  ts: number;
-  groups: ApiGroup[];
-  variables: Record<string, string> | null;
-}
+/** The API's shapes, from the UI's contract types (generated from the backend's OpenAPI document). */
+export type ApiTarget = Target;
+export type ApiGroup = GroupState;
+export type ApiState = TargetState;
 
 export class PoolscopeApi {
   constructor(private readonly request: APIRequestContext) {}

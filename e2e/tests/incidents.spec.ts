@@ -7,6 +7,7 @@ import { loginAs } from '../support/auth';
 import { expect, test } from '../support/fixtures';
 import { runChecked } from '../support/procs';
 import { PYTHON } from '../support/stack';
+import type { Alert } from '../../frontend/src/api/types';
 
 test.describe('incidents', () => {
   test('a provoked stall fires an alert on every page; an operator acknowledges it and opens its snapshot', async ({
@@ -48,15 +49,11 @@ test.describe('incidents', () => {
     await expect(stallItem.first()).toContainText('stalled');
     await expect(page.getByTestId('alert-banner')).toHaveAttribute('role', 'alert');
     const seenAt = await page.evaluate(() => (window as unknown as { __stallSeenAt?: number }).__stallSeenAt ?? null);
-    const fired = (
-      (await (await page.request.get('/api/alerts/history?limit=50')).json()) as {
-        rule: string;
-        target: string;
-        poll_ts: number;
-      }[]
-    )
-      .filter((a) => a.rule === 'group_stalled' && a.target === stack.targets.poolOn && seenAt !== null && a.poll_ts <= seenAt)
+    const history = (await (await page.request.get('/api/alerts/history?limit=50')).json()) as Alert[];
+    const fired = history
+      .filter((a) => a.rule === 'group_stalled' && a.target === stack.targets.poolOn)
       .map((a) => a.poll_ts)
+      .filter((ts): ts is number => ts !== null && seenAt !== null && ts <= seenAt)
       .toSorted((a, b) => b - a)[0];
     if (seenAt !== null && fired !== undefined && fired > pageOpenAt) {
       const latency = `${(seenAt - fired).toFixed(2)} s from the poll that showed the stall to the banner`;

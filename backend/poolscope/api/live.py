@@ -9,10 +9,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
 from starlette.types import Receive, Scope, Send
 
 from poolscope.api.deps import SettingsDep, StoreDep
 from poolscope.auth.gate import may_read
+from poolscope.schemas import AlertEvent, PollEvent
 from poolscope.store.live import ClientSubscription
 
 router = APIRouter(prefix="/api", tags=["live"])
@@ -23,7 +25,23 @@ SESSION_RECHECK_S = 15.0
 FULL_RETRY_AFTER_S = 10
 
 
-class _LiveResponse(StreamingResponse):
+class LiveEvents(BaseModel):
+    """The stream's events by name: each `event: NAME` frame's `data:` line is the JSON of that field.
+
+    Documentation only (OpenAPI cannot describe an event stream), so the UI's types know the payloads.
+    """
+
+    poll: PollEvent
+    alert: AlertEvent
+
+
+class EventStream(StreamingResponse):
+    """The media type the OpenAPI document names for the stream."""
+
+    media_type = "text/event-stream"
+
+
+class _LiveResponse(EventStream):
     """Gives the client's place back however the response ends, even if the stream never started."""
 
     def __init__(self, client: ClientSubscription, content: AsyncIterator[bytes]) -> None:
@@ -41,7 +59,11 @@ class _LiveResponse(StreamingResponse):
             self.client.close()
 
 
-@router.get("/live", response_class=StreamingResponse)
+@router.get(
+    "/live",
+    response_class=EventStream,
+    responses={200: {"model": LiveEvents, "description": "one frame per event, see LiveEvents"}},
+)
 async def live(
     request: Request,
     store: StoreDep,

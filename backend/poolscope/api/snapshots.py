@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from poolscope.api.deps import RowId, SnapshotsDep, TargetName
 from poolscope.auth import User, require_role
-from poolscope.snapshots.document import SnapshotSummary, json_schema
+from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, json_schema
 
 router = APIRouter(prefix="/api", tags=["snapshots"])
 
@@ -41,7 +41,8 @@ async def snapshot_schema() -> JSONResponse:
     return JSONResponse(json_schema())
 
 
-@router.get("/snapshots/{snapshot_id}")
+# The stored text is sent as is; response_model only documents its shape.
+@router.get("/snapshots/{snapshot_id}", response_model=SnapshotDocument)
 async def get_snapshot(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) -> Response:
     """The snapshot document (see the schema)."""
     text = await service.document_text(snapshot_id)

@@ -3,6 +3,7 @@
 import { useSyncExternalStore } from 'react';
 import { mutate } from './auth';
 import { getJson } from './client';
+import type { components } from './schema.gen';
 import type { Alert, AlertEvent, AlertsResponse, Delivery, Silence } from './types';
 
 export const ALERTS_REFRESH_MS = 30000;
@@ -131,13 +132,9 @@ export function acknowledge(id: number): Promise<Alert> {
   return mutate<Alert>(`/api/alerts/${id}/ack`, 'POST');
 }
 
-export function addSilence(body: {
-  target: string | null;
-  rule: string | null;
-  group: string | null;
-  duration_s: number;
-  comment: string;
-}): Promise<Silence> {
+export type SilenceRequest = components['schemas']['SilenceIn'];
+
+export function addSilence(body: SilenceRequest): Promise<Silence> {
   return mutate<Silence>('/api/alerts/silences', 'POST', body);
 }
 

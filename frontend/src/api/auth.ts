@@ -1,13 +1,10 @@
 // Login state and mutating requests: `mutate()` sends the CSRF header, `useAuth()` shares who is logged in.
 import { useSyncExternalStore } from 'react';
 import { ApiError, detailFromBody, setUnauthorizedHandler } from './client';
+import type { components } from './schema.gen';
 
-export type Role = 'viewer' | 'operator';
-
-export interface AuthUser {
-  name: string;
-  role: Role;
-}
+export type AuthUser = components['schemas']['UserOut'];
+export type Role = AuthUser['role'];
 
 export const CSRF_COOKIE = 'poolscope_csrf';
 export const CSRF_HEADER = 'X-CSRF-Token';

@@ -1,135 +1,33 @@
-// Recommendations, apply/revert and the audit log (docs/API.md "Recommendations and changes").
+// Recommendations, apply/revert and the audit log (docs/API.md "Recommendations and changes"); shapes from schema.gen.ts.
 import { mutate } from './auth';
 import { getJson } from './client';
+import type { components } from './schema.gen';
 
-export type Severity = 'info' | 'warning' | 'critical';
+type Schemas = components['schemas'];
 
-export interface Evidence {
-  label: string;
-  value: string;
-  metric: string | null;
-}
-
-export interface Recommendation {
-  id: string;
-  rule: string;
-  target: string;
-  variable: string;
-  current: string | null;
-  proposed: string;
-  unit: string | null;
-  title: string;
-  why: string;
-  evidence: Evidence[];
-  window: { from: number; to: number; seconds: number; polls: number };
-  severity: Severity;
-  apply: 'live' | 'restart';
-  applicable: boolean;
-  not_applicable_reason: string | null;
-  read_more: string;
-  chart_metrics: string[];
-  chart_url: string;
-  config_snippet: string;
-  persist_sql: string | null;
-  first_seen: number;
-  last_seen: number;
-}
-
-export interface VanishedRecommendation {
-  id: string;
-  rule: string;
-  variable: string;
-  title: string;
-  proposed: string;
-  first_seen: number;
-  gone_at: number;
-  why_gone: string;
-}
-
-export interface RuleStatus {
-  rule: string;
-  recommends: boolean;
-  note: string;
-}
-
-export interface Recommendations {
-  target: string;
-  evaluated_at: number | null;
-  active: Recommendation[];
-  vanished: VanishedRecommendation[];
-  rules: RuleStatus[];
-  note: string | null;
-}
-
-export interface VariableMeta {
-  name: string;
-  type: string;
-  min: string | null;
-  max: string | null;
-  enum_values: string[];
-  read_only: boolean;
-}
-
-export interface ApplyPreview {
-  target: string;
-  variable: string;
-  current: string | null;
-  proposed: string;
-  meta: VariableMeta;
-  what_happens: string;
-  config_snippet: string;
-  persist_sql: string | null;
-  port_kind: string;
-}
-
-export type GuardStatus = 'watching' | 'kept' | 'reverted' | 'superseded' | 'interrupted';
+export type Recommendation = Schemas['Recommendation'];
+export type Severity = Recommendation['severity'];
+export type Evidence = Schemas['Evidence'];
+export type VanishedRecommendation = Schemas['VanishedRecommendation'];
+export type RuleStatus = Schemas['RuleStatus'];
+export type Recommendations = Schemas['RecommendationsOut'];
+export type VariableMeta = Schemas['VariableMeta'];
+export type ApplyPreview = Schemas['ApplyPreview'];
+export type ApplyRequest = Schemas['ApplyIn'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type GuardStatus = NonNullable<AuditEntry['guard_status']>;
 
 // unverified: the SET was accepted (or its answer lost) but the value could not be read back;
 // the server probably holds new_value and the change can be reverted.
-export type AuditResult = 'applied' | 'unverified' | 'failed';
+export type AuditResult = AuditEntry['result'];
 
 /** Results after which the server may hold new_value: revertible, drawn on the charts. */
 export function tookEffect(result: AuditResult): boolean {
   return result !== 'failed';
 }
 
-export interface AuditEntry {
-  id: number;
-  ts: number;
-  target: string;
-  action: 'apply' | 'revert' | 'auto_revert';
-  variable: string;
-  old_value: string | null;
-  new_value: string;
-  result: AuditResult;
-  detail: string | null;
-  user: string;
-  recommendation_id: string | null;
-  reverts_id: number | null;
-  reverted_by_id: number | null;
-  port_kind: string | null;
-  guarded: boolean;
-  guard_status: GuardStatus | null;
-  guard_until: number | null;
-  guard_note: string | null;
-  config_snippet: string | null;
-}
-
-export interface MetricChange {
-  metric: string;
-  label: string;
-  before: number | null;
-  after: number | null;
-  change: number | null;
-}
-
-export interface Comparison {
-  change_id: number;
-  ts: number;
-  window_s: number;
-  complete: boolean;
-  metrics: MetricChange[];
-}
+export type MetricChange = Schemas['MetricChange'];
+export type Comparison = Schemas['Comparison'];
 
 const enc = encodeURIComponent;
 
@@ -150,10 +48,7 @@ export function fetchComparison(target: string, id: number): Promise<Comparison>
   return getJson<Comparison>(`/api/targets/${enc(target)}/audit/${id}/compare`);
 }
 
-export function applyChange(
-  target: string,
-  body: { variable: string; value: string; recommendation_id?: string | null; guard?: boolean },
-): Promise<AuditEntry> {
+export function applyChange(target: string, body: ApplyRequest): Promise<AuditEntry> {
   return mutate<AuditEntry>(`/api/targets/${enc(target)}/apply`, 'POST', body);
 }
 

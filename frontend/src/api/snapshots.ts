@@ -1,7 +1,10 @@
 // Incident snapshots: list, read, capture on demand, import a file (operator actions send the CSRF header).
 import { CSRF_COOKIE, CSRF_HEADER, mutate, readCookie } from './auth';
 import { ApiError, detailFromBody, getJson } from './client';
+import type { components } from './schema.gen';
 import type { SnapshotDocument, SnapshotSummary } from './types';
+
+type Created = components['schemas']['Created'];
 
 export function fetchSnapshots(signal?: AbortSignal): Promise<SnapshotSummary[]> {
   return getJson<SnapshotSummary[]>('/api/snapshots', signal);
@@ -11,8 +14,8 @@ export function fetchSnapshot(id: number, signal?: AbortSignal): Promise<Snapsho
   return getJson<SnapshotDocument>(`/api/snapshots/${id}`, signal);
 }
 
-export function captureSnapshot(target: string, title?: string): Promise<{ id: number }> {
-  return mutate<{ id: number }>(`/api/targets/${encodeURIComponent(target)}/snapshots`, 'POST', title ? { title } : {});
+export function captureSnapshot(target: string, title?: string): Promise<Created> {
+  return mutate<Created>(`/api/targets/${encodeURIComponent(target)}/snapshots`, 'POST', title ? { title } : {});
 }
 
 export function deleteSnapshot(id: number): Promise<unknown> {
@@ -26,12 +29,12 @@ export const snapshotLinks = (id: number) => ({
 });
 
 /** Upload an exported snapshot (JSON or zip) as the raw body; the backend validates it. */
-export async function importSnapshot(file: Blob): Promise<{ id: number }> {
+export async function importSnapshot(file: Blob): Promise<Created> {
   const headers: Record<string, string> = { Accept: 'application/json', 'Content-Type': 'application/octet-stream' };
   const csrf = readCookie(CSRF_COOKIE);
   if (csrf) headers[CSRF_HEADER] = csrf;
   const res = await fetch('/api/snapshots/import', { method: 'POST', headers, body: file, credentials: 'same-origin' });
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError(detailFromBody(body) ?? `HTTP ${res.status}`, res.status, 'http');
-  return body as { id: number };
+  return body as Created;
 }

@@ -1,11 +1,7 @@
 // Page footer: which Poolscope answers (its version, from /api/health), for bug reports and upgrades.
 import { useEffect, useState } from 'react';
 import { getJson } from '../api/client';
-
-interface Health {
-  status: string;
-  version?: string;
-}
+import type { Health } from '../api/types';
 
 export function Footer() {
   const [version, setVersion] = useState<string | null>(null);

@@ -1,4 +1,4 @@
-// Test data builders shaped exactly like docs/API.md examples.
+// Test data builders shaped exactly like the API's answers (the generated types, api/types.ts).
 import type { GroupState, Target, TargetState } from '../api/types';
 
 export function makeTarget(over: Partial<Target> = {}): Target {
@@ -15,12 +15,34 @@ export function makeTarget(over: Partial<Target> = {}): Target {
       exact_stats: true,
       queue_time_mode: 'exact',
       extra_port: 3307,
+      version_tuple: [10, 11, 19],
+      pool_kind: 'mariadb',
+      edition: null,
+      admin_port: 0,
+      capabilities: ['groups', 'group_stats', 'queue_entries', 'waits', 'pool_threads'],
+      notes: [],
+      enable_hint: null,
+      enable_snippet: null,
+      pool_grant_needed: null,
     },
     connection: { host: '127.0.0.1', port: 3307, port_kind: 'extra_port', note: null },
     last_poll_at: 1700000000.1,
+    last_success_at: 1700000000.1,
     poll_duration_ms: 1.4,
     poll_interval_s: 1.0,
-    collectors: [{ name: 'thread_pool_groups', ok: true, duration_ms: 0.2, error: null, skipped: null }],
+    retry_in_s: null,
+    collectors: [
+      {
+        name: 'thread_pool_groups',
+        ok: true,
+        duration_ms: 0.2,
+        error: null,
+        skipped: null,
+        every_s: null,
+        carried_s: null,
+        note: null,
+      },
+    ],
     missing_privileges: [],
     summary: {
       queue_length: 3,
@@ -32,6 +54,8 @@ export function makeTarget(over: Partial<Target> = {}): Target {
       qps: 1234.5,
       tps: 55.2,
       active_transactions: 4,
+      pool_threads: 8,
+      pool_idle_threads: 2,
     },
     ...over,
   };
@@ -57,6 +81,8 @@ export function makeGroup(over: Partial<GroupState> = {}): GroupState {
     throttles_per_s: 0,
     wakes_per_s: 0,
     oldest_queued_ms: 12.5,
+    stalled_query_ratio: null,
+    stalled_threads: null,
     ...over,
   };
 }
@@ -81,9 +107,13 @@ export function makeState(over: Partial<TargetState> = {}): TargetState {
         time_s: 0,
         state: '',
         info: 'SELECT c FROM sbtest1 WHERE id = 1',
+        last_sql: null,
+        last_sql_seen_s_ago: null,
       },
     ],
-    transactions: { count: 0, longest_age_s: null, lock_waits: 0, items: [] },
+    queued_connections: 1,
+    sessions: [],
+    transactions: { count: 0, longest_age_s: null, lock_waits: 0, listed_min_age_s: null, items: [] },
     waits: [{ reason: 'ROW_LOCK', count: 12, per_s: 0.5 }],
     threads: { connected: 70, running: 9, cached: 0, created_per_s: 0, pool_threads: 8, pool_idle_threads: 2 },
     throughput: { qps: 1234.5, tps: 55.2, connections_per_s: 0, aborted_connects_per_s: 0, aborted_clients_per_s: 0 },
@@ -92,6 +122,7 @@ export function makeState(over: Partial<TargetState> = {}): TargetState {
       buffer_pool_miss: { value: 0.001, window_s: 60, regime: null, note: null },
     },
     variables: { thread_pool_size: '2', thread_pool_stall_limit: '500' },
+    pool: null,
     collectors: [],
     missing_privileges: [],
     ...over,

@@ -17,6 +17,7 @@ const RECS: Recommendations = {
     {
       id: 'db:thread_pool_exact_stats',
       rule: 'thread_pool_exact_stats',
+      target: 'db',
       variable: 'thread_pool_exact_stats',
       title: 'Turn thread_pool_exact_stats ON',
       proposed: 'ON',

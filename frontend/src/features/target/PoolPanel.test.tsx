@@ -14,9 +14,15 @@ const percona: ServerInfo = {
   exact_stats: null,
   queue_time_mode: null,
   extra_port: 0,
+  version_tuple: [8, 4, 2],
   pool_kind: 'percona',
+  edition: null,
+  admin_port: 0,
   capabilities: ['pool_threads', 'queue_wait_stats'],
   notes: [],
+  enable_hint: null,
+  enable_snippet: null,
+  pool_grant_needed: null,
 };
 
 const perconaPool: PoolSummary = {
@@ -28,7 +34,22 @@ const perconaPool: PoolSummary = {
   idle_threads: 6,
   high_prio_mode: 'transactions',
   high_prio_tickets: '4294967295',
-  queue_wait: [{ name: 'Threadpool_average_queue_wait_us', avg: 1210, min: 3, max: 48110, dev: 2057, cnt: 186540 }],
+  queue_wait: [
+    {
+      name: 'Threadpool_average_queue_wait_us',
+      avg: 1210,
+      min: 3,
+      max: 48110,
+      dev: 2057,
+      cnt: 186540,
+      window_avg: null,
+      window_count: null,
+      window_s: null,
+    },
+  ],
+  queue_depth: null,
+  admin_group: null,
+  thread_states: null,
 };
 
 describe('PoolSummaryPanel', () => {

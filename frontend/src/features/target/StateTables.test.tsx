@@ -16,6 +16,8 @@ const qc = (over: Partial<QueuedConnection>): QueuedConnection => ({
   time_s: 0,
   state: '',
   info: null,
+  last_sql: null,
+  last_sql_seen_s_ago: null,
   ...over,
 });
 

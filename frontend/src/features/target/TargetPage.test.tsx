@@ -10,6 +10,7 @@ const emptyMetrics = (url: URL): MetricsResponse => ({
   to: Number(url.searchParams.get('to')),
   step_s: 1,
   resolution: 'raw',
+  rollup_step_s: null,
   series: [],
 });
 
