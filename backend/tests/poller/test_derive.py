@@ -10,16 +10,10 @@ from poolscope.poller.collectors.mysql_tp_group_stats import MysqlGroupCounters,
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
 from poolscope.poller.derive import TargetMemory, derive_state, learn_server, referenced_ids
 from poolscope.poller.outputs import PollOutputs
-from poolscope.schemas import GroupState, QueuedConnection, Sample, ServerInfo, Transaction
+from poolscope.schemas import GroupState, QueuedConnection, Sample, Transaction
+from tests.flavors.test_mysql_enterprise import MYSQL_84
 
-MYSQL = ServerInfo(
-    flavor="mysql",
-    version="8.4.3-commercial",
-    version_tuple=(8, 4, 3),
-    thread_handling="loaded-dynamically",
-    pool_enabled=True,
-    pool_kind="mysql_enterprise",
-)
+MYSQL = MYSQL_84  # MySQL Enterprise 8.4 with its pool on, as discovery describes it
 
 
 def _memory() -> TargetMemory:
