@@ -39,7 +39,7 @@ import {
   type StackState,
 } from './support/stack';
 
-/** Two sandboxes, then two backends, each bounded by the stack itself (poolscope_dev/stack.py). */
+/** Two sandboxes, then two backends, each bounded by the stack itself (backend/dev/poolscope_dev/stack.py). */
 const STACK_START_MS = 420_000;
 const BACKEND_READY_MS = 60_000;
 const BUILD_MS = 240_000;

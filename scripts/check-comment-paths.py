@@ -56,26 +56,6 @@ IGNORED_NAMES = frozenset(
         "docs/performance/threadpool.md",  # the same, branch 5.7
     }
 )
-# Pointers in files that other work of issue #11 rewrites or moves (file name -> words); they are
-# fixed there, and the entry goes once that work is merged.
-# Most cite a server-facts document that is not in the repository: the fix states the fact.
-WAIVED: dict[str, frozenset[str]] = {
-    # rules (alerts/rules, recommend/rules)
-    "group_stalled.py": frozenset({"REFERENCE.md"}),
-    "thread_cache_size.py": frozenset({"REFERENCE.md"}),
-    "thread_pool_exact_stats.py": frozenset({"REFERENCE.md"}),
-    # poll pipeline (analysis/, poller/)
-    "counters.py": frozenset({"REFERENCE.md"}),
-    "stalls.py": frozenset({"REFERENCE.md"}),
-    "session_identity.py": frozenset({"collectors/session_lookup.py"}),  # poller/collectors/...
-    "connection.py": frozenset({"REFERENCE.md"}),
-    # development harness and benchmarks (devtools/, bench/)
-    "loadgen.py": frozenset({"REFERENCE.md"}),
-    "test_loadgen.py": frozenset({"REFERENCE.md"}),
-    "replay.py": frozenset({"collectors/session_lookup.py"}),
-    "overhead.py": frozenset({"REFERENCE.md"}),
-    "polltime.py": frozenset({"REFERENCE.md"}),
-}
 _WORD_EDGE = "\"'`()[],;:!?*<>"
 _NOT_CONCRETE = re.compile(r"[<>{}*$|\\]|\.\.\.")
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
@@ -199,8 +179,6 @@ def main(root: Path = ROOT) -> int:
             continue
         for line, comment in comments(path):
             for word in candidates(comment, top_dirs):
-                if word in WAIVED.get(PurePosixPath(source).name, ()):
-                    continue
                 if not found(word, source, files, dirs, names):
                     missing.append(f"{source}:{line}: {word}")
     for entry in missing:

@@ -20,8 +20,8 @@ from poolscope.auth.router import router as auth_router
 from poolscope.config import Settings, load_settings
 from poolscope.perimeter.body_limit import BodyLimit
 from poolscope.perimeter.hosts import HostAllowList, allowed_host_names
-from poolscope.services import run_services
 from poolscope.schemas import Health
+from poolscope.services import run_services
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Two TargetPollers poll the same server: one with extra_port=None (auto: moves to @@extra_port,
 the product default) and one with extra_port=0 (never: stays on the normal port, where the
-monitoring connection waits in the thread pool queue it measures, REFERENCE.md §3). Their polls
+monitoring connection waits in the thread pool queue it measures, docs/SERVER-FACTS.md §3). Their polls
 alternate in the same load window, the order flipping every round, so both see the same load.
 """
 

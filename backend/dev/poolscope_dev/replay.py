@@ -44,7 +44,7 @@ from poolscope.schemas import ConnectionInfo
 
 SCHEME = "fixture"
 FIXTURE_SCHEME = f"{SCHEME}://"
-# The poller's on-demand lookup of idle sessions by id (collectors/session_lookup.py).
+# The poller's on-demand lookup of idle sessions by id (poller/collectors/session_lookup.py).
 LOOKUP_IDS = re.compile(r"information_schema\.PROCESSLIST WHERE ID IN \(([\d, ]*)\)")
 REPLAY_NOTE = "Replaying captured output from {where} (test/development facility): not a live server."
 

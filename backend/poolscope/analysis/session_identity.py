@@ -2,7 +2,7 @@
 
 A session is learnt when the processlist shows it (every session in the SHOW FULL PROCESSLIST
 form, active ones in the information_schema form), or from an on-demand lookup by id
-(collectors/session_lookup.py). The db is the one of its last statement, which is the one a
+(poller/collectors/session_lookup.py). The db is the one of its last statement, which is the one a
 queued request of it will most likely run in.
 """
 

@@ -1,7 +1,7 @@
 """The API contract: the app's OpenAPI document, complete for the UI and rendered the same way every time.
 
 `make contract` writes it to frontend/src/api/openapi.json (scripts/gen-openapi.py) and generates
-the UI's types from it (frontend/src/api/schema.gen.ts); tests/test_contract.py fails when the
+the UI's types from it (frontend/src/api/schema.gen.ts); tests/api/test_contract.py fails when the
 committed file drifts from the app.
 """
 

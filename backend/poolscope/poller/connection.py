@@ -4,7 +4,7 @@ What the server is comes from poller/discovery.py; which connection a DSN gets, 
 scheme registry at the end of this file.
 
 Why extra_port: on the normal port the monitoring connection waits in the same thread pool
-queue it is measuring (REFERENCE.md §3: 9-56 ms per query under load, seconds during a stall,
+queue it is measuring (docs/SERVER-FACTS.md §3: 9-56 ms per query under load, seconds during a stall,
 against 0.3 ms on extra_port).
 """
 
@@ -138,7 +138,7 @@ class TargetConnection:
             self.config.tls,
             f"tls of target {self.config.name}",
             self.config.connect_timeout_s,
-            # All collectors' statements go in one round trip (REFERENCE.md §4).
+            # All collectors' statements go in one round trip (docs/SERVER-FACTS.md §4).
             client_flag=CLIENT.MULTI_STATEMENTS,
         )
 

@@ -102,6 +102,9 @@ describe('TargetPage', () => {
       high_prio_mode: null,
       high_prio_tickets: null,
       queue_wait: [],
+      queue_depth: null,
+      admin_group: null,
+      thread_states: null,
     };
     const variables = { thread_pool_size: '2', thread_pool_stall_limit: '6' };
     let state = makeState({ pool, variables });

@@ -12,6 +12,9 @@ const pool = (over: Partial<PoolSummary>): PoolSummary => ({
   high_prio_mode: null,
   high_prio_tickets: null,
   queue_wait: [],
+  queue_depth: null,
+  admin_group: null,
+  thread_states: null,
   ...over,
 });
 
