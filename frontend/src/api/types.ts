@@ -1,6 +1,6 @@
 // The API's shapes, as the UI names them: aliases of the types generated from the backend's
 // OpenAPI document (schema.gen.ts, from openapi.json; `make contract` regenerates both). A field
-// changes in the backend's models (backend/poolscope/schemas.py and the api/ routes), never here.
+// changes in the backend's models (backend/poolscope/schemas/ and the api/ routes), never here.
 import type { components } from './schema.gen';
 
 type Schemas = components['schemas'];
