@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from poolscope.api.prometheus import FAMILIES, Exposition, _target_metrics
-from poolscope.devtools.replay import FIXTURES_ROOT
 from poolscope.metrics import Metric
 from poolscope.metrics.catalog import CATALOG, STORED, _gather, prometheus_families
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row
 from poolscope.schemas import Sample
+from tests import FIXTURES_ROOT
 from tests.poller.helpers import poller_for
 
 REPO = Path(__file__).resolve().parents[3]
