@@ -115,7 +115,7 @@ def test_stalled_gauge_leaves_out_the_instantaneous_server_flag():
     ]
     out = Exposition()
     out.add("poolscope_build_info", 1, version=__version__)
-    _target_metrics(out, info(now), state(now, groups))
+    _target_metrics(out, info(now), state(now, groups), [])
     text = out.render()
     assert f'poolscope_build_info{{version="{__version__}"}} 1' in text
     for gid, value in ((0, 1), (1, 1), (2, 0), (3, 0)):
