@@ -169,8 +169,11 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 0' INT # a Ctrl-C is the normal way to end the demo
-trap 'exit 143' TERM
+# Each handler first ignores further signals: `make demo` stopped by SIGTERM to its process group
+# sends the script a second SIGTERM (GNU make forwards it to its children), which would otherwise
+# run `exit` again inside the EXIT trap and cut the cleanup short, leaving the stack running.
+trap "trap '' INT TERM; exit 0" INT # a Ctrl-C is the normal way to end the demo
+trap "trap '' INT TERM; exit 143" TERM
 
 rm -f "$READY"
 say "starting MariaDB (pool-of-threads, thread_pool_size=2, exact stats, extra_port; 127.0.0.1 only)"
