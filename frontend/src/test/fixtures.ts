@@ -1,5 +1,5 @@
 // Test data builders shaped exactly like the API's answers (the generated types, api/types.ts).
-import type { GroupState, Target, TargetState } from '../api/types';
+import type { GroupState, PoolSummary, Target, TargetState } from '../api/types';
 
 export function makeTarget(over: Partial<Target> = {}): Target {
   return {
@@ -83,6 +83,25 @@ export function makeGroup(over: Partial<GroupState> = {}): GroupState {
     oldest_queued_ms: 12.5,
     stalled_query_ratio: null,
     stalled_threads: null,
+    ...over,
+  };
+}
+
+/** A MySQL Enterprise pool summary with nothing known but its size; tests set what they check. */
+export function makePool(over: Partial<PoolSummary> = {}): PoolSummary {
+  return {
+    kind: 'mysql_enterprise',
+    size: 4,
+    stall_limit_ms: null,
+    stall_limit_raw: null,
+    threads: null,
+    idle_threads: null,
+    high_prio_mode: null,
+    high_prio_tickets: null,
+    queue_wait: [],
+    queue_depth: null,
+    admin_group: null,
+    thread_states: null,
     ...over,
   };
 }

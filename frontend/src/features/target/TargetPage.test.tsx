@@ -1,7 +1,7 @@
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MetricsResponse, PollEvent } from '../../api/types';
-import { makeGroup, makeState, makeTarget } from '../../test/fixtures';
+import { makeGroup, makePool, makeState, makeTarget } from '../../test/fixtures';
 import { FakeEventSource, installEventSource, stubFetch } from '../../test/fakes';
 import { TargetPage } from './TargetPage';
 
@@ -92,20 +92,7 @@ describe('TargetPage', () => {
 
   it('states a MySQL Enterprise stall limit in ms, not its 10 ms units read as ms', async () => {
     const server = { ...makeTarget().server!, flavor: 'mysql' as const, pool_kind: 'mysql_enterprise' as const };
-    const pool = {
-      kind: 'mysql_enterprise' as const,
-      size: 2,
-      stall_limit_ms: 60,
-      stall_limit_raw: '6 ×10 ms',
-      threads: null,
-      idle_threads: null,
-      high_prio_mode: null,
-      high_prio_tickets: null,
-      queue_wait: [],
-      queue_depth: null,
-      admin_group: null,
-      thread_states: null,
-    };
+    const pool = makePool({ size: 2, stall_limit_ms: 60, stall_limit_raw: '6 ×10 ms' });
     const variables = { thread_pool_size: '2', thread_pool_stall_limit: '6' };
     let state = makeState({ pool, variables });
     stubFetch({
