@@ -1,0 +1,62 @@
+"""CPU and memory of a whole process tree from /proc: a supervisor and every process it forked."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+_TICK = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _stat_fields(pid: int | str) -> list[str] | None:
+    """/proc/PID/stat after "pid (comm) ": index 0 is field 3 (state), so field N is index N - 3."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(") ", 1)[1].split()
+    except (OSError, IndexError):
+        return None  # gone while scanning
+
+
+def tree_pids(root: int) -> list[int]:
+    """`root` and all its descendants (by parent pid), zombies included; [] once `root` is gone."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        fields = _stat_fields(entry)
+        if fields is not None:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    if _stat_fields(root) is None:
+        return []
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
+    return out
+
+
+@dataclass(frozen=True)
+class TreeUsage:
+    cpu_s: float  # utime + stime of every member, plus what its reaped children used (cutime + cstime)
+    rss_bytes: int
+    pids: tuple[int, ...]
+
+
+def tree_usage(root: int) -> TreeUsage:
+    """CPU seconds and resident memory of `root`'s tree now.
+
+    A child that died and was reaped has its CPU in its parent's cutime/cstime, so the total
+    only grows as long as the root lives: differences over a window are the tree's CPU in it.
+    """
+    cpu_ticks = rss_pages = 0
+    pids = tree_pids(root)
+    for pid in pids:
+        fields = _stat_fields(pid)
+        if fields is None:
+            continue
+        # utime 14, stime 15, cutime 16, cstime 17, rss 24 (pages)
+        cpu_ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))
+        rss_pages += int(fields[21])
+    return TreeUsage(cpu_ticks / _TICK, rss_pages * _PAGE, tuple(pids))
