@@ -11,6 +11,7 @@ PY := $(CURDIR)/$(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 PYTEST_ARGS ?= -q
 BENCH_ARGS ?=
+FLEET_ARGS ?=
 
 HAS_FRONTEND := $(wildcard frontend/package.json)
 HAS_E2E := $(wildcard e2e/package.json)
@@ -24,7 +25,7 @@ INSTALL_STAMPS := $(PY_STAMP) \
 	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
 
 .PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
-	lint-frontend bench build size dist clean distclean contract lint-contract
+	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract
 
 help:
 	@echo "make install       Python venv + pinned deps, npm ci for frontend/ and e2e/ (idempotent)"
@@ -35,7 +36,8 @@ help:
 	@echo "make contract      regenerate the API contract: OpenAPI document + the UI's types (commit the result)"
 	@echo "make build         frontend production build (frontend/dist)"
 	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
-	@echo "make bench         poller overhead benchmark (python -m poolscope_bench)"
+	@echo "make bench         poller overhead benchmark (python -m poolscope_bench), then the fleet part"
+	@echo "make bench-fleet   only the fleet part: FLEET_ARGS='--sizes 10,100 --seconds 30' (docs/FLEET.md)"
 	@echo "make clean         remove build output, caches and .demo/ (distclean: also .venv, node_modules)"
 
 install: $(INSTALL_STAMPS)
@@ -129,6 +131,11 @@ endif
 
 bench: $(PY_STAMP)
 	$(PY) -m poolscope_bench $(BENCH_ARGS)
+	$(PY) -m poolscope_bench fleet $(FLEET_ARGS)
+
+# One `poolscope serve` polling 10 / 100 / 300 / 1000 targets over 4 sandboxes (docs/FLEET.md).
+bench-fleet: $(PY_STAMP)
+	$(PY) -m poolscope_bench fleet $(FLEET_ARGS)
 
 # The UI's metric names from the backend's catalog (scripts/gen-metrics.py; --check: drift only).
 .PHONY: gen-metrics

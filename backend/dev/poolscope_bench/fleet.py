@@ -24,12 +24,14 @@ import asyncio
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import sqlite3
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,7 @@ DEFAULT_SIZES = (10, 100, 300, 1000)
 PASSWORD_ENV = "POOLSCOPE_FLEET_MONITOR_PASSWORD"
 OVERVIEW_PATHS = ("/api/overview",)  # measured too when the API answers one of these
 API_EVERY_S = 0.5
+API_TIMEOUT_S = 5.0  # a slower answer counts as a failed request (keeps the window bounded)
 STORE_GRACE_S = 3.0  # after the window, for samples a batching writer still holds
 
 
@@ -56,13 +59,14 @@ STORE_GRACE_S = 3.0  # after the window, for samples a batching writer still hol
 class FleetConfig:
     sizes: tuple[int, ...] = DEFAULT_SIZES
     seconds: float = 30.0
-    warmup_s: float = 10.0
+    warmup_s: float = 5.0
     sandboxes: int = 4
     exporter_scrapes: int = 30  # 0: skip the mysqld_exporter comparison
     poll_interval_s: float = 1.0  # poolscope's default; only used for the expected poll count
 
     def first_poll_timeout_s(self, n: int) -> float:
-        return 30.0 + 0.03 * n
+        # Bounded so a Poolscope that cannot keep up still gets measured within the time budget.
+        return min(20.0 + 0.025 * n, 45.0)
 
 
 def parse_args(argv: list[str] | None) -> tuple[FleetConfig, argparse.Namespace]:
@@ -71,18 +75,28 @@ def parse_args(argv: list[str] | None) -> tuple[FleetConfig, argparse.Namespace]
         description="One `poolscope serve` (default settings) polling N targets spread over several "
         "MariaDB sandboxes: CPU per target-poll, staleness, API latency and RSS per size.",
     )
-    p.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="target counts (10,100,300,1000)")
+    p.add_argument(
+        "--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="target counts (10,100,300,1000)"
+    )
     p.add_argument("--seconds", type=float, default=30.0, help="measuring window per size (30)")
-    p.add_argument("--warmup", type=float, default=10.0, help="unmeasured seconds after every target was polled (10)")
-    p.add_argument("--sandboxes", type=int, default=4, help="MariaDB sandboxes the targets are spread over (4)")
-    p.add_argument("--exporter-scrapes", type=int, default=30, help="mysqld_exporter scrapes to measure (30; 0 skips)")
+    p.add_argument(
+        "--warmup", type=float, default=5.0, help="unmeasured seconds after every target was polled (5)"
+    )
+    p.add_argument(
+        "--sandboxes", type=int, default=4, help="MariaDB sandboxes the targets are spread over (4)"
+    )
+    p.add_argument(
+        "--exporter-scrapes", type=int, default=30, help="mysqld_exporter scrapes to measure (30; 0 skips)"
+    )
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON to FILE")
     p.add_argument("--workdir", type=Path, help="keep sandboxes and stores here instead of a temp dir")
     args = p.parse_args(argv)
     try:
         sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
     except ValueError:
-        raise SystemExit(f"error: --sizes must be a comma-separated list of integers, not {args.sizes!r}") from None
+        raise SystemExit(
+            f"error: --sizes must be a comma-separated list of integers, not {args.sizes!r}"
+        ) from None
     if not sizes or not all(1 <= n <= 5000 for n in sizes):
         raise SystemExit("error: --sizes must list target counts in 1..5000")
     if not (1 <= args.seconds <= 600 and 0 <= args.warmup <= 300):
@@ -151,11 +165,29 @@ def count_polls(store: Path, t0: float, t1: float) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
+_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (?:\([\w.]+\) )?(.*)")
+
+
+def log_problems(path: Path, top: int = 3) -> dict[str, Any]:
+    """ERROR lines and the commonest exception messages in a serve log (why a size fell behind)."""
+    errors, kinds = 0, Counter[str]()
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                errors += line.startswith("ERROR") or " ERROR " in line[:40]
+                match = _EXCEPTION_LINE.match(line)
+                if match:
+                    kinds[f"{match[1].rsplit('.', 1)[-1]}: {match[2].split(' (Background')[0][:90]}"] += 1
+    except OSError:
+        return {"error_lines": None, "exceptions": []}
+    return {"error_lines": errors, "exceptions": kinds.most_common(top)}
+
+
 class ApiProbe:
     """Sequential GETs against one `poolscope serve`: latency, and staleness from /api/targets."""
 
     def __init__(self, base: str, started_at: float) -> None:
-        self.client = httpx.Client(base_url=base, timeout=10.0)
+        self.client = httpx.Client(base_url=base, timeout=API_TIMEOUT_S)
         self.started_at = started_at
         self.overview: str | None = None
 
@@ -211,6 +243,7 @@ class ApiProbe:
             "overview_path": self.overview,
             "overview_ms": summarize(overview_ms, 1) if self.overview else None,
             "errors": errors,
+            "timeout_s": API_TIMEOUT_S,
             "staleness_s": summarize(stale, 2),
             "not_up_max": max(not_up, default=None),
             "not_up_last": not_up[-1] if not_up else None,
@@ -235,12 +268,17 @@ def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], work
     progress(f"fleet {n}: starting poolscope serve on 127.0.0.1:{port} ({len(sandboxes)} sandboxes)")
     started_at = time.time()
     child = supervisor.start(
-        "poolscope serve", [poolscope_binary(), "--config", str(config), "serve"], log=run_dir / "serve.log", env=env
+        "poolscope serve",
+        [poolscope_binary(), "--config", str(config), "serve"],
+        log=run_dir / "serve.log",
+        env=env,
     )
     probe = ApiProbe(base, started_at)
     seen: set[int] = set()
     try:
-        child.wait_ready("/api/health", lambda: httpx.get(f"{base}/api/health", timeout=2).is_success or None, 60)
+        child.wait_ready(
+            "/api/health", lambda: httpx.get(f"{base}/api/health", timeout=2).is_success or None, 60
+        )
 
         def all_polled() -> float | None:
             rows, _ = probe.targets()
@@ -253,7 +291,9 @@ def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], work
             )
         except TimeoutError:
             first_poll_s = None  # measured anyway: the table shows how many never came up
-        progress(f"fleet {n}: every target polled after {first_poll_s or math.inf:.1f} s; warm-up {cfg.warmup_s:g} s")
+        progress(
+            f"fleet {n}: every target polled after {first_poll_s or math.inf:.1f} s; warm-up {cfg.warmup_s:g} s"
+        )
         probe.find_overview()
         time.sleep(cfg.warmup_s)
 
@@ -262,7 +302,9 @@ def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], work
         api = probe.sample(t0 + cfg.seconds)
         u1, m1, t1, w1 = tree_usage(child.pid), _sandboxes_cpu_s(sandboxes), time.monotonic(), time.time()
         if not child.running():
-            raise RuntimeError(f"poolscope serve exited during the window:\n{supervisor.tail(run_dir / 'serve.log')}")
+            raise RuntimeError(
+                f"poolscope serve exited during the window:\n{supervisor.tail(run_dir / 'serve.log')}"
+            )
         seen.update(u0.pids + u1.pids)
         time.sleep(STORE_GRACE_S)
         polls, polled_targets = count_polls(store, w0, w1)
@@ -290,6 +332,7 @@ def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], work
         "rss_mb": round(u1.rss_bytes / 2**20, 1),
         "mariadb_cpu_cores": round((m1 - m0) / window, 3),
         "api": api,
+        "serve_log": log_problems(run_dir / "serve.log"),
         "pids_seen": sorted(seen),
         "left_running": left,
     }
@@ -305,7 +348,9 @@ def measure_exporter(cfg: FleetConfig, sandbox: MariaDBSandbox, workdir: Path) -
     exporter = Exporter(
         binary, workdir, host=sandbox.host, port=sandbox.port, user=MONITOR_USER, password=MONITOR_PASSWORD
     )
-    ctx = BenchContext(cfg=BenchConfig(idle_ops=cfg.exporter_scrapes, idle_baseline_s=3.0), sandbox=sandbox, workdir=workdir)
+    ctx = BenchContext(
+        cfg=BenchConfig(idle_ops=cfg.exporter_scrapes, idle_baseline_s=3.0), sandbox=sandbox, workdir=workdir
+    )
     try:
         exporter.start()
         out = asyncio.run(exporter_idle_cost(ctx, exporter))
@@ -348,8 +393,11 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     try:
         for i, sb in enumerate(sandboxes, start=1):
-            progress(f"fleet: starting MariaDB sandbox {i}/{len(sandboxes)} (max_connections {sb.max_connections})")
+            progress(
+                f"fleet: starting MariaDB sandbox {i}/{len(sandboxes)} (max_connections {sb.max_connections})"
+            )
             sb.start()
+        meta["sandbox_pids"] = [sb.pid for sb in sandboxes]
         results = run_fleet(cfg, sandboxes, workdir)
     except KeyboardInterrupt:
         print("interrupted: stopping poolscope, the exporter and the sandboxes", file=sys.stderr)

@@ -77,8 +77,16 @@ def render(results: dict[str, Any]) -> str:
             notes.append(f"{api['overview_path']} p95 {_num(api['overview_ms'].get('p95'), 1)} ms")
         if api["errors"]:
             notes.append(f"{api['errors']} API requests failed")
-        notes.append(f"/api/targets p50 {_num(api['targets_ms'].get('p50'), 1)} ms over {api['targets_ms'].get('n', 0)}")
+        if api["errors"]:
+            notes[-1] += f" (or over {api['timeout_s']:g} s)"
+        notes.append(
+            f"/api/targets p50 {_num(api['targets_ms'].get('p50'), 1)} ms over {api['targets_ms'].get('n', 0)}"
+        )
         out.append(f"{run['targets']:>7} targets: " + "; ".join(notes))
+        problems = run["serve_log"]
+        if problems["error_lines"] or problems["exceptions"]:
+            kinds = "; ".join(f"{count} lines {text}" for text, count in problems["exceptions"])
+            out.append(f"{'':>7}   serve log: {problems['error_lines']} ERROR lines; {kinds}")
     out.append(
         "CPU = utime+stime of the whole poolscope process tree (supervisor and every child) in the window;"
         " MariaDB cores = the sandboxes' CPU, separate; polls counted in the store (target_up samples)."
