@@ -1,0 +1,114 @@
+"""What the fleet bench reads from a running `poolscope serve`: its API, its store and its log."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from poolscope_bench.stats import summarize
+
+OVERVIEW_PATHS = ("/api/overview",)  # measured too when the API answers one of these
+API_EVERY_S = 0.5
+API_TIMEOUT_S = 5.0  # a slower answer counts as a failed request (keeps the window bounded)
+
+
+def count_polls(store: Path, t0: float, t1: float) -> tuple[int, int]:
+    """(target_up samples, distinct targets) stored with a poll time in [t0, t1): one per target-poll."""
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=30) as db:
+        row = db.execute(
+            "SELECT count(*), count(DISTINCT r.target) FROM samples s JOIN series r ON r.id = s.series_id"
+            " WHERE r.metric = 'target_up' AND s.ts >= ? AND s.ts < ?",
+            (t0, t1),
+        ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (?:\([\w.]+\) )?(.*)")
+
+
+def log_problems(path: Path, top: int = 3) -> dict[str, Any]:
+    """ERROR lines and the commonest exception messages in a serve log (why a size fell behind)."""
+    errors, kinds = 0, Counter[str]()
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                errors += line.startswith("ERROR") or " ERROR " in line[:40]
+                match = _EXCEPTION_LINE.match(line)
+                if match:
+                    kinds[f"{match[1].rsplit('.', 1)[-1]}: {match[2].split(' (Background')[0][:90]}"] += 1
+    except OSError:
+        return {"error_lines": None, "exceptions": []}
+    return {"error_lines": errors, "exceptions": kinds.most_common(top)}
+
+
+class ApiProbe:
+    """Sequential GETs against one `poolscope serve`: latency, and staleness from /api/targets."""
+
+    def __init__(self, base: str, started_at: float) -> None:
+        self.client = httpx.Client(base_url=base, timeout=API_TIMEOUT_S)
+        self.started_at = started_at
+        self.overview: str | None = None
+
+    def close(self) -> None:
+        self.client.close()
+
+    def targets(self) -> tuple[list[dict[str, Any]], float]:
+        t = time.perf_counter()
+        res = self.client.get("/api/targets")
+        ms = (time.perf_counter() - t) * 1000
+        res.raise_for_status()
+        return res.json(), ms
+
+    def find_overview(self) -> None:
+        for path in OVERVIEW_PATHS:
+            try:
+                if self.client.get(path).status_code == 200:
+                    self.overview = path
+                    return
+            except httpx.HTTPError:
+                pass
+
+    def staleness(self, rows: list[dict[str, Any]], now: float) -> list[float]:
+        """now - last_poll_at per target; a target never polled counts from the server's start."""
+        return [now - (row.get("last_poll_at") or self.started_at) for row in rows]
+
+    def sample(self, until: float) -> dict[str, Any]:
+        targets_ms: list[float] = []
+        overview_ms: list[float] = []
+        stale: list[float] = []
+        not_up: list[int] = []
+        errors = 0
+        tick = 0
+        next_at = time.monotonic()
+        while time.monotonic() < until:
+            try:
+                rows, ms = self.targets()
+                targets_ms.append(ms)
+                if tick % 2 == 0:  # staleness every second, from the response just read
+                    stale += self.staleness(rows, time.time())
+                    not_up.append(sum(1 for row in rows if row.get("status") != "up"))
+                elif self.overview:
+                    t = time.perf_counter()
+                    self.client.get(self.overview).raise_for_status()
+                    overview_ms.append((time.perf_counter() - t) * 1000)
+            except httpx.HTTPError:
+                errors += 1
+            tick += 1
+            next_at += API_EVERY_S
+            time.sleep(max(0.0, min(next_at, until) - time.monotonic()))
+        return {
+            "targets_ms": summarize(targets_ms, 1),
+            "overview_path": self.overview,
+            "overview_ms": summarize(overview_ms, 1) if self.overview else None,
+            "errors": errors,
+            "timeout_s": API_TIMEOUT_S,
+            "staleness_s": summarize(stale, 2),
+            "not_up_max": max(not_up, default=None),
+            "not_up_last": not_up[-1] if not_up else None,
+        }
