@@ -50,7 +50,9 @@ def log_problems(path: Path, top: int = 3) -> dict[str, Any]:
 class ApiProbe:
     """Sequential GETs against one `poolscope serve`: latency, and staleness from /api/targets."""
 
-    def __init__(self, base: str, started_at: float) -> None:
+    def __init__(self, base: str, started_at: float, store: Path, n: int) -> None:
+        self.store = store
+        self.n = n
         self.client = httpx.Client(base_url=base, timeout=API_TIMEOUT_S)
         self.started_at = started_at
         self.overview: str | None = None
@@ -78,12 +80,21 @@ class ApiProbe:
         """now - last_poll_at per target; a target never polled counts from the server's start."""
         return [now - (row.get("last_poll_at") or self.started_at) for row in rows]
 
+    def store_staleness(self, now: float) -> list[float]:
+        """The same from the store's last-poll rows, for a second the API did not answer in time."""
+        try:
+            with sqlite3.connect(f"file:{self.store}?mode=ro", uri=True, timeout=2) as db:
+                polled = [float(ts) for (ts,) in db.execute("SELECT ts FROM target_state")]
+        except sqlite3.Error:
+            return []
+        return [now - ts for ts in polled] + [now - self.started_at] * max(self.n - len(polled), 0)
+
     def sample(self, until: float) -> dict[str, Any]:
         targets_ms: list[float] = []
         overview_ms: list[float] = []
         stale: list[float] = []
         not_up: list[int] = []
-        errors = 0
+        errors = from_store = 0
         tick = 0
         next_at = time.monotonic()
         while time.monotonic() < until:
@@ -99,6 +110,9 @@ class ApiProbe:
                     overview_ms.append((time.perf_counter() - t) * 1000)
             except httpx.HTTPError:
                 errors += 1
+                if tick % 2 == 0:
+                    from_store += 1
+                    stale += self.store_staleness(time.time())
             tick += 1
             next_at += API_EVERY_S
             time.sleep(max(0.0, min(next_at, until) - time.monotonic()))
@@ -109,6 +123,7 @@ class ApiProbe:
             "errors": errors,
             "timeout_s": API_TIMEOUT_S,
             "staleness_s": summarize(stale, 2),
+            "staleness_samples_from_store": from_store,
             "not_up_max": max(not_up, default=None),
             "not_up_last": not_up[-1] if not_up else None,
         }

@@ -79,6 +79,10 @@ def render(results: dict[str, Any]) -> str:
             notes.append(f"{api['errors']} API requests failed")
         if api["errors"]:
             notes[-1] += f" (or over {api['timeout_s']:g} s)"
+        if api["staleness_samples_from_store"]:
+            notes.append(
+                f"staleness read from the store in {api['staleness_samples_from_store']} of those seconds"
+            )
         notes.append(
             f"/api/targets p50 {_num(api['targets_ms'].get('p50'), 1)} ms over {api['targets_ms'].get('n', 0)}"
         )
