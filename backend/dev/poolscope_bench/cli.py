@@ -10,9 +10,7 @@ import logging
 import math
 import platform
 import shutil
-import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,14 @@ from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from poolscope_bench import idlecost, overhead, polltime, storebench
-from poolscope_bench.common import BenchConfig, BenchContext, cpu_count, progress
+from poolscope_bench.common import (
+    BenchConfig,
+    BenchContext,
+    bench_workdir,
+    catch_stop_signals,
+    cpu_count,
+    progress,
+)
 from poolscope_bench.exporter import Exporter, ExporterError, exporter_version, find_exporter
 from poolscope_bench.report import render
 from poolscope_dev import sysbench
@@ -221,15 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
 
-    def _on_term(signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, _on_term)
-    # Ctrl-C ends the run cleanly even when started from a shell that ignores SIGINT for jobs.
-    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
-    own_dir = args.workdir is None
-    workdir = Path(tempfile.mkdtemp(prefix="poolscope-bench-")) if own_dir else args.workdir.absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
+    restore_signals = catch_stop_signals()
+    workdir, own_dir = bench_workdir(args.workdir, "poolscope-bench-")
     results: dict[str, Any] = {
         "meta": {
             "started_at": time.strftime("%Y-%m-%d %H:%M:%S %z"),
@@ -272,8 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         if own_dir:
             sandbox.destroy()
             shutil.rmtree(workdir, ignore_errors=True)
-        signal.signal(signal.SIGTERM, previous)
-        signal.signal(signal.SIGINT, previous_int)
+        restore_signals()
     results["meta"]["elapsed_s"] = round(time.monotonic() - t0, 1)
     if code == 0:
         print(render(results))

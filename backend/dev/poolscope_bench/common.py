@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,3 +112,30 @@ _T0 = time.monotonic()
 def progress(message: str) -> None:
     """A progress line on stderr (the report itself goes to stdout)."""
     print(f"[bench {time.monotonic() - _T0:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def catch_stop_signals() -> Callable[[], None]:
+    """SIGTERM and Ctrl-C raise KeyboardInterrupt, so a run's `finally` stops what it started.
+
+    Returns the function that puts the previous handlers back.
+    """
+
+    def _on_term(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, _on_term)
+    # Ctrl-C ends the run cleanly even when started from a shell that ignores SIGINT for jobs.
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
+
+    return restore
+
+
+def bench_workdir(given: Path | None, prefix: str) -> tuple[Path, bool]:
+    """`given` (kept afterwards) or a new temp dir the run removes: (path, whether the run owns it)."""
+    workdir = Path(tempfile.mkdtemp(prefix=prefix)) if given is None else given.absolute()
+    workdir.mkdir(parents=True, exist_ok=True)
+    return workdir, given is None

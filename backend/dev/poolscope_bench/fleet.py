@@ -25,9 +25,7 @@ import json
 import math
 import os
 import shutil
-import signal
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +33,14 @@ from typing import Any
 
 import httpx
 
-from poolscope_bench.common import BenchConfig, BenchContext, cpu_count, progress
+from poolscope_bench.common import (
+    BenchConfig,
+    BenchContext,
+    bench_workdir,
+    catch_stop_signals,
+    cpu_count,
+    progress,
+)
 from poolscope_bench.exporter import Exporter, ExporterError, exporter_version, find_exporter
 from poolscope_bench.fleetprobe import ApiProbe, count_polls, log_problems
 from poolscope_bench.fleetreport import render
@@ -292,14 +297,8 @@ def run_fleet(cfg: FleetConfig, sandboxes: list[MariaDBSandbox], workdir: Path) 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = parse_args(argv)
 
-    def _on_term(signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, _on_term)
-    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
-    own_dir = args.workdir is None
-    workdir = Path(tempfile.mkdtemp(prefix="poolscope-fleet-")) if own_dir else args.workdir.absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
+    restore_signals = catch_stop_signals()
+    workdir, own_dir = bench_workdir(args.workdir, "poolscope-fleet-")
     per_sandbox = math.ceil(max(cfg.sizes) / cfg.sandboxes)
     sandboxes = [fleet_sandbox(workdir / f"mariadb-{i + 1}", per_sandbox) for i in range(cfg.sandboxes)]
     meta: dict[str, Any] = {
@@ -328,8 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 sb.stop()
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
-        signal.signal(signal.SIGTERM, previous)
-        signal.signal(signal.SIGINT, previous_int)
+        restore_signals()
     meta["elapsed_s"] = round(time.monotonic() - t0, 1)
     meta["load_average_after"] = os.getloadavg()
     if results is None:
