@@ -13,5 +13,9 @@ comparisons are all measured side by side in the same run (this machine is small
 4. store ingest rate through SqlStore.write_poll with realistic polls;
 5. time to serve a 24 h chart (and a 5 min one) through SqlStore.query.
 
+``python -m poolscope_bench fleet`` (fleet.py, ``make bench-fleet``; also run by ``make bench``) is
+one `poolscope serve` polling 10 / 100 / 300 / 1,000 targets over several sandboxes: CPU per
+target-poll of its whole process tree, staleness, API latency and RSS (docs/FLEET.md).
+
 See ``python -m poolscope_bench --help`` for the knobs; ``--quick`` is a smoke-test size.
 """
