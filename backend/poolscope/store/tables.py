@@ -55,6 +55,20 @@ rollups = Table(
     sqlite_with_rowid=False,
 )
 
+# The same per series per coarse step (store/rollup.py: COARSE_FACTOR rollup steps), rolled up from
+# `rollups`: week-long charts and day-long ones asked for few points read a tenth of the rows.
+rollups_coarse = Table(
+    "rollups_coarse",
+    metadata,
+    Column("series_id", Integer, primary_key=True),
+    Column("ts", Double, primary_key=True),
+    Column("count", Integer, nullable=False),
+    Column("sum", Double, nullable=True),
+    Column("min", Double, nullable=True),
+    Column("max", Double, nullable=True),
+    sqlite_with_rowid=False,
+)
+
 target_state = Table(
     "target_state",
     metadata,
