@@ -8,6 +8,7 @@ a day-long chart are never missing). Each tier is read by a (series_id, ts) prim
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -19,8 +20,8 @@ from poolscope.schemas import MetricsOut, SeriesOut
 from poolscope.store.tables import samples, series
 
 Aggregate = Literal["avg", "max", "min"]
-# bucket -> [(value, count)]: one entry per tier that had data for the bucket.
-Buckets = dict[int, dict[int, list[tuple[float, int]]]]
+# series id -> bucket -> (value, samples in it)
+Buckets = dict[int, dict[int, tuple[float, int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,35 +35,52 @@ class Tier:
 class StoreMarks:
     """What the store knows about its tiers, cached in-process (store/rollup.py keeps it current)."""
 
-    fine: Tier
-    coarse: Tier
+    tiers: tuple[Tier, ...]  # the rollup step first, then coarser ones, each a multiple of it
     oldest_raw: float | None
 
 
-def plan(
-    marks: StoreMarks, start: float, end: float, step: float
-) -> tuple[list[tuple[Tier, float, float]], float]:
-    """The rollup segments [lo, hi) to read, coarsest first, and where raw samples take over."""
-    hwm = marks.fine.hwm
-    if hwm is None or start >= hwm:
-        return [], start
-    # Rollups answer the part before the high-water mark when the chart is coarser than a rollup
-    # step anyway (faster, same average), or when raw data is gone.
+@dataclass(frozen=True, slots=True)
+class Plan:
+    step: float  # bucket width
+    origin: float  # bucket 0 starts here
+    segments: list[tuple[Tier, float, float]]  # rollups to read [lo, hi), coarsest first
+    raw_from: float
+
+
+def plan(marks: StoreMarks, start: float, end: float, step: float) -> Plan:
+    """Which tiers answer which part of the range, and the bucket grid.
+
+    Rollups answer the part before the high-water mark when the chart is coarser than a rollup
+    step anyway, or when raw data is gone. When the chart is coarser, the step is rounded up to a
+    whole number of rollup steps (never more points than asked) and buckets are aligned to it, so
+    every rollup row falls in one bucket and a bucket's average is exactly that of its raw samples;
+    the coarsest tier whose rows fit the step whole is read (one row per point on a day chart).
+    """
+    fine = marks.tiers[0]
+    hwm = fine.hwm
     oldest = marks.oldest_raw
-    if not (step >= marks.fine.step_s or oldest is None or start < oldest):
-        return [], start
+    if hwm is None or start >= hwm or not (step >= fine.step_s or oldest is None or start < oldest):
+        return Plan(step, start, [], start)
+    if step < fine.step_s:  # raw data is gone: rollup rows land in the chart's own (finer) buckets
+        return Plan(step, start, [(fine, start - fine.step_s / 2, min(hwm, end))], hwm)
+    unit = max(t.step_s for t in marks.tiers if t.step_s <= step)
+    step = math.ceil(step / unit - 1e-9) * unit
+    origin = math.floor(start / step) * step
+    usable = [t for t in marks.tiers if t.hwm is not None and _divides(t.step_s, step)]
     segments: list[tuple[Tier, float, float]] = []
-    lo = start
-    coarse = marks.coarse
-    if coarse.hwm is not None and step >= coarse.step_s and coarse.hwm > lo:
-        hi = min(coarse.hwm, end)
-        segments.append((coarse, lo, hi))
-        lo = hi
-    if hwm > lo and lo < end:
-        hi = min(hwm, end)
-        segments.append((marks.fine, lo, hi))
-        lo = hi
-    return segments, max(lo, hwm) if segments else start
+    lo = origin
+    for tier in sorted(usable, key=lambda t: -t.step_s):
+        assert tier.hwm is not None
+        hi = min(tier.hwm, end)
+        if hi > lo:
+            segments.append((tier, lo, hi))
+            lo = hi
+    return Plan(step, origin, segments, max(lo, hwm))
+
+
+def _divides(unit: float, step: float) -> bool:
+    n = round(step / unit)
+    return n >= 1 and abs(n * unit - step) < 1e-6
 
 
 async def query(
@@ -86,71 +104,83 @@ async def query(
         return MetricsOut(from_=start, to=end, step_s=step, resolution="raw", series=[])
     ids = [r.id for r in series_rows]
     buckets: Buckets = {i: {} for i in ids}
-    segments, raw_from = plan(marks, start, end, step)
-    for n, (tier, lo, hi) in enumerate(segments):
-        # The first segment also takes the rollup row that starts just before the range.
-        await _collect_rollups(
-            conn, tier, ids, lo - tier.step_s / 2 if n == 0 else lo, hi, start, step, agg, buckets
-        )
-    if raw_from <= end:
-        await _collect_raw(conn, ids, raw_from, end, start, step, agg, buckets)
+    p = plan(marks, start, end, step)
+    for tier, lo, hi in p.segments:
+        await _collect_rollups(conn, tier, ids, lo, hi, p, agg, buckets)
+    if p.raw_from <= end:
+        await _collect_raw(conn, ids, p.raw_from, end, p, agg, buckets)
     out = []
+    origin, step = p.origin, p.step
+    # Whole seconds on an aligned grid need no rounding (a day chart has tens of thousands of points).
+    whole = origin.is_integer() and step.is_integer()
     for row in series_rows:
         # Only buckets with data are returned; gaps stay gaps (the chart shows no line there).
-        pts: list[tuple[float, float | None]] = [
-            (round(start + b * step, 3), _combine(v, agg)) for b, v in sorted(buckets[row.id].items())
-        ]
+        items = sorted(buckets[row.id].items())
+        pts: list[tuple[float, float | None]] = (
+            [(origin + b * step, round(v, 6)) for b, (v, _) in items]
+            if whole
+            else [(round(origin + b * step, 3), round(v, 6)) for b, (v, _) in items]
+        )
         out.append(SeriesOut(metric=row.metric, labels=json.loads(row.labels), points=pts))
     out.sort(key=lambda s: (s.metric, sorted(s.labels.items())))
-    coarsest = max((t.step_s for t, _, _ in segments), default=None)
+    coarsest = max((t.step_s for t, _, _ in p.segments), default=None)
     return MetricsOut(
         from_=start,
         to=end,
         step_s=step,
-        resolution="rollup" if segments else "raw",
+        resolution="rollup" if p.segments else "raw",
         rollup_step_s=max(step, coarsest) if coarsest is not None else None,
         series=out,
     )
 
 
-async def _collect_raw(conn, ids, lo, hi, origin, step, agg, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
-    bucket = func.floor((samples.c.ts - origin) / step)
+async def _collect_raw(conn, ids, lo, hi, p: Plan, agg: Aggregate, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
+    bucket = func.floor((samples.c.ts - p.origin) / p.step)
     value = func.avg(samples.c.value) if agg == "avg" else getattr(func, agg)(samples.c.value)
     stmt = (
         select(samples.c.series_id, bucket, value, func.count(samples.c.value))
         .where(samples.c.series_id.in_(ids), samples.c.ts >= lo, samples.c.ts <= hi)
         .group_by(samples.c.series_id, bucket)
     )
-    for sid, b, v, n in await conn.execute(stmt):
+    for sid, b, v, n in (await conn.execute(stmt)).all():
         if v is not None:
-            buckets[sid].setdefault(int(b), []).append((float(v), int(n)))
+            _add(buckets[sid], int(b), float(v), int(n), agg)
 
 
-async def _collect_rollups(conn, tier: Tier, ids, lo, hi, origin, step, agg, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
+async def _collect_rollups(conn, tier: Tier, ids, lo, hi, p: Plan, agg: Aggregate, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
     t = tier.table
-    bucket = func.floor((t.c.ts - origin) / step)
-    # Only the columns the aggregate needs: the grouping sorts every row read.
-    value = {"avg": func.sum(t.c.sum), "max": func.max(t.c.max), "min": func.min(t.c.min)}[agg]
-    stmt = (
-        select(t.c.series_id, bucket, value, func.sum(t.c.count))
-        .where(t.c.series_id.in_(ids), t.c.ts >= lo, t.c.ts < hi)
-        .group_by(t.c.series_id, bucket)
-    )
+    where = (t.c.series_id.in_(ids), t.c.ts >= lo, t.c.ts < hi)
+    if tier.step_s == p.step:
+        # One row per bucket: a plain primary-key range scan, no grouping (no sort).
+        column = {"avg": t.c.sum, "max": t.c.max, "min": t.c.min}[agg]
+        stmt = select(t.c.series_id, (t.c.ts - p.origin) / p.step, column, t.c.count).where(*where)
+    else:
+        bucket = func.floor((t.c.ts - p.origin) / p.step)
+        # Only the columns the aggregate needs: the grouping sorts every row read.
+        value = {"avg": func.sum(t.c.sum), "max": func.max(t.c.max), "min": func.min(t.c.min)}[agg]
+        stmt = (
+            select(t.c.series_id, bucket, value, func.sum(t.c.count))
+            .where(*where)
+            .group_by(t.c.series_id, bucket)
+        )
     avg = agg == "avg"
-    for sid, b, v, n in await conn.execute(stmt):
-        n = int(n or 0)
-        if n == 0 or v is None:
+    for sid, b, v, n in (await conn.execute(stmt)).all():
+        if not n or v is None:
             continue
-        buckets[sid].setdefault(max(int(b), 0), []).append((float(v) / n if avg else float(v), n))
+        # round(): the plain scan's bucket is an exact multiple up to float error.
+        _add(buckets[sid], max(round(b), 0), v / n if avg else float(v), int(n), agg)
 
 
-def _combine(parts: list[tuple[float, int]], agg: Aggregate) -> float:
-    """Merge a bucket that got values from more than one tier."""
-    if len(parts) == 1:
-        return round(parts[0][0], 6)
+def _add(series_buckets: dict[int, tuple[float, int]], b: int, v: float, n: int, agg: Aggregate) -> None:
+    """Put a value in its bucket, merging with one from another tier already there."""
+    have = series_buckets.get(b)
+    if have is None:
+        series_buckets[b] = (v, n)
+        return
+    hv, hn = have
     if agg == "max":
-        return round(max(v for v, _ in parts), 6)
-    if agg == "min":
-        return round(min(v for v, _ in parts), 6)
-    total = sum(n for _, n in parts)
-    return round(sum(v * n for v, n in parts) / total, 6) if total else 0.0
+        series_buckets[b] = (max(v, hv), n + hn)
+    elif agg == "min":
+        series_buckets[b] = (min(v, hv), n + hn)
+    else:
+        series_buckets[b] = ((v * n + hv * hn) / (n + hn), n + hn)

@@ -4,30 +4,32 @@ their retention. Keeps the store's tier marks (store/query.py StoreMarks) curren
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from poolscope.store.query import StoreMarks, Tier
-from poolscope.store.tables import rollups, rollups_coarse, samples, store_meta
+from poolscope.store.tables import rollups, rollups_x3, rollups_x10, samples, store_meta
 
 ROLLUP_HWM_KEY = "rollup_high_water_mark"
-COARSE_HWM_KEY = "rollup_coarse_high_water_mark"
-# A coarse row spans this many rollup steps (10 min at the default 60 s).
-COARSE_FACTOR = 10
+# (table, rollup steps per row): each coarser tier is rolled up from `rollups`.
+TIER_FACTORS: tuple[tuple[Table, int], ...] = ((rollups, 1), (rollups_x3, 3), (rollups_x10, 10))
 # Deletes run in bounded batches so retention never holds the write lock for long.
 MAX_DELETE_BATCHES = 100
 
 
+def _hwm_key(factor: int) -> str:
+    return ROLLUP_HWM_KEY if factor == 1 else f"rollup_x{factor}_high_water_mark"
+
+
 async def read_marks(conn: AsyncConnection, step_s: float) -> StoreMarks:
-    wanted = select(store_meta.c.key, store_meta.c.value).where(
-        store_meta.c.key.in_([ROLLUP_HWM_KEY, COARSE_HWM_KEY])
-    )
+    keys = [_hwm_key(f) for _, f in TIER_FACTORS]
+    wanted = select(store_meta.c.key, store_meta.c.value).where(store_meta.c.key.in_(keys))
     meta = {key: value for key, value in await conn.execute(wanted)}
     oldest = (await conn.execute(select(func.min(samples.c.ts)))).scalar()
     return StoreMarks(
-        fine=Tier(rollups, float(step_s), _float(meta.get(ROLLUP_HWM_KEY))),
-        coarse=Tier(rollups_coarse, float(step_s * COARSE_FACTOR), _float(meta.get(COARSE_HWM_KEY))),
+        tiers=tuple(Tier(t, float(step_s * f), _float(meta.get(_hwm_key(f)))) for t, f in TIER_FACTORS),
         oldest_raw=float(oldest) if oldest is not None else None,
     )
 
@@ -42,25 +44,27 @@ async def maintain(
         "rollups_deleted": 0,
         "coarse_deleted": 0,
     }
-    fine, coarse = marks.fine, marks.coarse
+    fine, *coarser = marks.tiers
     async with engine.begin() as conn:
-        hwm, counts["rolled_up"] = await _roll_up(conn, samples, rollups, fine, now, _raw_columns())
-        hwm_c, counts["rolled_up_coarse"] = await _roll_up(
-            conn, rollups, rollups_coarse, coarse, min(now, hwm), _rollup_columns()
-        )
-        await _write_meta(conn, ROLLUP_HWM_KEY, repr(hwm))
-        await _write_meta(conn, COARSE_HWM_KEY, repr(hwm_c))
+        hwm, counts["rolled_up"] = await _roll_up(conn, samples, fine, now, _raw_columns())
+        tiers = [replace(fine, hwm=hwm)]
+        for tier in coarser:
+            # Only completed fine rows: a coarse row is never written from a partial minute.
+            tier_hwm, rolled = await _roll_up(conn, rollups, tier, min(now, hwm), _rollup_columns())
+            counts["rolled_up_coarse"] += rolled
+            tiers.append(replace(tier, hwm=tier_hwm))
+        for tier, (_, factor) in zip(tiers, TIER_FACTORS, strict=True):
+            await _write_meta(conn, _hwm_key(factor), repr(tier.hwm))
     counts["raw_deleted"] = await _delete_before(engine, samples, min(now - raw_retention_s, hwm))
-    counts["rollups_deleted"] = await _delete_before(engine, rollups, min(now - rollup_retention_s, hwm_c))
-    counts["coarse_deleted"] = await _delete_before(engine, rollups_coarse, now - rollup_retention_s)
+    rolled_on = min(t.hwm for t in tiers[1:] if t.hwm is not None)
+    counts["rollups_deleted"] = await _delete_before(
+        engine, rollups, min(now - rollup_retention_s, rolled_on)
+    )
+    for tier in tiers[1:]:
+        counts["coarse_deleted"] += await _delete_before(engine, tier.table, now - rollup_retention_s)
     async with engine.connect() as conn:
         oldest = (await conn.execute(select(func.min(samples.c.ts)))).scalar()
-    new_marks = StoreMarks(
-        fine=Tier(rollups, fine.step_s, hwm),
-        coarse=Tier(rollups_coarse, coarse.step_s, hwm_c),
-        oldest_raw=float(oldest) if oldest is not None else None,
-    )
-    return new_marks, counts
+    return StoreMarks(tuple(tiers), float(oldest) if oldest is not None else None), counts
 
 
 def _raw_columns():  # type: ignore[no-untyped-def]
@@ -73,8 +77,8 @@ def _rollup_columns():  # type: ignore[no-untyped-def]
     return [func.sum(r.count), func.sum(r.sum), func.min(r.min), func.max(r.max)]
 
 
-async def _roll_up(conn, source: Table, dest: Table, tier: Tier, now: float, columns) -> tuple[float, int]:  # type: ignore[no-untyped-def]
-    """Aggregate the source's completed tier steps into dest; returns the new high-water mark."""
+async def _roll_up(conn, source: Table, tier: Tier, now: float, columns) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+    """Aggregate the source's completed tier steps into the tier; returns the new high-water mark."""
     step = tier.step_s
     done_until = math.floor(now / step) * step  # the current step is still filling
     hwm = tier.hwm
@@ -90,7 +94,7 @@ async def _roll_up(conn, source: Table, dest: Table, tier: Tier, now: float, col
         .group_by(source.c.series_id, bucket)
     )
     result = await conn.execute(
-        insert(dest).from_select(["series_id", "ts", "count", "sum", "min", "max"], rolled)
+        insert(tier.table).from_select(["series_id", "ts", "count", "sum", "min", "max"], rolled)
     )
     return done_until, max(result.rowcount or 0, 0)
 
