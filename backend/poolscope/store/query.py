@@ -112,7 +112,7 @@ async def query(
     out = []
     origin, step = p.origin, p.step
     # Whole seconds on an aligned grid need no rounding (a day chart has tens of thousands of points).
-    whole = origin.is_integer() and step.is_integer()
+    whole = float(origin).is_integer() and float(step).is_integer()
     for row in series_rows:
         # Only buckets with data are returned; gaps stay gaps (the chart shows no line there).
         items = sorted(buckets[row.id].items())
