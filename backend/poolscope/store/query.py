@@ -24,6 +24,10 @@ Aggregate = Literal["avg", "max", "min"]
 Buckets = dict[int, dict[int, tuple[float, int]]]
 
 
+# How much wider than asked a chart's step may get to read a coarser tier.
+COARSER_BY = 1.25
+
+
 @dataclass(frozen=True, slots=True)
 class Tier:
     table: Table
@@ -55,6 +59,7 @@ def plan(marks: StoreMarks, start: float, end: float, step: float) -> Plan:
     whole number of rollup steps (never more points than asked) and buckets are aligned to it, so
     every rollup row falls in one bucket and a bucket's average is exactly that of its raw samples;
     the coarsest tier whose rows fit the step whole is read (one row per point on a day chart).
+    Until a coarser tier's high-water mark, finer tiers that fit the step whole fill in.
     """
     fine = marks.tiers[0]
     hwm = fine.hwm
@@ -63,8 +68,10 @@ def plan(marks: StoreMarks, start: float, end: float, step: float) -> Plan:
         return Plan(step, start, [], start)
     if step < fine.step_s:  # raw data is gone: rollup rows land in the chart's own (finer) buckets
         return Plan(step, start, [(fine, start - fine.step_s / 2, min(hwm, end))], hwm)
-    unit = max(t.step_s for t in marks.tiers if t.step_s <= step)
-    step = math.ceil(step / unit - 1e-9) * unit
+    # Each tier's step rounded up to a whole number of its rows; the coarsest within 25 % of the
+    # asked step wins (fewer rows), else the finest (closest to what was asked).
+    whole = [math.ceil(step / t.step_s - 1e-9) * t.step_s for t in marks.tiers]
+    step = next((w for w in reversed(whole) if w <= step * COARSER_BY + 1e-9), whole[0])
     origin = math.floor(start / step) * step
     usable = [t for t in marks.tiers if t.hwm is not None and _divides(t.step_s, step)]
     segments: list[tuple[Tier, float, float]] = []
