@@ -50,35 +50,38 @@ class SeriesIds:
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
         self._ids: dict[SeriesKey, int] = {}
-        # Keyed by the labels' items in the order the collector built them: most lookups skip the
-        # JSON encoding of the canonical key.
-        self._fast: dict[tuple[str, str, tuple[tuple[str, str], ...]], int] = {}
+        # Per target, keyed by the labels' items in the order the collector built them: most
+        # lookups skip the JSON encoding of the canonical key.
+        self._fast: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], int]] = {}
 
     async def rows(self, engine: AsyncEngine, polls: Iterable[Poll]) -> list[SampleRow]:
         """The (series_id, ts, value) rows of the polls' samples, non-finite values as NULL."""
-        fast = self._fast
         pending: list[tuple[str, str, tuple[tuple[str, str], ...], float, float | None]] = []
         out: list[SampleRow] = []
+        append = out.append
         isfinite = math.isfinite
         for poll in polls:
             target = poll.info.name
+            known = self._fast.get(target)
+            if known is None:
+                known = self._fast[target] = {}
             ts = float(poll.ts)
             for s in poll.samples:
                 value = s.value
                 if value is not None:
                     value = float(value) if isfinite(value) else None
                 items = tuple(s.labels.items()) if s.labels else ()
-                sid = fast.get((target, s.metric, items))
+                sid = known.get((s.metric, items))
                 if sid is None:
                     pending.append((target, s.metric, items, ts, value))
                 else:
-                    out.append((sid, ts, value))
+                    append((sid, ts, value))
         if pending:
             await self._resolve(engine, {(t, m, canonical_labels(dict(i))) for t, m, i, _, _ in pending})
             for target, metric, items, ts, value in pending:
                 sid = self._ids[(target, metric, canonical_labels(dict(items)))]
-                fast[(target, metric, items)] = sid
-                out.append((sid, ts, value))
+                self._fast[target][(metric, items)] = sid
+                append((sid, ts, value))
         return out
 
     async def _resolve(self, engine: AsyncEngine, keys: set[SeriesKey]) -> None:

@@ -174,8 +174,10 @@ async def _collect_rollups(conn, tier: Tier, ids, lo, hi, p: Plan, agg: Aggregat
     for sid, b, v, n in (await conn.execute(stmt)).all():
         if not n or v is None:
             continue
+        # MariaDB sums integers as DECIMAL: floats from here on.
+        n, v = int(n), float(v)
         # round(): the plain scan's bucket is an exact multiple up to float error.
-        _add(buckets[sid], max(round(b), 0), v / n if avg else float(v), int(n), agg)
+        _add(buckets[sid], max(round(b), 0), v / n if avg else v, n, agg)
 
 
 def _add(series_buckets: dict[int, tuple[float, int]], b: int, v: float, n: int, agg: Aggregate) -> None:
