@@ -18,6 +18,7 @@ import asyncio
 import math
 import random
 import sqlite3
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -164,14 +165,16 @@ async def run(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
     sqlite_url = f"sqlite+aiosqlite:///{ctx.workdir}/ingest.db"
     out["store_ingest"]["sqlite"] = await ingest(ctx, poll, sqlite_url, ctx.workdir / "ingest.db")
     out["chart"]["sqlite"] = await charts(ctx, poll, f"sqlite+aiosqlite:///{ctx.workdir}/chart.db")
-    pg = PostgresSandbox(ctx.workdir / "postgres")
+    # Its own directory under the system temp dir: the postgres user must be able to reach it,
+    # which the bench's private 0700 work dir does not allow.
+    pg = PostgresSandbox()
     try:
         progress("starting a private PostgreSQL for the store parts")
         await asyncio.to_thread(pg.start)
         url = pg.create_database("bench_ingest")
         out["store_ingest"]["postgresql"] = await ingest(ctx, poll, url, None)
         out["chart"]["postgresql"] = await charts(ctx, poll, pg.create_database("bench_chart"))
-    except PostgresSandboxError as exc:
+    except (PostgresSandboxError, OSError, subprocess.CalledProcessError) as exc:
         out["store_ingest"].setdefault("postgresql", {"skipped": f"PostgreSQL: {exc}"})
         out["chart"].setdefault("postgresql", {"skipped": f"PostgreSQL: {exc}"})
     finally:
