@@ -1,14 +1,12 @@
 """Rollup tiers (store/rollup.py, store/query.py) on SQLite and a real PostgreSQL: a chart reads the
 tier that fits its step and gets the same averages, maxima and minima as the raw samples."""
 
-import itertools
 import math
 
 import pytest
 
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll
-from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.query import plan
 from poolscope.store.rollup import read_marks
 from poolscope.store.sql import SqlStore
@@ -16,17 +14,6 @@ from poolscope.store.sql import SqlStore
 T0 = 1_800_000_000.0  # a multiple of every tier step below
 STEP = 10  # rollup step: tiers of 10, 30 and 100 s
 SECONDS = 3000
-_databases = itertools.count()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    else:
-        url = request.getfixturevalue("postgres").create_database(f"poolscope_tiers_{next(_databases)}")
-    upgrade_to_head(url)
-    return url
 
 
 def value(i: int) -> float:
@@ -34,8 +21,10 @@ def value(i: int) -> float:
 
 
 @pytest.fixture
-async def store(store_url):
-    store = SqlStore(store_url, raw_retention_s=10 * SECONDS, rollup_retention_s=86400, rollup_step_s=STEP)
+async def store(sqlite_pg_url):
+    store = SqlStore(
+        sqlite_pg_url, raw_retention_s=10 * SECONDS, rollup_retention_s=86400, rollup_step_s=STEP
+    )
     info = TargetInfo(name="db1", status="up", poll_interval_s=1.0)
     polls = [
         Poll(

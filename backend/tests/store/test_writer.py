@@ -2,26 +2,11 @@
 commit, a failing poll loses only itself, and stop() stores everything it accepted."""
 
 import asyncio
-import itertools
-
-import pytest
 
 from poolscope.schemas import Sample, TargetInfo, TargetState
-from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 
 T0 = 1_800_000_000.0
-_databases = itertools.count()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    else:
-        url = request.getfixturevalue("postgres").create_database(f"poolscope_writer_{next(_databases)}")
-    upgrade_to_head(url)
-    return url
 
 
 def make_store(url):
@@ -43,8 +28,8 @@ async def stored(store, target, metric="threads_running"):
     return [v for s in out.series for _, v in s.points]
 
 
-async def test_many_targets_polls_land_in_one_batch(store_url):
-    store = make_store(store_url)
+async def test_many_targets_polls_land_in_one_batch(sqlite_pg_url):
+    store = make_store(sqlite_pg_url)
     store.writer.max_delay_s = 0.5  # time enough for every submit to join the first batch
     names = [f"db{i}" for i in range(30)]
     await asyncio.gather(*(store.writer.submit(*poll_args(n, T0, float(i))) for i, n in enumerate(names)))
@@ -56,8 +41,8 @@ async def test_many_targets_polls_land_in_one_batch(store_url):
     await store.close()
 
 
-async def test_a_failing_poll_loses_only_itself(store_url):
-    store = make_store(store_url)
+async def test_a_failing_poll_loses_only_itself(sqlite_pg_url):
+    store = make_store(sqlite_pg_url)
     await store.writer.submit(*poll_args("db0", T0, 1.0))
     store.writer.max_delay_s = 0.5
     # db0 again at the same second: its samples collide with the stored ones, failing the batch.
@@ -77,8 +62,8 @@ async def test_a_failing_poll_loses_only_itself(store_url):
     await store.close()
 
 
-async def test_stop_stores_everything_accepted(store_url):
-    store = make_store(store_url)
+async def test_stop_stores_everything_accepted(sqlite_pg_url):
+    store = make_store(sqlite_pg_url)
     store.writer.max_delay_s = 30.0  # nothing would be flushed by time during this test
     tasks = [asyncio.create_task(store.writer.submit(*poll_args(f"db{i}", T0, float(i)))) for i in range(10)]
     await asyncio.sleep(0.2)
@@ -86,14 +71,14 @@ async def test_stop_stores_everything_accepted(store_url):
     tasks[0].cancel()  # a caller that gave up (the scheduler stopping) still gets its poll stored
     await store.close()
     assert all(t.done() for t in tasks)
-    reopened = make_store(store_url)
+    reopened = make_store(sqlite_pg_url)
     for i in range(10):
         assert await stored(reopened, f"db{i}") == [float(i)]
     await reopened.close()
 
 
-async def test_submit_after_stop_writes_at_once(store_url):
-    store = make_store(store_url)
+async def test_submit_after_stop_writes_at_once(sqlite_pg_url):
+    store = make_store(sqlite_pg_url)
     await store.writer.stop()
     await store.writer.submit(*poll_args("db1", T0, 4.0))
     assert await stored(store, "db1") == [4.0]
