@@ -11,9 +11,9 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Select, Table, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from poolscope.schemas import MetricsOut, SeriesOut
@@ -149,7 +149,7 @@ async def _collect_raw(conn, ids, lo, hi, p: Plan, agg: Aggregate, buckets: Buck
         .where(samples.c.series_id.in_(ids), samples.c.ts >= lo, samples.c.ts <= hi)
         .group_by(samples.c.series_id, bucket)
     )
-    for sid, b, v, n in (await conn.execute(stmt)).all():
+    for sid, b, v, n in await _fetch(conn, stmt):
         if v is not None:
             _add(buckets[sid], int(b), float(v), int(n), agg)
 
@@ -171,13 +171,36 @@ async def _collect_rollups(conn, tier: Tier, ids, lo, hi, p: Plan, agg: Aggregat
             .group_by(t.c.series_id, bucket)
         )
     avg = agg == "avg"
-    for sid, b, v, n in (await conn.execute(stmt)).all():
+    for sid, b, v, n in await _fetch(conn, stmt):
         if not n or v is None:
             continue
         # MariaDB sums integers as DECIMAL: floats from here on.
         n, v = int(n), float(v)
         # round(): the plain scan's bucket is an exact multiple up to float error.
-        _add(buckets[sid], max(round(b), 0), v / n if avg else v, n, agg)
+        b = max(round(b), 0)
+        series_buckets = buckets[sid]
+        if b in series_buckets:
+            _add(series_buckets, b, v / n if avg else v, n, agg)
+        else:  # the common case, inline: a day page has tens of thousands of rows
+            series_buckets[b] = (v / n if avg else v, n)
+
+
+async def _fetch(conn: AsyncConnection, stmt: Select[Any]) -> Sequence[Sequence[Any]]:
+    """All rows as plain tuples. On SQLite and PostgreSQL straight from the driver: SQLAlchemy's
+    per-row result processing cost more than the query on a day-long page (docs/STORE-PERF.md)."""
+    dialect = conn.dialect
+    if dialect.name not in ("sqlite", "postgresql"):
+        return (await conn.execute(stmt)).all()
+    compiled = stmt.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
+    params = [compiled.params[name] for name in compiled.positiontup or ()]
+    driver: Any = (await conn.get_raw_connection()).driver_connection
+    if dialect.name == "sqlite":
+        cursor = await driver.execute(str(compiled), params)
+        try:
+            return list(await cursor.fetchall())
+        finally:
+            await cursor.close()
+    return list(await driver.fetch(str(compiled), *params))
 
 
 def _add(series_buckets: dict[int, tuple[float, int]], b: int, v: float, n: int, agg: Aggregate) -> None:
