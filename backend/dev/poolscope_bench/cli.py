@@ -205,9 +205,8 @@ async def run_all(ctx: BenchContext, results: dict[str, Any], exporter_box: list
         results["poll_time"], loaded_poll = await polltime.poll_time(ctx)
 
     poll = storebench.RealisticPoll(loaded_poll or idle_poll, cfg.store_groups)
-    results["store_ingest"] = await storebench.ingest(ctx, poll)
+    results.update(await storebench.run(ctx, poll))
     results["store_ingest"]["captured_under_load"] = loaded_poll is not None
-    results["chart"] = await storebench.charts(ctx, poll)
 
 
 def _verdicts(results: dict[str, Any]) -> list[bool]:

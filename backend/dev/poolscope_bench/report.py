@@ -188,41 +188,49 @@ def render(results: dict[str, Any]) -> str:
         )
     out.append("")
 
-    part = results.get("store_ingest", {})
-    out.append("4. Store ingest through SqlStore.write_poll (SQLite file, WAL)")
-    if "skipped" in part:
-        out.append(f"   skipped: {part['skipped']}")
-    else:
-        w = part["write_ms"]
+    parts = results.get("store_ingest", {})
+    out.append("4. Store ingest: SqlStore.write_poll one poll at a time, then the scheduler's batch writer")
+    for dialect in ("sqlite", "postgresql"):
+        part = parts.get(dialect, {})
+        if not part or "skipped" in part:
+            out.append(f"   {dialect}: skipped: {part.get('skipped', 'not run')}")
+            continue
+        w, bt = part["write_ms"], part["batched"]
         out.append(
-            f"   {part['polls']} polls x {part['samples_per_poll']} samples ({part['groups']} groups; captured"
-            f" {'under load' if part.get('captured_under_load') else 'idle'}, state JSON {part['state_json_bytes']:,} B)"
+            f"   {dialect}: {part['polls']} polls x {part['samples_per_poll']} samples ({part['groups']} groups; captured"
+            f" {'under load' if parts.get('captured_under_load') else 'idle'}, state JSON {part['state_json_bytes']:,} B)"
         )
         out.append(
-            f"   {_f(part['samples_per_s'], 0)} samples/s = {_f(part['polls_per_s'], 0)} polls/s;"
-            f" write_poll p50 {_f(w.get('p50'), 2)} ms, p95 {_f(w.get('p95'), 2)} ms, max {_f(w.get('max'), 1)} ms"
-            f" (first {_f(part['first_write_ms'], 1)} ms: new series); CPU {_f(part['cpu_ms_per_write'], 2)} ms per write"
+            f"     write_poll: {_f(part['samples_per_s'], 0)} samples/s = {_f(part['polls_per_s'], 0)} polls/s;"
+            f" p50 {_f(w.get('p50'), 2)} ms, p95 {_f(w.get('p95'), 2)} ms (first {_f(part['first_write_ms'], 1)} ms:"
+            f" new series); CPU {_f(part['cpu_ms_per_write'], 2)} ms per write"
         )
         out.append(
-            f"   maintain() after it: {_f(part['maintain_ms'])} ms ({part['rolled_up_rows']:,} rollup rows);"
-            f" db {part['db_bytes'] / 1e6:.1f} MB"
+            f"     batched ({bt['targets']} targets, {bt['polls']} polls in {bt['batches']} batches):"
+            f" {_f(bt['samples_per_s'], 0)} samples/s; {_f(bt['samples_per_cpu_s'], 0)} samples per CPU-second"
+            " of this process"
+        )
+        size = f"; db {part['db_bytes'] / 1e6:.1f} MB" if part.get("db_bytes") else ""
+        out.append(
+            f"     maintain() after it: {_f(part['maintain_ms'])} ms ({part['rolled_up_rows']:,} rollup rows){size}"
         )
     out.append("")
 
-    part = results.get("chart", {})
-    out.append(f"5. Serving charts through SqlStore.query (points={cfg['chart_points']})")
-    if "skipped" in part:
-        out.append(f"   skipped: {part['skipped']}")
-    else:
+    charts = results.get("chart", {})
+    out.append(
+        f"5. Serving charts through SqlStore.query (points={cfg['chart_points']}); p50 wall / CPU of this process"
+    )
+    chart_lines: dict[str, list[str]] = {}
+    for dialect in ("sqlite", "postgresql"):
+        part = charts.get(dialect, {})
+        if not part or "skipped" in part:
+            out.append(f"   {dialect}: skipped: {part.get('skipped', 'not run')}")
+            continue
+        size = f", {part['db_bytes'] / 1e6:.0f} MB" if part.get("db_bytes") else ""
         out.append(
-            f"   store: {part['series_in_store']} series, {part['rollup_rows']:,} rollup rows ({part['hours']:g} h),"
-            f" {part['raw_rows']:,} raw rows ({part['raw_hours']:g} h), {part['db_bytes'] / 1e6:.0f} MB;"
-            f" filled in {part['fill_s']} s"
-        )
-        lw = part["live_write_ms"]
-        out.append(
-            f"   newest {part['live_writes']} polls via write_poll into that store: p50 {_f(lw.get('p50'), 2)} ms,"
-            f" p95 {_f(lw.get('p95'), 2)} ms; maintain() {_f(part['maintain_ms'])} ms"
+            f"   {dialect}: {part['series_in_store']} series, {part['rollup_rows']:,} rollup rows ({part['hours']:g} h),"
+            f" {part['raw_rows']:,} raw rows ({part['raw_hours']:g} h){size}; filled in {part['fill_s']} s;"
+            f" maintain() {_f(part['maintain_ms'])} ms"
         )
         for key, label in (
             ("chart_24h", f"{part['hours']:g} h chart"),
@@ -230,10 +238,15 @@ def render(results: dict[str, Any]) -> str:
             ("page_24h", f"{part['hours']:g} h, whole page"),
         ):
             q = part[key]
-            out.append(
-                f"   {label:<18} {q['metrics']:>2} metrics -> {q['series']:>3} series x <= {q['points_per_series_max']:>3} pts"
-                f" ({q['resolution']}, step {q['step_s']:g} s): p50 {_f(q.get('p50_ms'), 1)} ms,"
-                f" max {_f(q.get('max_ms'), 1)} ms over {q['queries']} queries (first {_f(q['first_ms'], 1)} ms)"
+            chart_lines.setdefault(
+                key,
+                [
+                    f"   {label:<18} {q['metrics']:>2} metrics -> {q['series']:>3} series x <= {q['points_per_series_max']:>3} pts"
+                    f" ({q['resolution']}, step {q['step_s']:g} s):"
+                ],
             )
+            chart_lines[key].append(f" {dialect} {_f(q.get('p50_ms'), 1)} / {_f(q.get('cpu_p50_ms'), 1)} ms")
+    for line in chart_lines.values():
+        out.append(line[0] + ";".join(line[1:]))
     out.append("=" * 78)
     return "\n".join(out)

@@ -1,4 +1,5 @@
-"""Parts 4 and 5: store ingest through SqlStore.write_poll, and serving charts through SqlStore.query.
+"""Parts 4 and 5: store ingest (SqlStore.write_poll, and the scheduler's path: BatchWriter with
+many targets) and serving charts through SqlStore.query, on SQLite and on a private PostgreSQL.
 
 The polls are real: one poll result captured from the sandbox, its per-group series widened to
 `store_groups` groups (a server with that many CPUs has that many thread groups), giving the
@@ -17,6 +18,7 @@ import asyncio
 import math
 import random
 import sqlite3
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,8 +30,11 @@ from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import ROLLUP_HWM_KEY, SqlStore, canonical_labels
 from poolscope_bench.common import BenchContext, progress
 from poolscope_bench.stats import summarize
+from poolscope_dev.pgsandbox import PostgresSandbox, PostgresSandboxError
 
 TARGET = "bench"
+# Targets whose polls the batched ingest interleaves (the scheduler's store path).
+BATCH_TARGETS = 100
 ROLLUP_STEP_S = 60
 FILL_CHUNK_ROWS = 100_000
 # The target page's charts (frontend/src/features/target/metrics.ts).
@@ -140,8 +145,7 @@ class ValueModel:
         return out
 
 
-async def _new_store(path: Path, raw_retention_s: float) -> SqlStore:
-    url = f"sqlite+aiosqlite:///{path}"
+async def _new_store(url: str, raw_retention_s: float) -> SqlStore:
     await asyncio.to_thread(upgrade_to_head, url)
     return SqlStore(
         url, raw_retention_s=raw_retention_s, rollup_retention_s=8 * 86400, rollup_step_s=ROLLUP_STEP_S
@@ -155,15 +159,39 @@ def _db_bytes(path: Path) -> int:
 # ------------------------------------------------------------------ part 4: ingest
 
 
-async def ingest(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
+async def run(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
+    """Parts 4 and 5 on SQLite, then on a private PostgreSQL (skipped with a reason if it cannot start)."""
+    out: dict[str, Any] = {"store_ingest": {}, "chart": {}}
+    sqlite_url = f"sqlite+aiosqlite:///{ctx.workdir}/ingest.db"
+    out["store_ingest"]["sqlite"] = await ingest(ctx, poll, sqlite_url, ctx.workdir / "ingest.db")
+    out["chart"]["sqlite"] = await charts(ctx, poll, f"sqlite+aiosqlite:///{ctx.workdir}/chart.db")
+    # Its own directory under the system temp dir: the postgres user must be able to reach it,
+    # which the bench's private 0700 work dir does not allow.
+    pg = PostgresSandbox()
+    try:
+        progress("starting a private PostgreSQL for the store parts")
+        await asyncio.to_thread(pg.start)
+        url = pg.create_database("bench_ingest")
+        out["store_ingest"]["postgresql"] = await ingest(ctx, poll, url, None)
+        out["chart"]["postgresql"] = await charts(ctx, poll, pg.create_database("bench_chart"))
+    except (PostgresSandboxError, OSError, subprocess.CalledProcessError) as exc:
+        out["store_ingest"].setdefault("postgresql", {"skipped": f"PostgreSQL: {exc}"})
+        out["chart"].setdefault("postgresql", {"skipped": f"PostgreSQL: {exc}"})
+    finally:
+        await asyncio.to_thread(pg.destroy)
+    return out
+
+
+async def ingest(ctx: BenchContext, poll: RealisticPoll, url: str, path: Path | None) -> dict[str, Any]:
     cfg = ctx.cfg
-    path = ctx.workdir / "ingest.db"
-    store = await _new_store(path, raw_retention_s=6 * 3600)
+    store = await _new_store(url, raw_retention_s=6 * 3600)
     model = ValueModel(poll)
     start_ts = math.floor(time.time()) - cfg.ingest_polls
     # Build every poll's objects first: the poller pays for those, not the store.
     polls = [poll.at(start_ts + i + 0.25, model.values(start_ts + i)) for i in range(cfg.ingest_polls)]
-    progress(f"store ingest: {cfg.ingest_polls} polls x {len(poll.samples)} samples via write_poll")
+    progress(
+        f"store ingest: {cfg.ingest_polls} polls x {len(poll.samples)} samples via write_poll ({store.dialect})"
+    )
     walls: list[float] = []
     try:
         cpu0 = time.process_time()
@@ -175,6 +203,7 @@ async def ingest(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
         total_s = time.perf_counter() - started
         # Process-wide, so it includes aiosqlite's worker thread: all the CPU a write costs.
         cpu_ms = (time.process_time() - cpu0) * 1000
+        batched = await _ingest_batched(store, poll, model, start_ts, cfg.ingest_polls * 5)
         t0 = time.perf_counter()
         counts = await store.maintain(now=start_ts + cfg.ingest_polls + 1)
         maintain_ms = (time.perf_counter() - t0) * 1000
@@ -182,6 +211,7 @@ async def ingest(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
         await store.close()
     samples_total = cfg.ingest_polls * len(poll.samples)
     return {
+        "dialect": store.dialect,
         "polls": cfg.ingest_polls,
         "samples_per_poll": len(poll.samples),
         "groups": poll.groups,
@@ -192,19 +222,94 @@ async def ingest(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
         "write_ms": summarize(walls),
         "first_write_ms": round(walls[0], 3) if walls else None,
         "cpu_ms_per_write": round(cpu_ms / cfg.ingest_polls, 3),
+        "batched": batched,
         "maintain_ms": round(maintain_ms, 1),
         "rolled_up_rows": counts["rolled_up"],
-        "db_bytes": _db_bytes(path),
+        "db_bytes": _db_bytes(path) if path is not None else None,
+    }
+
+
+async def _ingest_batched(
+    store: SqlStore, poll: RealisticPoll, model: ValueModel, start_ts: int, total_polls: int
+) -> dict[str, Any]:
+    """The scheduler's path: BATCH_TARGETS targets' polls submitted at once through store.writer."""
+    rounds = max(total_polls // BATCH_TARGETS, 1)
+    submits = []
+    for i in range(rounds):
+        values = model.values(start_ts + i)
+        info, state, samples = poll.at(start_ts + i + 0.5, values)  # between write_poll's seconds
+        for k in range(BATCH_TARGETS):
+            name = f"{TARGET}-{k}"
+            submits.append(
+                (
+                    info.model_copy(update={"name": name}),
+                    state.model_copy(update={"target": name}),
+                    samples,
+                    state.ts,
+                )
+            )
+    progress(f"store ingest: {len(submits)} polls of {BATCH_TARGETS} targets through the batch writer")
+    before = store.writer.batches_written
+    cpu0 = time.process_time()
+    started = time.perf_counter()
+    await asyncio.gather(*(store.writer.submit(*args) for args in submits))
+    total_s = time.perf_counter() - started
+    cpu_s = time.process_time() - cpu0
+    samples_total = len(submits) * len(poll.samples)
+    return {
+        "targets": BATCH_TARGETS,
+        "polls": len(submits),
+        "batches": store.writer.batches_written - before,
+        "total_s": round(total_s, 3),
+        "samples_per_s": round(samples_total / total_s, 1),
+        # This process only (on PostgreSQL the server's CPU is not in it).
+        "samples_per_cpu_s": round(samples_total / cpu_s, 1) if cpu_s > 0 else None,
     }
 
 
 # ------------------------------------------------------------------ part 5: charts
 
 
+def _fill_rows(
+    ids: list[int], model: ValueModel, rollup_from: int, synth_end: int, raw_from: int
+) -> tuple[Iterator[tuple[Any, ...]], Iterator[tuple[Any, ...]]]:
+    """Rollup rows [rollup_from, synth_end) and raw sample rows [raw_from, synth_end) for the series ids."""
+
+    def rollup_rows() -> Iterator[tuple[int, float, int, float | None, float | None, float | None]]:
+        for minute in range(rollup_from, synth_end, ROLLUP_STEP_S):
+            for sid, v in zip(ids, model.values(minute + ROLLUP_STEP_S / 2), strict=True):
+                if v is None:
+                    yield sid, float(minute), ROLLUP_STEP_S, None, None, None
+                else:
+                    yield sid, float(minute), ROLLUP_STEP_S, v * ROLLUP_STEP_S, v * 0.8, v * 1.2
+
+    integer = model.integer
+    jitter = [1.0 + 0.1 * (model.rng.random() - 0.5) for _ in range(4099)]
+
+    def raw_rows() -> Iterator[tuple[int, float, float | None]]:
+        # The daily wave per minute, a cheap per-second jitter on top (millions of rows).
+        k = 0
+        for minute in range(raw_from - raw_from % ROLLUP_STEP_S, synth_end, ROLLUP_STEP_S):
+            base = model.values(minute + ROLLUP_STEP_S / 2)
+            for second in range(max(minute, raw_from), min(minute + ROLLUP_STEP_S, synth_end)):
+                ts = second + 0.25
+                for i, sid in enumerate(ids):
+                    v = base[i]
+                    k += 1
+                    if v is None:
+                        yield sid, ts, None
+                    elif integer[i]:
+                        yield sid, ts, float(round(v * jitter[k % 4099]))
+                    else:
+                        yield sid, ts, round(v * jitter[k % 4099], 3)
+
+    return rollup_rows(), raw_rows()
+
+
 def _fill(
     path: Path, poll: RealisticPoll, model: ValueModel, rollup_from: int, synth_end: int, raw_from: int
 ) -> dict[str, int]:
-    """Synthesize series, rollups [rollup_from, synth_end) and raw samples [raw_from, synth_end)."""
+    """SQLite: synthesize series, rollups and raw samples straight into the file."""
     con = sqlite3.connect(path)
     try:
         # A bulk load: no rollback journal and no fsync while filling; WAL again at the end,
@@ -220,43 +325,15 @@ def _fill(
             )
             assert cur.lastrowid is not None
             ids.append(cur.lastrowid)
-
-        def rollup_rows() -> Iterator[tuple[int, float, int, float | None, float | None, float | None]]:
-            for minute in range(rollup_from, synth_end, ROLLUP_STEP_S):
-                for sid, v in zip(ids, model.values(minute + ROLLUP_STEP_S / 2), strict=True):
-                    if v is None:
-                        yield sid, float(minute), ROLLUP_STEP_S, None, None, None
-                    else:
-                        yield sid, float(minute), ROLLUP_STEP_S, v * ROLLUP_STEP_S, v * 0.8, v * 1.2
-
-        integer = model.integer
-        jitter = [1.0 + 0.1 * (model.rng.random() - 0.5) for _ in range(4099)]
-
-        def raw_rows() -> Iterator[tuple[int, float, float | None]]:
-            # The daily wave per minute, a cheap per-second jitter on top (millions of rows).
-            k = 0
-            for minute in range(raw_from - raw_from % ROLLUP_STEP_S, synth_end, ROLLUP_STEP_S):
-                base = model.values(minute + ROLLUP_STEP_S / 2)
-                for second in range(max(minute, raw_from), min(minute + ROLLUP_STEP_S, synth_end)):
-                    ts = second + 0.25
-                    for i, sid in enumerate(ids):
-                        v = base[i]
-                        k += 1
-                        if v is None:
-                            yield sid, ts, None
-                        elif integer[i]:
-                            yield sid, ts, float(round(v * jitter[k % 4099]))
-                        else:
-                            yield sid, ts, round(v * jitter[k % 4099], 3)
-
+        rollup_rows, raw_rows = _fill_rows(ids, model, rollup_from, synth_end, raw_from)
         counts = {"series": len(ids), "rollups": 0, "raw": 0}
         counts["rollups"] = _insert_chunks(
             con,
             "INSERT INTO rollups (series_id, ts, count, sum, min, max) VALUES (?, ?, ?, ?, ?, ?)",
-            rollup_rows(),
+            rollup_rows,
         )
         counts["raw"] = _insert_chunks(
-            con, "INSERT INTO samples (series_id, ts, value) VALUES (?, ?, ?)", raw_rows()
+            con, "INSERT INTO samples (series_id, ts, value) VALUES (?, ?, ?)", raw_rows
         )
         con.execute(
             "INSERT INTO store_meta (key, value) VALUES (?, ?)", (ROLLUP_HWM_KEY, repr(float(synth_end)))
@@ -265,6 +342,41 @@ def _fill(
         con.execute("PRAGMA journal_mode=WAL")
     finally:
         con.close()
+    return counts
+
+
+async def _fill_postgres(
+    store: SqlStore, poll: RealisticPoll, model: ValueModel, rollup_from: int, synth_end: int, raw_from: int
+) -> dict[str, int]:
+    """PostgreSQL: the same rows by COPY."""
+    async with store.engine.begin() as conn:
+        raw = await conn.get_raw_connection()
+        pg: Any = raw.driver_connection
+        ids = [
+            await pg.fetchval(
+                "INSERT INTO series (target, metric, labels) VALUES ($1, $2, $3) RETURNING id",
+                TARGET,
+                metric,
+                canonical_labels(labels),
+            )
+            for metric, labels, _v in poll.series_keys()
+        ]
+        rollup_rows, raw_rows = _fill_rows(ids, model, rollup_from, synth_end, raw_from)
+        counts = {"series": len(ids), "rollups": 0, "raw": 0}
+        for table, columns, rows in (
+            ("rollups", ["series_id", "ts", "count", "sum", "min", "max"], rollup_rows),
+            ("samples", ["series_id", "ts", "value"], raw_rows),
+        ):
+            for _ in range(10_000_000):  # bounded: far more chunks than any configured fill
+                chunk = [row for _, row in zip(range(FILL_CHUNK_ROWS), rows, strict=False)]
+                if not chunk:
+                    break
+                await pg.copy_records_to_table(table, records=chunk, columns=columns)
+                counts["rollups" if table == "rollups" else "raw"] += len(chunk)
+        await pg.execute(
+            "INSERT INTO store_meta (key, value) VALUES ($1, $2)", ROLLUP_HWM_KEY, repr(float(synth_end))
+        )
+        await pg.execute("ANALYZE")
     return counts
 
 
@@ -284,11 +396,14 @@ async def _time_queries(
     store: SqlStore, metrics: tuple[str, ...], start: float, end: float, points: int, repeats: int
 ) -> dict[str, Any]:
     walls: list[float] = []
+    cpus: list[float] = []
     out = None
     for _ in range(repeats):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         out = await store.query(TARGET, metrics, start, end, points=points)
         walls.append((time.perf_counter() - t0) * 1000)
+        cpus.append((time.process_time() - c0) * 1000)
     assert out is not None
     return {
         "metrics": len(metrics),
@@ -297,15 +412,18 @@ async def _time_queries(
         "resolution": out.resolution,
         "step_s": round(out.step_s, 3),
         "first_ms": round(walls[0], 3),
+        # This process's CPU (with aiosqlite's thread; not the PostgreSQL server's): less blurred
+        # than wall time on a busy machine.
+        "cpu_p50_ms": summarize(cpus).get("p50"),
         **{f"{k}_ms" if k != "n" else "queries": v for k, v in summarize(walls).items()},
     }
 
 
-async def charts(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
+async def charts(ctx: BenchContext, poll: RealisticPoll, url: str) -> dict[str, Any]:
     cfg = ctx.cfg
     path = ctx.workdir / "chart.db"
     raw_retention_s = cfg.raw_hours * 3600
-    store = await _new_store(path, raw_retention_s=max(raw_retention_s, 600))
+    store = await _new_store(url, raw_retention_s=max(raw_retention_s, 600))
     model = ValueModel(poll, seed=11)
     end = float(math.floor(time.time()))
     live_s = int(cfg.live_minutes * 60)
@@ -317,7 +435,10 @@ async def charts(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
     )
     try:
         t0 = time.perf_counter()
-        counts = await asyncio.to_thread(_fill, path, poll, model, rollup_from, synth_end, raw_from)
+        if store.dialect == "sqlite":
+            counts = await asyncio.to_thread(_fill, path, poll, model, rollup_from, synth_end, raw_from)
+        else:
+            counts = await _fill_postgres(store, poll, model, rollup_from, synth_end, raw_from)
         fill_s = time.perf_counter() - t0
         # The newest minutes as the product writes them: one write_poll per second, then maintain().
         walls: list[float] = []
@@ -351,7 +472,8 @@ async def charts(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
         "series_in_store": counts["series"],
         "rollup_rows": counts["rollups"] + maintained["rolled_up"],
         "raw_rows": counts["raw"] + len(walls) * len(poll.samples),
-        "db_bytes": _db_bytes(path),
+        "dialect": store.dialect,
+        "db_bytes": _db_bytes(path) if store.dialect == "sqlite" else None,
         "fill_s": round(fill_s, 1),
         "live_writes": len(walls),
         "live_write_ms": summarize(walls),

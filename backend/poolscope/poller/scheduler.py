@@ -72,7 +72,8 @@ class Scheduler:
                     next_at = time.monotonic() + interval
                 result.info.retry_in_s = None
             try:
-                await self.store.write_poll(
+                # Batched with other targets' polls (store/writer.py); returns once committed.
+                await self.store.writer.submit(
                     result.info, result.state, result.samples, ts=result.info.last_poll_at or time.time()
                 )
             except Exception:

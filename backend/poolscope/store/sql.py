@@ -1,38 +1,37 @@
 """The time-series store on any async SQLAlchemy database (SQLite by default).
 
-Raw samples are kept for hours; completed rollup steps (count/sum/min/max) for days. A query
-reads rollups where they exist and raw samples after them, so the newest minutes of a day-long
-chart are never missing.
+Raw samples are kept for hours; completed rollup steps (count/sum/min/max) for days, in two tiers.
+Writing: store/ingest.py (and store/writer.py, which batches polls across targets); reading:
+store/query.py; rollups and retention: store/rollup.py.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 import time
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from dataclasses import replace
 
-from sqlalchemy import and_, delete, event, func, insert, select, update
+from sqlalchemy import event, insert, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from poolscope.schemas import MetricsOut, PollEvent, Sample, SeriesOut, TargetInfo, TargetState
+from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
+from poolscope.store.ingest import Poll, SeriesIds, canonical_labels, insert_samples
 from poolscope.store.live import LiveHub
-from poolscope.store.tables import rollups, samples, series, store_meta, target_state
+from poolscope.store.query import Aggregate, StoreMarks
+from poolscope.store.query import query as chart_query
+from poolscope.store.rollup import ROLLUP_HWM_KEY, read_marks
+from poolscope.store.rollup import maintain as maintain_tiers
+from poolscope.store.tables import target_state
+from poolscope.store.writer import BatchWriter
 
 log = logging.getLogger(__name__)
 
-Aggregate = Literal["avg", "max", "min"]
-ROLLUP_HWM_KEY = "rollup_high_water_mark"
-# Deletes run in bounded batches so retention never holds the write lock for long.
-DELETE_BATCH_ROWS = 50_000
-MAX_DELETE_BATCHES = 100
-
-
-def canonical_labels(labels: dict[str, str]) -> str:
-    return json.dumps(labels, sort_keys=True, separators=(",", ":"))
+__all__ = ["ROLLUP_HWM_KEY", "Aggregate", "Poll", "SqlStore", "canonical_labels"]
+# Tier marks read from the database (another process may be the one running maintain()) are
+# re-read after this long.
+MARKS_TTL_S = 10.0
 
 
 def _sqlite_tuning(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -65,13 +64,18 @@ class SqlStore:
         if make_url(url).get_backend_name() == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_tuning)
         self.hub = LiveHub()
-        self._series_ids: dict[tuple[str, str, str], int] = {}
+        self.dialect = make_url(url).get_backend_name()
+        self._series = SeriesIds(self.dialect)
         self._latest: dict[str, tuple[TargetInfo, TargetState | None]] = {}
         # The last poll's samples per target, for /metrics (api/prometheus.py).
         self._latest_samples: dict[str, list[Sample]] = {}
-        self._rollup_hwm: float | None = None
+        self._marks: StoreMarks | None = None
+        self._marks_at = 0.0
+        # Polls from the scheduler go through this: one transaction for many targets' polls.
+        self.writer = BatchWriter(self)
 
     async def close(self) -> None:
+        await self.writer.stop()  # what it accepted is stored before the engine goes
         await self.engine.dispose()
 
     # --- writing -------------------------------------------------------------------------
@@ -80,20 +84,36 @@ class SqlStore:
         self, info: TargetInfo, state: TargetState | None, poll_samples: Sequence[Sample], ts: float
     ) -> None:
         """Store one poll's samples and the target's latest state, then tell live subscribers."""
+        await self.write_polls([Poll(info, state, poll_samples, ts)])
+
+    async def write_polls(self, polls: Sequence[Poll]) -> None:
+        """Store many polls (of any targets) in one transaction, then tell live subscribers.
+
+        All or nothing: on an error nothing of the batch is stored (store/writer.py retries).
+        """
+        rows = await self._series.rows(self.engine, polls)
+        states = [(p, self._state_write_due(p.info, p.ts)) for p in polls]
         async with self.engine.begin() as conn:
-            rows = []
-            for item in poll_samples:
-                series_id = await self._series_id(conn, info.name, item.metric, item.labels)
-                rows.append({"series_id": series_id, "ts": ts, "value": _finite(item.value)})
-            if rows:
-                await conn.execute(insert(samples), rows)
-            if self._state_write_due(info, ts):
-                await self._write_state(conn, info, state, ts)
+            # State rows first: on PostgreSQL they open the transaction that the COPY then joins.
+            for poll, due in states:
+                if due:
+                    await self._write_state(conn, poll.info, poll.state, poll.ts)
+            await insert_samples(conn, self.dialect, rows)
+        for poll, due in states:
+            if due:
+                self._state_written[poll.info.name] = (poll.ts, poll.info.status)
+            self._published(poll)
+        marks = self._marks
+        if marks is not None and marks.oldest_raw is None and rows:
+            self._marks = replace(marks, oldest_raw=min(r[1] for r in rows))
+
+    def _published(self, poll: Poll) -> None:
+        info, state = poll.info, poll.state
         previous_state = self._latest.get(info.name, (info, None))[1]
         self._latest[info.name] = (info, state if state is not None else previous_state)
-        self._latest_samples[info.name] = list(poll_samples)
+        self._latest_samples[info.name] = list(poll.samples)
         self.hub.publish(
-            PollEvent(target=info.name, ts=ts, target_info=info, state=state, samples=list(poll_samples))
+            PollEvent(target=info.name, ts=poll.ts, target_info=info, state=state, samples=list(poll.samples))
         )
 
     def _state_write_due(self, info: TargetInfo, ts: float) -> bool:
@@ -103,10 +123,7 @@ class SqlStore:
         a few seconds, except that a change of status is written at once.
         """
         last = self._state_written.get(info.name)
-        if last is None or last[1] != info.status or ts - last[0] >= self.state_write_interval_s:
-            self._state_written[info.name] = (ts, info.status)
-            return True
-        return False
+        return last is None or last[1] != info.status or ts - last[0] >= self.state_write_interval_s
 
     async def _write_state(self, conn, info: TargetInfo, state: TargetState | None, ts: float) -> None:  # type: ignore[no-untyped-def]
         payload = {"ts": ts, "info": info.model_dump_json()}
@@ -120,19 +137,6 @@ class SqlStore:
         )
         if result.rowcount == 0:
             await conn.execute(insert(target_state).values(target=info.name, **payload))
-
-    async def _series_id(self, conn, target: str, metric: str, labels: dict[str, str]) -> int:  # type: ignore[no-untyped-def]
-        key = (target, metric, canonical_labels(labels))
-        cached = self._series_ids.get(key)
-        if cached is not None:
-            return cached
-        where = and_(series.c.target == key[0], series.c.metric == key[1], series.c.labels == key[2])
-        found = (await conn.execute(select(series.c.id).where(where))).scalar()
-        if found is None:
-            result = await conn.execute(insert(series).values(target=key[0], metric=key[1], labels=key[2]))
-            found = result.inserted_primary_key[0]
-        self._series_ids[key] = int(found)
-        return int(found)
 
     # --- reading -------------------------------------------------------------------------
 
@@ -166,161 +170,25 @@ class SqlStore:
         """Series for the range, at most `points` buckets each (the chart's width)."""
         step = max(min_step_s, (end - start) / max(points, 1))
         async with self.engine.connect() as conn:
-            series_rows = (
-                await conn.execute(
-                    select(series.c.id, series.c.metric, series.c.labels).where(
-                        series.c.target == target, series.c.metric.in_(list(metrics))
-                    )
-                )
-            ).all()
-            if not series_rows:
-                return MetricsOut(from_=start, to=end, step_s=step, resolution="raw", series=[])
-            ids = [r.id for r in series_rows]
-            hwm = await self._read_hwm(conn)
-            use_rollups = False
-            if hwm is not None and start < hwm:
-                # Rollups answer the part before the high-water mark when the chart is coarser
-                # than a rollup step anyway (faster, same average), or when raw data is gone.
-                oldest_raw = (await conn.execute(select(func.min(samples.c.ts)))).scalar()
-                use_rollups = step >= self.rollup_step_s or oldest_raw is None or start < oldest_raw
-            buckets: dict[int, dict[int, list[tuple[float, int]]]] = {i: {} for i in ids}
-            raw_from = start
-            if use_rollups and hwm is not None and hwm > start:
-                raw_from = hwm
-                await self._collect_rollups(conn, ids, start, min(hwm, end), start, step, agg, buckets)
-            if raw_from <= end:
-                await self._collect_raw(conn, ids, raw_from, end, start, step, agg, buckets)
-        out = []
-        for row in series_rows:
-            by_bucket = buckets[row.id]
-            # Only buckets with data are returned; gaps stay gaps (the chart shows no line there).
-            pts: list[tuple[float, float | None]] = [
-                (round(start + b * step, 3), _combine(v, agg)) for b, v in sorted(by_bucket.items())
-            ]
-            out.append(SeriesOut(metric=row.metric, labels=json.loads(row.labels), points=pts))
-        out.sort(key=lambda s: (s.metric, sorted(s.labels.items())))
-        return MetricsOut(
-            from_=start,
-            to=end,
-            step_s=step,
-            resolution="rollup" if use_rollups else "raw",
-            rollup_step_s=max(step, float(self.rollup_step_s)) if use_rollups else None,
-            series=out,
-        )
-
-    async def _collect_raw(self, conn, ids, lo, hi, origin, step, agg, buckets) -> None:  # type: ignore[no-untyped-def]
-        bucket = func.floor((samples.c.ts - origin) / step).label("bucket")
-        value = func.avg(samples.c.value) if agg == "avg" else getattr(func, agg)(samples.c.value)
-        stmt = (
-            select(samples.c.series_id, bucket, value.label("v"), func.count(samples.c.value).label("n"))
-            .where(samples.c.series_id.in_(ids), samples.c.ts >= lo, samples.c.ts <= hi)
-            .group_by(samples.c.series_id, bucket)
-        )
-        for row in await conn.execute(stmt):
-            if row.v is not None:
-                buckets[row.series_id].setdefault(int(row.bucket), []).append((float(row.v), int(row.n)))
-
-    async def _collect_rollups(self, conn, ids, lo, hi, origin, step, agg, buckets) -> None:  # type: ignore[no-untyped-def]
-        bucket = func.floor((rollups.c.ts - origin) / step).label("bucket")
-        stmt = (
-            select(
-                rollups.c.series_id,
-                bucket,
-                func.sum(rollups.c.sum).label("s"),
-                func.sum(rollups.c.count).label("n"),
-                func.max(rollups.c.max).label("mx"),
-                func.min(rollups.c.min).label("mn"),
-            )
-            .where(
-                rollups.c.series_id.in_(ids), rollups.c.ts >= lo - self.rollup_step_s / 2, rollups.c.ts < hi
-            )
-            .group_by(rollups.c.series_id, bucket)
-        )
-        for row in await conn.execute(stmt):
-            n = int(row.n or 0)
-            if n == 0:
-                continue
-            value = {"avg": (row.s or 0.0) / n, "max": row.mx, "min": row.mn}[agg]
-            buckets[row.series_id].setdefault(max(int(row.bucket), 0), []).append((float(value), n))
+            marks = await self._read_marks(conn)
+            return await chart_query(conn, marks, target, list(metrics), start, end, step, agg)
 
     # --- maintenance ---------------------------------------------------------------------
 
-    async def _read_hwm(self, conn) -> float | None:  # type: ignore[no-untyped-def]
-        if self._rollup_hwm is None:
-            value = (
-                await conn.execute(select(store_meta.c.value).where(store_meta.c.key == ROLLUP_HWM_KEY))
-            ).scalar()
-            self._rollup_hwm = float(value) if value is not None else None
-        return self._rollup_hwm
+    async def _read_marks(self, conn) -> StoreMarks:  # type: ignore[no-untyped-def]
+        # Read once per process, then kept current by maintain() and the write path.
+        if self._marks is None or time.monotonic() - self._marks_at > MARKS_TTL_S:
+            self._marks = await read_marks(conn, self.rollup_step_s)
+            self._marks_at = time.monotonic()
+        return self._marks
 
     async def maintain(self, now: float | None = None) -> dict[str, int]:
         """Roll up completed steps, then drop raw samples and rollups past their retention."""
         now = time.time() if now is None else now
-        step = self.rollup_step_s
-        done_until = math.floor(now / step) * step  # the current step is still filling
-        counts = {"rolled_up": 0, "raw_deleted": 0, "rollups_deleted": 0}
-        async with self.engine.begin() as conn:
-            hwm = await self._read_hwm(conn)
-            if hwm is None:
-                first = (await conn.execute(select(func.min(samples.c.ts)))).scalar()
-                hwm = math.floor(first / step) * step if first is not None else done_until
-            if done_until > hwm:
-                bucket = (func.floor(samples.c.ts / step) * step).label("bucket")
-                rolled = (
-                    select(
-                        samples.c.series_id,
-                        bucket,
-                        func.count(samples.c.value),
-                        func.sum(samples.c.value),
-                        func.min(samples.c.value),
-                        func.max(samples.c.value),
-                    )
-                    .where(samples.c.ts >= hwm, samples.c.ts < done_until)
-                    .group_by(samples.c.series_id, bucket)
-                )
-                result = await conn.execute(
-                    insert(rollups).from_select(["series_id", "ts", "count", "sum", "min", "max"], rolled)
-                )
-                counts["rolled_up"] = max(result.rowcount or 0, 0)
-                hwm = done_until
-            await self._write_meta(conn, ROLLUP_HWM_KEY, repr(hwm))
-        self._rollup_hwm = hwm
-        counts["raw_deleted"] = await self._delete_before(samples, min(now - self.raw_retention_s, hwm))
-        counts["rollups_deleted"] = await self._delete_before(rollups, now - self.rollup_retention_s)
+        async with self.engine.connect() as conn:
+            marks = await read_marks(conn, self.rollup_step_s)
+        self._marks, counts = await maintain_tiers(
+            self.engine, marks, now, self.raw_retention_s, self.rollup_retention_s
+        )
+        self._marks_at = time.monotonic()
         return counts
-
-    async def _delete_before(self, table, cutoff: float) -> int:  # type: ignore[no-untyped-def]
-        total = 0
-        for _ in range(MAX_DELETE_BATCHES):
-            async with self.engine.begin() as conn:
-                oldest = (await conn.execute(select(func.min(table.c.ts)))).scalar()
-                if oldest is None or oldest >= cutoff:
-                    break
-                # Delete by time slices rather than LIMIT, which not every dialect allows in DELETE.
-                slice_end = min(cutoff, oldest + max(600.0, (cutoff - oldest) / 10))
-                result = await conn.execute(delete(table).where(table.c.ts < slice_end))
-                total += max(result.rowcount or 0, 0)
-        return total
-
-    async def _write_meta(self, conn, key: str, value: str) -> None:  # type: ignore[no-untyped-def]
-        result = await conn.execute(update(store_meta).where(store_meta.c.key == key).values(value=value))
-        if result.rowcount == 0:
-            await conn.execute(insert(store_meta).values(key=key, value=value))
-
-
-def _finite(value: float | None) -> float | None:
-    if value is None or math.isnan(value) or math.isinf(value):
-        return None
-    return float(value)
-
-
-def _combine(parts: list[tuple[float, int]], agg: Aggregate) -> float:
-    """Merge a bucket that got values from both rollups and raw samples."""
-    if len(parts) == 1:
-        return round(parts[0][0], 6)
-    if agg == "max":
-        return round(max(v for v, _ in parts), 6)
-    if agg == "min":
-        return round(min(v for v, _ in parts), 6)
-    total = sum(n for _, n in parts)
-    return round(sum(v * n for v, n in parts) / total, 6) if total else 0.0

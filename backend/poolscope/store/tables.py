@@ -42,18 +42,27 @@ samples = Table(
     sqlite_with_rowid=False,
 )
 
-# One row per series per rollup step (default 60 s): enough for a day-long chart to stay fast.
-rollups = Table(
-    "rollups",
-    metadata,
-    Column("series_id", Integer, primary_key=True),
-    Column("ts", Double, primary_key=True),
-    Column("count", Integer, nullable=False),
-    Column("sum", Double, nullable=True),
-    Column("min", Double, nullable=True),
-    Column("max", Double, nullable=True),
-    sqlite_with_rowid=False,
-)
+
+def _rollup_table(name: str) -> Table:
+    return Table(
+        name,
+        metadata,
+        Column("series_id", Integer, primary_key=True),
+        Column("ts", Double, primary_key=True),
+        Column("count", Integer, nullable=False),
+        Column("sum", Double, nullable=True),
+        Column("min", Double, nullable=True),
+        Column("max", Double, nullable=True),
+        sqlite_with_rowid=False,
+    )
+
+
+# One row per series per rollup step (default 60 s).
+rollups = _rollup_table("rollups")
+# Coarser tiers are rolled up from `rollups` (store/rollup.py TIER_FACTORS): one row per 3 and per
+# 10 rollup steps, so a day-long chart reads one row per point and a week-long one a tenth.
+rollups_x3 = _rollup_table("rollups_x3")
+rollups_x10 = _rollup_table("rollups_x10")
 
 target_state = Table(
     "target_state",

@@ -41,26 +41,31 @@ def test_quick_store_and_chart_parts(tmp_path, capsys):
     assert results["meta"]["server"]["flavor"] == "mariadb"
     assert results["meta"]["sandbox"]["extra_port"] > 0
 
-    ingest = results["store_ingest"]
-    assert ingest["polls"] == 200
-    assert 80 <= ingest["samples_per_poll"] <= 150  # a realistic poll of an 8-group server
-    for key in ("samples_per_s", "polls_per_s", "total_s", "cpu_ms_per_write", "db_bytes"):
-        assert _positive(ingest[key]), key
-    assert ingest["write_ms"]["n"] == 200
-    assert _positive(ingest["write_ms"]["p50"])
+    for dialect in ("sqlite", "postgresql"):
+        ingest = results["store_ingest"][dialect]
+        assert ingest["polls"] == 200
+        assert 80 <= ingest["samples_per_poll"] <= 150  # a realistic poll of an 8-group server
+        for key in ("samples_per_s", "polls_per_s", "total_s", "cpu_ms_per_write"):
+            assert _positive(ingest[key]), key
+        assert ingest["write_ms"]["n"] == 200
+        assert _positive(ingest["write_ms"]["p50"])
+        batched = ingest["batched"]
+        assert batched["polls"] == 1000 and 1 <= batched["batches"] < 1000  # polls shared commits
+        assert _positive(batched["samples_per_s"])
 
-    chart = results["chart"]
-    assert chart["hours"] == 24
-    assert chart["rollup_rows"] >= 24 * 60 * chart["series_in_store"] * 0.95
-    assert _positive(chart["raw_rows"])
-    day = chart["chart_24h"]
-    assert day["resolution"] == "rollup"
-    assert day["series"] >= 8 + 5  # queue length per group + qps + four thread gauges
-    assert 0 < day["points_per_series_max"] <= 601
-    five = chart["chart_5min"]
-    assert five["resolution"] == "raw"
-    assert five["points_per_series_max"] > 100
-    for query in (day, five, chart["page_24h"]):
-        assert query["queries"] >= 2
-        for key in ("p50_ms", "max_ms", "first_ms"):
-            assert _positive(query[key]), key
+        chart = results["chart"][dialect]
+        assert chart["hours"] == 24
+        assert chart["rollup_rows"] >= 24 * 60 * chart["series_in_store"] * 0.95
+        assert _positive(chart["raw_rows"])
+        day = chart["chart_24h"]
+        assert day["resolution"] == "rollup"
+        assert day["series"] >= 8 + 5  # queue length per group + qps + four thread gauges
+        assert 0 < day["points_per_series_max"] <= 601
+        five = chart["chart_5min"]
+        assert five["resolution"] == "raw"
+        assert five["points_per_series_max"] > 100
+        for query in (day, five, chart["page_24h"]):
+            assert query["queries"] >= 2
+            for key in ("p50_ms", "max_ms", "first_ms"):
+                assert _positive(query[key]), key
+    assert _positive(results["store_ingest"]["sqlite"]["db_bytes"])

@@ -1,0 +1,152 @@
+"""Batches polls of many targets into one store transaction (a commit per poll cost more than
+its inserts once a poller runs hundreds of targets).
+
+`submit()` returns once the poll's batch committed (or raises if it could not be stored), so a
+poll's caller still knows it is stored. A batch is flushed after `max_delay_s` or at `max_rows`
+samples; the queue is bounded, so a store that falls behind slows submitters instead of growing
+memory. A failed batch is retried once, then each of its polls is written on its own, so one bad
+poll loses only itself. `stop()` flushes everything accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from poolscope.schemas import Sample, TargetInfo, TargetState
+from poolscope.store.ingest import Poll
+
+if TYPE_CHECKING:
+    from poolscope.store.sql import SqlStore
+
+log = logging.getLogger(__name__)
+
+MAX_DELAY_S = 0.15
+MAX_ROWS = 20_000
+MAX_QUEUED_POLLS = 5_000
+
+_Item = tuple[Poll, asyncio.Future[None]]
+_Queued = _Item | None  # None: stop() was called
+
+
+class BatchWriter:
+    def __init__(
+        self,
+        store: SqlStore,
+        *,
+        max_delay_s: float = MAX_DELAY_S,
+        max_rows: int = MAX_ROWS,
+        max_queued: int = MAX_QUEUED_POLLS,
+    ) -> None:
+        self.store = store
+        self.max_delay_s = max_delay_s
+        self.max_rows = max_rows
+        self._queue: asyncio.Queue[_Queued] = asyncio.Queue(maxsize=max_queued)
+        self._task: asyncio.Task[None] | None = None
+        self._stopped = False
+        self.batches_written = 0  # committed batches, for tests and the bench
+
+    async def submit(
+        self, info: TargetInfo, state: TargetState | None, samples: Sequence[Sample], ts: float
+    ) -> None:
+        """Store one poll with others; returns when it is committed."""
+        poll = Poll(info, state, samples, ts)
+        if self._stopped:  # after stop(): nothing batches any more, so write it at once
+            await self.store.write_polls([poll])
+            return
+        self._ensure_started()
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # Read the outcome even when the caller was cancelled, so no "never retrieved" warning.
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())
+        await self._queue.put((poll, done))
+        # Shielded: a cancelled caller (scheduler stopping) leaves the poll to be stored anyway.
+        await asyncio.shield(done)
+
+    def _ensure_started(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="store-batch-writer")
+
+    async def stop(self) -> None:
+        """Store everything accepted, then end the flusher."""
+        self._stopped = True
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            # Queued behind every accepted poll, so the flusher writes them all before it ends.
+            await self._queue.put(None)
+            await task
+        # Submitters that were waiting for room when the flusher ended.
+        for _ in range(3):
+            await asyncio.sleep(0)
+            await self._drain()
+
+    async def _drain(self) -> None:
+        items: list[_Item] = []
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is not None:
+                items.append(item)
+        if items:
+            await self._write(items)
+
+    async def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = await self._queue.get()
+            if first is None:
+                break
+            items = [first]
+            rows = len(first[0].samples)
+            deadline = time.monotonic() + self.max_delay_s
+            while rows < self.max_rows:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                try:
+                    item = await asyncio.wait_for(self._queue.get(), timeout=left)
+                except TimeoutError:
+                    break
+                if item is None:
+                    stopping = True
+                    break
+                items.append(item)
+                rows += len(item[0].samples)
+            await self._write(items)
+        await self._drain()
+
+    async def _write(self, items: list[_Item]) -> None:
+        polls = [p for p, _ in items]
+        error: Exception | None = None
+        for attempt in range(2):
+            try:
+                await self.store.write_polls(polls)
+                self.batches_written += 1
+                _settle(items, None)
+                return
+            except Exception as exc:
+                error = exc
+                log.warning(
+                    "store: a batch of %d polls failed (attempt %d): %s", len(polls), attempt + 1, exc
+                )
+        if len(items) == 1:
+            _settle(items, error)
+            return
+        # One poll may be what fails the batch (say a duplicate sample): the others still land.
+        for item in items:
+            try:
+                await self.store.write_polls([item[0]])
+                _settle([item], None)
+            except Exception as exc:
+                _settle([item], exc)
+
+
+def _settle(items: list[_Item], error: Exception | None) -> None:
+    for _, done in items:
+        if done.done():
+            continue
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)

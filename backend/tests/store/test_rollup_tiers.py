@@ -1,0 +1,91 @@
+"""Rollup tiers (store/rollup.py, store/query.py) on SQLite and a real PostgreSQL: a chart reads the
+tier that fits its step and gets the same averages, maxima and minima as the raw samples."""
+
+import math
+
+import pytest
+
+from poolscope.schemas import Sample, TargetInfo
+from poolscope.store.ingest import Poll
+from poolscope.store.query import plan
+from poolscope.store.rollup import read_marks
+from poolscope.store.sql import SqlStore
+
+T0 = 1_800_000_000.0  # a multiple of every tier step below
+STEP = 10  # rollup step: tiers of 10, 30 and 100 s
+SECONDS = 3000
+
+
+def value(i: int) -> float:
+    return float((i * 7) % 13) + i / 100
+
+
+@pytest.fixture
+async def store(sqlite_pg_url):
+    store = SqlStore(
+        sqlite_pg_url, raw_retention_s=10 * SECONDS, rollup_retention_s=86400, rollup_step_s=STEP
+    )
+    info = TargetInfo(name="db1", status="up", poll_interval_s=1.0)
+    polls = [
+        Poll(
+            info, None, [Sample(metric="qps", value=value(i)), Sample(metric="tps", value=-value(i))], T0 + i
+        )
+        for i in range(SECONDS)
+    ]
+    for n in range(0, SECONDS, 500):
+        await store.write_polls(polls[n : n + 500])
+    counts = await store.maintain(now=T0 + SECONDS)
+    assert counts["rolled_up"] == 2 * SECONDS // STEP
+    assert counts["raw_deleted"] == 0  # raw kept, so raw and rollups can be compared
+    yield store
+    await store.close()
+
+
+def raw_buckets(start: float, step: float, agg) -> dict[float, float]:
+    origin = math.floor(start / step) * step
+    groups: dict[float, list[float]] = {}
+    for i in range(SECONDS):
+        ts = T0 + i
+        if ts >= origin:
+            groups.setdefault(origin + math.floor((ts - origin) / step) * step, []).append(value(i))
+    return {t: agg(vs) for t, vs in groups.items()}
+
+
+@pytest.mark.parametrize(
+    ("points", "tier_table", "step"),
+    [
+        (250, "rollups", 20.0),  # asked 11.9 s -> two rollup steps per point, from the 10 s tier
+        (100, "rollups_x3", 30.0),  # 29.9 s -> the 30 s tier, one row per point
+        (120, "rollups_x3", 30.0),  # 24.9 s -> rounded up to 30 s: never more points than asked
+        (30, "rollups_x10", 100.0),  # 99.8 s -> the 100 s tier
+    ],
+)
+async def test_chart_reads_the_tier_that_fits_and_matches_raw(store, points, tier_table, step):
+    start, end = T0 + 7, T0 + SECONDS - 1
+    async with store.engine.connect() as conn:
+        marks = await read_marks(conn, STEP)
+    p = plan(marks, start, end, (end - start) / points)
+    assert p.step == step
+    assert p.segments[0][0].table.name == tier_table
+    for agg, fold in (("avg", lambda vs: sum(vs) / len(vs)), ("max", max), ("min", min)):
+        out = await store.query("db1", ["qps"], start, end, points=points, agg=agg)
+        assert out.resolution == "rollup" and out.step_s == step
+        assert len(out.series[0].points) <= points
+        expected = raw_buckets(start, step, fold)
+        got = dict(out.series[0].points)
+        assert got.keys() == expected.keys()
+        for ts, v in got.items():
+            assert v == pytest.approx(expected[ts], abs=1e-6), (agg, ts)
+
+
+async def test_a_page_reads_every_series_in_one_go(store):
+    out = await store.query("db1", ["qps", "tps"], T0, T0 + SECONDS, points=100)
+    by_metric = {s.metric: dict(s.points) for s in out.series}
+    assert by_metric["qps"].keys() == by_metric["tps"].keys()
+    assert all(by_metric["tps"][t] == pytest.approx(-v) for t, v in by_metric["qps"].items())
+
+
+async def test_short_range_below_the_rollup_step_stays_raw(store):
+    out = await store.query("db1", ["qps"], T0 + 100, T0 + 160, points=60)
+    assert out.resolution == "raw"
+    assert [v for _, v in out.series[0].points] == [round(value(i), 6) for i in range(100, 161)]
