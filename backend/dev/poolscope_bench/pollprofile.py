@@ -95,10 +95,10 @@ async def stages(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: i
     pollers = [TargetPoller(t, settings) for t in settings.targets]
     engine = AlertEngine(settings.alerts, store.hub, AlertRepository(store.engine))
     recommender = Recommender(settings, store)
-    derive = target_poller_module.derive_state
-    summary = target_poller_module.target_summary
-    target_poller_module.derive_state = _wrap(clock, "derive", derive)  # type: ignore[assignment]
-    target_poller_module.target_summary = _wrap(clock, "derive", summary)  # type: ignore[assignment]
+    # derive_state and target_summary as the poller module calls them, timed.
+    hooks = vars(target_poller_module)
+    originals = {name: hooks[name] for name in ("derive_state", "target_summary")}
+    hooks.update({name: _wrap(clock, "derive", fn) for name, fn in originals.items()})
     for poller in pollers:
         poller.connection.run_batch = _wrap(clock, "statements+rows", poller.connection.run_batch)  # type: ignore[method-assign]
         for collector in poller.collectors:
@@ -138,8 +138,7 @@ async def stages(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: i
                 infos = [latest[0] for t in settings.targets if (latest := await store.latest(t.name))]
                 json.dumps(jsonable_encoder([TargetInfo.model_validate(i) for i in infos]))
     finally:
-        target_poller_module.derive_state = derive  # type: ignore[assignment]
-        target_poller_module.target_summary = summary  # type: ignore[assignment]
+        hooks.update(originals)
         for poller in pollers:
             await poller.close()
         await store.close()
@@ -157,21 +156,23 @@ async def stages(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: i
 async def fleet(sandbox: MariaDBSandbox, workdir: Path, targets: int, seconds: float) -> dict[str, Any]:
     settings = _settings(sandbox, workdir, targets)
     polls = 0
-    async with run_services(settings, AuthService(settings)) as services:
-        async with services.store.hub.subscribe() as queue:
-            await asyncio.sleep(min(10.0, 2 + targets / 50))  # connect and warm up
-            while not queue.empty():
-                queue.get_nowait()
-            cpu0, t0 = time.process_time(), time.monotonic()
-            deadline = t0 + seconds
-            while (left := deadline - time.monotonic()) > 0:
-                try:
-                    event = await asyncio.wait_for(queue.get(), timeout=left)
-                except TimeoutError:
-                    break
-                if isinstance(event, PollEvent) and event.target_info.status == "up":
-                    polls += 1
-            cpu_s, wall_s = time.process_time() - cpu0, time.monotonic() - t0
+    async with (
+        run_services(settings, AuthService(settings)) as services,
+        services.store.hub.subscribe() as queue,
+    ):
+        await asyncio.sleep(min(10.0, 2 + targets / 50))  # connect and warm up
+        while not queue.empty():
+            queue.get_nowait()
+        cpu0, t0 = time.process_time(), time.monotonic()
+        deadline = t0 + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                event = await asyncio.wait_for(queue.get(), timeout=left)
+            except TimeoutError:
+                break
+            if isinstance(event, PollEvent) and event.target_info.status == "up":
+                polls += 1
+        cpu_s, wall_s = time.process_time() - cpu0, time.monotonic() - t0
     return {
         "targets": targets,
         "seconds": round(wall_s, 1),
