@@ -68,21 +68,14 @@ class _Packets:
     """Packets of one response, split from the bytes the stream has, awaiting only when it has none."""
 
     def __init__(self, conn: aiomysql.Connection) -> None:
-        self._conn = conn
         self._reader: asyncio.StreamReader = conn._reader
         self._buf = b""
         self._pos = 0
         self._seq = 1  # the command itself was packet 0
 
     async def _fill(self) -> None:
-        try:
-            chunk = await self._reader.read(_READ_CHUNK)
-        except asyncio.CancelledError:
-            # A half-read response leaves the stream out of step: the connection is unusable.
-            self._conn.close()
-            raise
+        chunk = await self._reader.read(_READ_CHUNK)
         if not chunk:
-            self._conn.close()
             raise err.OperationalError(CR.CR_SERVER_LOST, "Lost connection to MySQL server during query")
         self._buf = self._buf[self._pos :] + chunk
         self._pos = 0
@@ -95,7 +88,6 @@ class _Packets:
             head = self._buf[self._pos : self._pos + 4]
             length = head[0] | head[1] << 8 | head[2] << 16
             if head[3] != self._seq:
-                self._conn.close()
                 raise err.InternalError(f"Packet sequence number wrong - got {head[3]} expected {self._seq}")
             while len(self._buf) - self._pos < 4 + length:
                 await self._fill()
@@ -214,13 +206,19 @@ class MultiReader:
         results: list[StatementResult] = []
         started = time.perf_counter()
         more = True
-        while more:
-            result, more = await self._one(conn, packets, started)
-            # A server that answers more result sets than statements (a procedure's extra set)
-            # has them read and dropped, as aiomysql drops them before the next command.
-            if len(results) < count:
-                results.append(result)
-            started = time.perf_counter()
+        try:
+            while more:
+                result, more = await self._one(conn, packets, started)
+                # A server that answers more result sets than statements (a procedure's extra set)
+                # has them read and dropped, as aiomysql drops them before the next command.
+                if len(results) < count:
+                    results.append(result)
+                started = time.perf_counter()
+        except BaseException:
+            # Whatever stopped the read (a value that would not decode, a cancel) left the rest
+            # of the answer on the stream: the next statement would read it. Never reuse it.
+            conn.close()
+            raise
         if not packets.drained:
             conn.close()
             raise err.InternalError("the server sent more than its answer to the statements")
@@ -237,12 +235,10 @@ class MultiReader:
         if kind == 0x00:
             return StatementResult([], None, _ms(started)), _more_after_ok(first)
         if kind == 0xFB:
-            conn.close()
             raise err.OperationalError(CR.CR_COMMANDS_OUT_OF_SYNC, "LOCAL INFILE request refused")
         columns, _ = _lenenc_int(first, 0)
         definitions = [await packets.next() for _ in range(columns or 0)]
         if not _is_eof(await packets.next()):
-            conn.close()
             raise err.InternalError("Protocol error, expecting EOF after the column definitions")
         shape = self._shape_for(conn, definitions)
         rows: list[dict[str, Any]] = []
