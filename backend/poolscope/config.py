@@ -222,7 +222,9 @@ class Settings(BaseSettings):
         return value
 
     # --- recommendations and applying them ---
-    recommend_interval_s: float = Field(default=5.0, ge=1, le=300, description="how often rules run")
+    recommend_interval_s: float = Field(
+        default=30.0, ge=1, le=300, description="how often rules run per target"
+    )
     recommend_window_s: int = Field(default=300, ge=30, le=86400, description="history the rules look at")
     guard_window_s: float = Field(
         default=60, ge=10, le=3600, description="a guarded apply watches this long after the change"

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import aiomysql
@@ -23,6 +21,10 @@ from pymysql.constants import CLIENT
 from poolscope.config import TargetConfig
 from poolscope.dsn import ParsedDsn
 from poolscope.poller.discovery import admin_port_of, discovery_statements, server_from_discovery
+
+# StatementResult lives beside the reader that makes it; callers import it from here as before.
+from poolscope.poller.wire import MultiReader
+from poolscope.poller.wire import StatementResult as StatementResult
 from poolscope.schemas import ConnectionInfo, ServerInfo
 from poolscope.tls import TlsConfig, TlsError, client_context
 
@@ -32,13 +34,6 @@ PRIVILEGE_ERRORS = {1044, 1045, 1142, 1143, 1227, 1370}
 
 class ConnectError(Exception):
     """The target cannot be reached or refused us; the message is shown on the target."""
-
-
-@dataclass
-class StatementResult:
-    rows: list[dict[str, Any]] | None
-    error: BaseException | None
-    duration_ms: float
 
 
 def describe_mysql_error(exc: BaseException) -> str:
@@ -129,6 +124,7 @@ class TargetConnection:
         self.conn: aiomysql.Connection | None = None
         self.info: ConnectionInfo | None = None
         self.server: ServerInfo | None = None
+        self._reader = MultiReader()
 
     async def _open(self, host: str, port: int) -> aiomysql.Connection:
         params = self.config.connection_params()
@@ -216,31 +212,7 @@ class TargetConnection:
 
     async def _run_multi(self, statements: list[str]) -> list[StatementResult]:
         assert self.conn is not None
-        results: list[StatementResult] = []
-        started = time.perf_counter()
-        async with self.conn.cursor() as cursor:
-            try:
-                await cursor.execute(";\n".join(statements))
-            except aiomysql.Error as exc:
-                if error_code(exc) is None:
-                    raise  # the connection itself broke
-                return [StatementResult(None, exc, (time.perf_counter() - started) * 1000)]
-            for index in range(len(statements)):
-                if index > 0:
-                    started = time.perf_counter()
-                    try:
-                        more = await cursor.nextset()
-                    except aiomysql.Error as exc:
-                        if error_code(exc) is None:
-                            raise
-                        results.append(StatementResult(None, exc, (time.perf_counter() - started) * 1000))
-                        return results
-                    if not more:
-                        break
-                names = [d[0].lower() for d in cursor.description or ()]
-                rows = [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]
-                results.append(StatementResult(rows, None, (time.perf_counter() - started) * 1000))
-        return results
+        return await self._reader.run(self.conn, ";\n".join(statements), len(statements))
 
     async def close(self) -> None:
         if self.conn is not None:

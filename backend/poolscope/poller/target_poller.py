@@ -123,7 +123,9 @@ class TargetPoller:
         now = time.time()
         started = time.perf_counter()
         try:
-            return await asyncio.wait_for(self._poll(now, started), timeout=self.settings.poll_timeout_s)
+            # A timeout scope, not wait_for: no extra task per poll (Python 3.11's wait_for makes one).
+            async with asyncio.timeout(self.settings.poll_timeout_s):
+                return await self._poll(now, started)
         except (ConnectError, DsnError) as exc:
             return await self._down(now, started, str(exc))
         except TimeoutError:
@@ -172,38 +174,42 @@ class TargetPoller:
         samples: list[Sample],
     ) -> CollectorStatus:
         """Parse one statement's rows into outputs + samples; its status, failures included."""
-        status = CollectorStatus(
-            name=collector.name,
-            ok=False,
-            duration_ms=round(result.duration_ms, 3),
-            every_s=collector.every_s or None,
-        )
+        every_s = collector.every_s or None
         if result.error is not None:
-            status.error = describe_mysql_error(result.error)
+            error = describe_mysql_error(result.error)
             if error_code(result.error) in PRIVILEGE_ERRORS:
-                self._missing_privileges[collector.name] = (
-                    collector.privilege or "a privilege",
-                    status.error,
-                )
+                self._missing_privileges[collector.name] = (collector.privilege or "a privilege", error)
                 self._privilege_retry_at[collector.name] = ctx.now + PRIVILEGE_RETRY_S
-            return status
+            return CollectorStatus(
+                name=collector.name,
+                ok=False,
+                duration_ms=round(result.duration_ms, 3),
+                every_s=every_s,
+                error=error,
+            )
         parse_started = time.perf_counter()
+        parse_error: str | None = None
         try:
             output = collector.parse(result.rows or [], ctx)
         except Exception as exc:
             log.exception("target %s: collector %s could not parse", self.name, collector.name)
-            status.error = f"parse failed: {type(exc).__name__}: {exc}"
+            parse_error = f"parse failed: {type(exc).__name__}: {exc}"
         else:
             _put(collector, outputs, output.section)
             samples.extend(output.samples)
-            status.ok = True
             if collector.every_s > 0:
                 self._last_run[collector.name] = ctx.now
                 self._carried[collector.name] = output
             self._missing_privileges.pop(collector.name, None)
             self._privilege_retry_at.pop(collector.name, None)
-        status.duration_ms = round(result.duration_ms + (time.perf_counter() - parse_started) * 1000, 3)
-        return status
+        # One status object, built once its fields are known (a poll makes a dozen).
+        return CollectorStatus(
+            name=collector.name,
+            ok=parse_error is None,
+            duration_ms=round(result.duration_ms + (time.perf_counter() - parse_started) * 1000, 3),
+            every_s=every_s,
+            error=parse_error,
+        )
 
     async def _name_sessions(
         self, ctx: ParseContext, outputs: PollOutputs, samples: list[Sample]

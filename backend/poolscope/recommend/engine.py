@@ -1,4 +1,4 @@
-"""Runs the rules for every target every few seconds, off the poll path, and remembers what changed.
+"""Runs the rules for every target every recommend_interval_s, off the poll path, and remembers what changed.
 
 It reads only the store (latest state + a window of history), never the server, so a slow rule
 or a slow history query delays recommendations, never a poll.
@@ -28,7 +28,7 @@ from poolscope.recommend.models import (
 )
 from poolscope.recommend.rules import ALL_RULES
 from poolscope.recommend.window import Window
-from poolscope.schemas import ServerInfo, TargetState
+from poolscope.schemas import PollEvent, ServerInfo, TargetState
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,47 @@ class TargetRecommendations:
         self.note: str | None = "not evaluated yet"
 
 
+class RecommendSchedule:
+    """When each target's rules run next: every recommend_interval_s once evaluated, spread
+    evenly over that interval so a fleet's history queries do not come in one burst.
+
+    A target not yet evaluated (its first poll not stored yet) is looked at again after a poll
+    interval, so recommendations appear soon after start-up whatever the interval.
+    """
+
+    def __init__(self, names: list[str], settings: Settings) -> None:
+        self.interval_s = settings.recommend_interval_s
+        self.retry_s = settings.poll_interval_s
+        self._next: dict[str, float] = {}
+        self._evaluated: set[str] = set()
+        self.sync(names)
+
+    def sync(self, names: list[str]) -> None:
+        """Follow the configured targets: a new one is due at once, a removed one is forgotten."""
+        self._slot = {name: (index + 1) / len(names) for index, name in enumerate(names)}
+        self._next = {name: self._next.get(name, 0.0) for name in names}
+        self._evaluated &= set(names)
+
+    def due(self, now: float) -> list[str]:
+        return [name for name, at in self._next.items() if at <= now]
+
+    def done(self, name: str, now: float, *, evaluated: bool) -> None:
+        if not evaluated:
+            self._next[name] = now + self.retry_s
+        elif name not in self._evaluated:
+            self._evaluated.add(name)
+            self._next[name] = now + self.interval_s * self._slot[name]
+        else:
+            self._next[name] = now + self.interval_s
+
+    def soon(self, name: str) -> None:
+        if name in self._next:
+            self._next[name] = 0.0
+
+    def next_at(self, now: float) -> float:
+        return min(self._next.values(), default=now + self.interval_s)
+
+
 class Recommender:
     def __init__(
         self, settings: Settings, store: SqlStore, rules: tuple[RecommendRule, ...] = ALL_RULES
@@ -91,9 +132,16 @@ class Recommender:
         self._task: asyncio.Task[None] | None = None
         self._locks = {name: asyncio.Lock() for name in self.targets}
         self._followups: set[asyncio.Task[None]] = set()
+        self._schedule = RecommendSchedule(list(self.targets), settings)
+        self._wake = asyncio.Event()
+        # The variables each target's rules last ran on: a poll showing others brings the next run forward.
+        self._evaluated_variables: dict[str, dict[str, str]] = {}
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="recommender")
+        watcher = asyncio.create_task(self._watch_variables(), name="recommender-variables")
+        self._followups.add(watcher)
+        watcher.add_done_callback(self._followups.discard)
 
     async def stop(self) -> None:
         for followup in list(self._followups):
@@ -105,13 +153,33 @@ class Recommender:
             self._task = None
 
     async def _run(self) -> None:
+        schedule = self._schedule
         while True:
-            for name in self.targets:
+            self._wake.clear()
+            schedule.sync(list(self.targets))
+            for name in schedule.due(time.monotonic()):
                 try:
                     await self.evaluate(name)
                 except Exception:
                     log.exception("recommendations for %s failed", name)
-            await asyncio.sleep(self.settings.recommend_interval_s)
+                schedule.done(name, time.monotonic(), evaluated=self._state[name].evaluated_at is not None)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._wake.wait(),
+                    timeout=max(0.05, schedule.next_at(time.monotonic()) - time.monotonic()),
+                )
+
+    async def _watch_variables(self) -> None:
+        """A variable changed on the server (by anyone): evaluate that target now, not at its turn."""
+        async with self.store.hub.subscribe() as queue:
+            while True:
+                event = await queue.get()
+                if not isinstance(event, PollEvent) or event.state is None:
+                    continue
+                seen = self._evaluated_variables.get(event.target)
+                if seen is not None and seen != event.state.variables:
+                    self._schedule.soon(event.target)
+                    self._wake.set()
 
     def get(self, name: str) -> RecommendationsOut:
         st = self._state[name]
@@ -214,6 +282,7 @@ class Recommender:
                     )
         st.evaluated_at = now
         st.note = None
+        self._evaluated_variables[name] = dict(state.variables)
 
     def _recommendation(
         self,

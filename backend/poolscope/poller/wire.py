@@ -1,0 +1,255 @@
+"""Reads a multi-statement's result sets from the wire in one pass: the poll's hot path.
+
+aiomysql reads every packet with two awaits on the stream and parses every column definition
+again on every statement; for a poll of a dozen small result sets that was most of the poller's
+CPU (docs/FLEET-PROFILE.md). This reader takes whatever bytes have arrived, splits them into
+packets without awaiting, and decodes a result set's column definitions once per distinct
+definition (a poll sends the same statements every second). Values are decoded exactly as
+aiomysql's buffered cursor decodes them (the connection's own decoders and encodings), so a
+collector sees the same Python values either way (tests/poller/test_wire.py compares them).
+
+It drives aiomysql's connection through the command it sends (Connection._execute_command) and
+the stream it reads (Connection._reader), both of the pinned aiomysql (backend/requirements.lock).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiomysql
+from pymysql import err
+from pymysql.constants import COMMAND, CR, FIELD_TYPE, SERVER_STATUS
+from pymysql.converters import through
+from pymysql.protocol import FieldDescriptorPacket
+
+_TEXT_TYPES = {
+    FIELD_TYPE.BIT,
+    FIELD_TYPE.BLOB,
+    FIELD_TYPE.LONG_BLOB,
+    FIELD_TYPE.MEDIUM_BLOB,
+    FIELD_TYPE.STRING,
+    FIELD_TYPE.TINY_BLOB,
+    FIELD_TYPE.VAR_STRING,
+    FIELD_TYPE.VARCHAR,
+    FIELD_TYPE.GEOMETRY,
+}
+_BINARY_CHARSET = 63
+_MAX_PACKET = 0xFFFFFF
+_READ_CHUNK = 256 * 1024
+# Distinct result-set shapes remembered per connection; a poll has about a dozen.
+_MAX_SHAPES = 128
+
+Decoder = tuple[str | None, Callable[[Any], Any] | None]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A result set's column names (lower-cased, as collectors read them) and how to decode each."""
+
+    names: tuple[str, ...]
+    decoders: tuple[Decoder, ...]
+
+
+@dataclass
+class StatementResult:
+    """One statement's outcome: rows (an OK packet gives none) or the server's error for it."""
+
+    rows: list[dict[str, Any]] | None
+    error: BaseException | None
+    duration_ms: float
+
+
+class _Packets:
+    """Packets of one response, split from the bytes the stream has, awaiting only when it has none."""
+
+    def __init__(self, conn: aiomysql.Connection) -> None:
+        self._reader: asyncio.StreamReader = conn._reader
+        self._buf = b""
+        self._pos = 0
+        self._seq = 1  # the command itself was packet 0
+
+    async def _fill(self) -> None:
+        chunk = await self._reader.read(_READ_CHUNK)
+        if not chunk:
+            raise err.OperationalError(CR.CR_SERVER_LOST, "Lost connection to MySQL server during query")
+        self._buf = self._buf[self._pos :] + chunk
+        self._pos = 0
+
+    async def next(self) -> bytes:
+        payload = b""
+        while True:
+            while len(self._buf) - self._pos < 4:
+                await self._fill()
+            head = self._buf[self._pos : self._pos + 4]
+            length = head[0] | head[1] << 8 | head[2] << 16
+            if head[3] != self._seq:
+                raise err.InternalError(f"Packet sequence number wrong - got {head[3]} expected {self._seq}")
+            while len(self._buf) - self._pos < 4 + length:
+                await self._fill()
+            start = self._pos + 4
+            payload += self._buf[start : start + length]
+            self._pos = start + length
+            self._seq = (self._seq + 1) % 256
+            if length < _MAX_PACKET:  # a payload of 16 MB or more continues in the next packet
+                return payload
+
+    @property
+    def drained(self) -> bool:
+        return self._pos == len(self._buf)
+
+
+def _lenenc_int(data: bytes, pos: int) -> tuple[int | None, int]:
+    first = data[pos]
+    if first < 0xFB:
+        return first, pos + 1
+    if first == 0xFB:
+        return None, pos + 1
+    if first == 0xFC:
+        return data[pos + 1] | data[pos + 2] << 8, pos + 3
+    if first == 0xFD:
+        return data[pos + 1] | data[pos + 2] << 8 | data[pos + 3] << 16, pos + 4
+    return struct.unpack_from("<Q", data, pos + 1)[0], pos + 9
+
+
+def _is_eof(packet: bytes) -> bool:
+    return packet[0] == 0xFE and len(packet) < 9
+
+
+def _more_after_eof(packet: bytes) -> bool:
+    return bool(struct.unpack_from("<H", packet, 3)[0] & SERVER_STATUS.SERVER_MORE_RESULTS_EXISTS)
+
+
+def _more_after_ok(packet: bytes) -> bool:
+    _, pos = _lenenc_int(packet, 1)  # affected rows
+    _, pos = _lenenc_int(packet, pos)  # last insert id
+    return bool(struct.unpack_from("<H", packet, pos)[0] & SERVER_STATUS.SERVER_MORE_RESULTS_EXISTS)
+
+
+def _server_error(packet: bytes) -> err.MySQLError:
+    try:
+        err.raise_mysql_exception(packet)
+    except err.MySQLError as exc:
+        return exc
+    raise AssertionError("raise_mysql_exception always raises")  # pragma: no cover
+
+
+def _shape(conn: aiomysql.Connection, definitions: list[bytes]) -> Shape:
+    """Decoders as aiomysql's buffered result derives them (MySQLResult._get_descriptions)."""
+    names: list[str] = []
+    decoders: list[Decoder] = []
+    for data in definitions:
+        field = FieldDescriptorPacket(data, conn.encoding)
+        names.append(field.name.lower())
+        field_type = field.type_code
+        encoding: str | None
+        if not conn.use_unicode:
+            encoding = None
+        elif field_type == FIELD_TYPE.JSON:
+            encoding = conn.encoding
+        elif field_type in _TEXT_TYPES:
+            encoding = None if field.charsetnr == _BINARY_CHARSET else conn.encoding
+        else:
+            encoding = "ascii"
+        converter = conn.decoders.get(field_type)
+        if converter is through:
+            converter = None
+        decoders.append((encoding, converter))
+    return Shape(tuple(names), tuple(decoders))
+
+
+def _row(packet: bytes, shape: Shape) -> dict[str, Any]:
+    values: list[Any] = []
+    pos = 0
+    end = len(packet)
+    for encoding, converter in shape.decoders:
+        if pos >= end:  # a row shorter than its columns (PyMySQL pads it the same way)
+            break
+        length, pos = _lenenc_int(packet, pos)
+        if length is None:
+            values.append(None)
+            continue
+        data: Any = packet[pos : pos + length]
+        pos += length
+        if encoding is not None:
+            data = data.decode(encoding)
+        if converter is not None:
+            data = converter(data)
+        values.append(data)
+    return dict(zip(shape.names, values, strict=False))
+
+
+class MultiReader:
+    """Sends one multi-statement and reads its result sets; remembers result shapes between polls."""
+
+    def __init__(self) -> None:
+        self._shapes: dict[bytes, Shape] = {}
+
+    def _shape_for(self, conn: aiomysql.Connection, definitions: list[bytes]) -> Shape:
+        key = b"\x00".join(definitions)
+        shape = self._shapes.get(key)
+        if shape is None:
+            if len(self._shapes) >= _MAX_SHAPES:
+                self._shapes.clear()
+            shape = self._shapes[key] = _shape(conn, definitions)
+        return shape
+
+    async def run(self, conn: aiomysql.Connection, sql: str, count: int) -> list[StatementResult]:
+        """Result sets of `sql` (`count` statements) in order; it stops after the first one that
+        failed, as the server does. Raises when the connection itself breaks."""
+        await conn._execute_command(COMMAND.COM_QUERY, sql.encode(conn.encoding, "surrogateescape"))
+        packets = _Packets(conn)
+        results: list[StatementResult] = []
+        started = time.perf_counter()
+        more = True
+        try:
+            while more:
+                result, more = await self._one(conn, packets, started)
+                # A server that answers more result sets than statements (a procedure's extra set)
+                # has them read and dropped, as aiomysql drops them before the next command.
+                if len(results) < count:
+                    results.append(result)
+                started = time.perf_counter()
+        except BaseException:
+            # Whatever stopped the read (a value that would not decode, a cancel) left the rest
+            # of the answer on the stream: the next statement would read it. Never reuse it.
+            conn.close()
+            raise
+        if not packets.drained:
+            conn.close()
+            raise err.InternalError("the server sent more than its answer to the statements")
+        return results
+
+    async def _one(
+        self, conn: aiomysql.Connection, packets: _Packets, started: float
+    ) -> tuple[StatementResult, bool]:
+        """The next statement's result set, and whether another follows."""
+        first = await packets.next()
+        kind = first[0]
+        if kind == 0xFF:  # the server stops a multi-statement at its first error
+            return StatementResult(None, _server_error(first), _ms(started)), False
+        if kind == 0x00:
+            return StatementResult([], None, _ms(started)), _more_after_ok(first)
+        if kind == 0xFB:
+            raise err.OperationalError(CR.CR_COMMANDS_OUT_OF_SYNC, "LOCAL INFILE request refused")
+        columns, _ = _lenenc_int(first, 0)
+        definitions = [await packets.next() for _ in range(columns or 0)]
+        if not _is_eof(await packets.next()):
+            raise err.InternalError("Protocol error, expecting EOF after the column definitions")
+        shape = self._shape_for(conn, definitions)
+        rows: list[dict[str, Any]] = []
+        while True:
+            packet = await packets.next()
+            if _is_eof(packet):
+                return StatementResult(rows, None, _ms(started)), _more_after_eof(packet)
+            if packet[0] == 0xFF:  # an error while rows were being sent ends the statement
+                return StatementResult(None, _server_error(packet), _ms(started)), False
+            rows.append(_row(packet, shape))
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000

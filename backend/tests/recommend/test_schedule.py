@@ -1,0 +1,120 @@
+"""The recommender's own cadence (recommend/engine.py RecommendSchedule and the variables watch).
+
+Rules read minutes of history from the store: run every recommend_interval_s per target, spread
+over it, never per poll; sooner only before a target's first evaluation and when a poll shows
+its variables changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from poolscope.config import Settings, TargetConfig
+from poolscope.recommend.engine import Recommender, RecommendSchedule
+from poolscope.schemas import PollEvent, TargetInfo, TargetState
+from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import SqlStore
+
+NAMES = ["a", "b", "c", "d"]
+
+
+def _settings(interval_s: float = 30.0, store_url: str = "sqlite+aiosqlite:///:memory:") -> Settings:
+    return Settings(
+        poll_interval_s=1.0,
+        recommend_interval_s=interval_s,
+        store_url=store_url,
+        targets=[TargetConfig(name=n, dsn="mysql://u:p@127.0.0.1:3306/") for n in NAMES],
+    )
+
+
+def test_every_target_is_due_at_start_and_retried_each_poll_until_evaluated() -> None:
+    schedule = RecommendSchedule(NAMES, _settings())
+    assert schedule.due(0.0) == NAMES
+    schedule.done("a", 0.0, evaluated=False)  # no poll stored yet
+    assert "a" not in schedule.due(0.5)
+    assert "a" in schedule.due(1.0)
+
+
+def test_evaluated_targets_spread_over_the_interval_then_keep_it() -> None:
+    schedule = RecommendSchedule(NAMES, _settings(interval_s=30.0))
+    for name in NAMES:
+        schedule.done(name, 100.0, evaluated=True)
+    # Second runs one slot apart (30 s / 4 targets), not all at once.
+    assert schedule.due(107.0) == []
+    assert schedule.due(107.5) == ["a"]
+    assert schedule.due(115.0) == ["a", "b"]
+    assert schedule.due(130.0) == NAMES
+    schedule.done("a", 107.5, evaluated=True)
+    assert "a" not in schedule.due(137.0)
+    assert "a" in schedule.due(137.5)
+    assert schedule.next_at(0.0) == 115.0
+
+
+def test_soon_and_following_the_configured_targets() -> None:
+    schedule = RecommendSchedule(NAMES, _settings())
+    for name in NAMES:
+        schedule.done(name, 0.0, evaluated=True)
+    schedule.soon("c")
+    assert schedule.due(1.0) == ["c"]
+    schedule.sync(["c", "e"])  # a, b, d removed; e added and due at once
+    assert schedule.due(1.0) == ["c", "e"]
+    assert schedule.next_at(1.0) == 0.0
+    schedule.sync([])
+    assert schedule.due(1.0) == [] and schedule.next_at(1.0) == 31.0
+
+
+async def test_a_changed_variable_brings_the_next_run_forward(tmp_path: Path) -> None:
+    settings = _settings(interval_s=300.0, store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}")
+    await asyncio.to_thread(upgrade_to_head, settings.store_url)
+    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    recommender = Recommender(settings, store)
+    calls: list[str] = []
+    original = recommender.evaluate
+
+    async def counted(name: str, now: float | None = None):  # type: ignore[no-untyped-def]
+        calls.append(name)
+        return await original(name, now)
+
+    recommender.evaluate = counted  # type: ignore[method-assign]
+    try:
+        for name in NAMES:
+            info = TargetInfo(name=name, poll_interval_s=1.0, status="up")
+            await store.write_poll(info, _state(name, "1"), [], ts=time.time())
+        recommender.start()
+        await _until(lambda: len(calls) >= len(NAMES))
+        # The store has no server description: nothing to evaluate yet, so each is retried per poll.
+        assert set(calls) == set(NAMES)
+        calls.clear()
+        # Evaluated once (as if the server were described), an unchanged poll brings nothing forward ...
+        recommender._evaluated_variables = {name: {"thread_pool_size": "1"} for name in NAMES}
+        for name in NAMES:
+            recommender._schedule.done(name, time.monotonic(), evaluated=True)
+        await asyncio.sleep(0.1)
+        calls.clear()
+        store.hub.publish(_event("b", "1"))
+        await asyncio.sleep(0.3)
+        assert calls == []
+        # ... a changed variable does, for that target only.
+        store.hub.publish(_event("b", "2"))
+        await _until(lambda: calls == ["b"])
+    finally:
+        await recommender.stop()
+        await store.close()
+
+
+def _state(name: str, pool_size: str) -> TargetState:
+    return TargetState(target=name, ts=time.time(), status="up", variables={"thread_pool_size": pool_size})
+
+
+def _event(name: str, pool_size: str) -> PollEvent:
+    info = TargetInfo(name=name, poll_interval_s=1.0, status="up")
+    return PollEvent(target=name, ts=time.time(), target_info=info, state=_state(name, pool_size), samples=[])
+
+
+async def _until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
