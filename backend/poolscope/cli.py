@@ -34,6 +34,20 @@ def _ensure_sqlite_dir(url: str) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
+    settings = _http_settings(args)
+    workers = settings.worker_count()
+    if workers == 0:
+        _serve_api(settings, "all")
+        return
+    _serve_fleet(settings, workers)
+
+
+def cmd_api(args: argparse.Namespace) -> None:
+    """One API process of a fleet (README "Running a fleet"): serves the store, polls nothing."""
+    _serve_api(_http_settings(args), "api")
+
+
+def _http_settings(args: argparse.Namespace) -> Settings:
     from poolscope.perimeter.serving import exposure_problem
 
     settings = _settings(args.config)
@@ -47,11 +61,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         print(f"poolscope: {problem}", file=sys.stderr)
         raise SystemExit(2)
     _ensure_sqlite_dir(settings.store_url)
-    workers = settings.worker_count()
-    if workers == 0:
-        _serve_api(settings, "all")
-        return
-    _serve_fleet(settings, workers)
+    return settings
 
 
 def _serve_api(settings: Settings, role: ServiceRole) -> None:
@@ -178,6 +188,10 @@ def main(argv: list[str] | None = None) -> None:
     serve.set_defaults(func=cmd_serve)
     poller = sub.add_parser("poller", help="run one poller process of a fleet (no HTTP)")
     poller.set_defaults(func=cmd_poller)
+    api = sub.add_parser("api", help="run one API process of a fleet (serves the store, polls nothing)")
+    api.add_argument("--host")
+    api.add_argument("--port", type=int)
+    api.set_defaults(func=cmd_api)
     sub.add_parser("migrate", help="upgrade the store schema").set_defaults(func=cmd_migrate)
     sub.add_parser("check", help="poll each target once and report").set_defaults(func=cmd_check)
     sub.add_parser(
@@ -186,6 +200,7 @@ def main(argv: list[str] | None = None) -> None:
     # Accept --config after the sub-command too, the way people type it.
     serve.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
     poller.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
+    api.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.config = getattr(args, "config_late", None) or args.config
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
