@@ -15,7 +15,7 @@ from poolscope.fleet.tables import fleet_members, target_leases
 from poolscope.store.sql import SqlStore
 
 TARGETS = [f"db{i:03d}" for i in range(40)]
-TTL_S = 1.5
+TTL_S = 2.5
 
 
 def keeper(store: SqlStore, node: str, targets: list[str] = TARGETS) -> LeaseKeeper:
