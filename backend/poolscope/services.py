@@ -140,6 +140,8 @@ async def run_services(
             await services.alerts.start()
             stack.push_async_callback(services.alerts.stop)
             if services.fleet is not None:
+                # A poller owns no target yet: it reads a target's alerts back when it wins it.
+                await services.alerts.on_ownership(set(), {a.target for a in services.alerts.current()})
                 services.fleet.add_listener(services.alerts.on_ownership)
         if services.alertmanager is not None and role != "api":
             await services.alertmanager.start()
