@@ -130,9 +130,9 @@ class LeaseKeeper:
                 del self._deadline[target]
         for target in won:
             self._deadline[target] = deadline
-        gained, lost = won - before, (before - won) - letting_go
-        if gained or lost:
-            await self._notify(gained, lost)
+        # Told every round, changed or not: a poll loop that ended because its lease lapsed while
+        # this round ran (a slow store) is started again now that the lease is renewed.
+        await self._notify(won - before, (before - won) - letting_go)
 
     async def _heartbeat(self, conn: AsyncConnection, now: float) -> None:
         beat = await conn.execute(

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 # A target that is down is retried with growing pauses, never slower than this.
 MAX_RETRY_INTERVAL_S = 10.0
 MAINTENANCE_INTERVAL_S = 30.0
+# How long past the poll timeout a stopping target's loop may take to store its last poll.
+STOP_GRACE_S = 5.0
 # The lease under which one process of a fleet runs store maintenance (not a valid target name).
 MAINTENANCE_LEASE = ":store-maintenance"
 
@@ -55,6 +57,7 @@ class Scheduler:
             )
         }
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._halts: dict[str, asyncio.Event] = {}  # set: that target's loop ends after its poll
         self._maintenance: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._running = False
@@ -86,13 +89,11 @@ class Scheduler:
     async def stop(self) -> None:
         self._stopping.set()
         self._running = False
-        tasks = [*self._tasks.values(), *([self._maintenance] if self._maintenance else [])]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
+        await self._stop_tasks(list(self._tasks))
+        if self._maintenance is not None:
+            self._maintenance.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
+                await self._maintenance
         for poller in self.by_name.values():
             await poller.close()
 
@@ -101,26 +102,40 @@ class Scheduler:
     def _start_task(self, name: str) -> None:
         task = self._tasks.get(name)
         if task is None or task.done():
-            self._tasks[name] = asyncio.create_task(self._run_target(self.by_name[name]), name=f"poll:{name}")
+            halt = self._halts[name] = asyncio.Event()
+            self._tasks[name] = asyncio.create_task(
+                self._run_target(self.by_name[name], halt), name=f"poll:{name}"
+            )
 
-    async def _stop_task(self, name: str) -> None:
-        task = self._tasks.pop(name, None)
-        if task is not None:
-            task.cancel()
+    async def _stop_tasks(self, names: list[str]) -> None:
+        """End these targets' loops between polls, all at once: a poll in flight finishes and is
+        stored (cancelling it could leave a store transaction open) unless it overruns the poll
+        timeout. Their connections are closed: a target we do not poll holds none."""
+        stopping = []
+        for name in names:
+            halt = self._halts.pop(name, None)
+            if halt is not None:
+                halt.set()
+            task = self._tasks.pop(name, None)
+            if task is not None:
+                stopping.append(task)
+        if stopping:
+            await asyncio.wait(stopping, timeout=self.settings.poll_timeout_s + STOP_GRACE_S)
+        for task in stopping:
+            if not task.done():
+                task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        poller = self.by_name.get(name)
-        if poller is not None:
-            await poller.close()  # a target we no longer poll holds no connection to its server
+        for name in names:
+            if (poller := self.by_name.get(name)) is not None:
+                await poller.close()
 
     async def on_ownership(self, gained: set[str], lost: set[str]) -> None:
         """Leases changed: stop what we may no longer poll (before its lease is freed), start the rest."""
         async with self._changing:
             if not self._running:
                 return
-            for name in list(self._tasks):
-                if not self._may_poll(name):
-                    await self._stop_task(name)
+            await self._stop_tasks([name for name in self._tasks if not self._may_poll(name)])
             for name in self.by_name:
                 if self._may_poll(name):
                     self._start_task(name)
@@ -130,10 +145,10 @@ class Scheduler:
         added ones start; a changed one restarts with a fresh poller (and connection)."""
         async with self._changing:
             wanted = {t.name: t for t in targets}
-            for name, poller in list(self.by_name.items()):
-                if wanted.get(name) != poller.config:
-                    await self._stop_task(name)
-                    del self.by_name[name]
+            going = [name for name, poller in self.by_name.items() if wanted.get(name) != poller.config]
+            await self._stop_tasks(going)
+            for name in going:
+                del self.by_name[name]
             kept = dict(self.by_name)
             self.by_name.clear()
             for name, config in wanted.items():
@@ -145,18 +160,20 @@ class Scheduler:
 
     # --- the loops -------------------------------------------------------------------------
 
-    async def _sleep(self, seconds: float) -> None:
+    @staticmethod
+    async def _sleep(seconds: float, until: asyncio.Event) -> None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=max(seconds, 0.0))
+            await asyncio.wait_for(until.wait(), timeout=max(seconds, 0.0))
 
-    async def _run_target(self, poller: TargetPoller) -> None:
+    async def _run_target(self, poller: TargetPoller, halt: asyncio.Event) -> None:
         interval = self.settings.poll_interval_s
         retry = interval
         next_at = time.monotonic()
-        while not self._stopping.is_set():
+        while not halt.is_set():
             if not self._may_poll(poller.name):
                 # The lease lapsed (the store unreachable, or taken over): stop until it is won back.
-                await poller.close()
+                # Return without awaiting, so a lease won back meanwhile finds this loop done and
+                # starts a new one; the next ownership change closes the connection (_stop_tasks).
                 return
             result = await poller.poll_once()
             if result.info.status == "down":
@@ -176,11 +193,11 @@ class Scheduler:
                 )
             except Exception:
                 log.exception("target %s: storing the poll failed", poller.name)
-            await self._sleep(next_at - time.monotonic())
+            await self._sleep(next_at - time.monotonic(), halt)
 
     async def _run_maintenance(self) -> None:
         while not self._stopping.is_set():
-            await self._sleep(MAINTENANCE_INTERVAL_S)
+            await self._sleep(MAINTENANCE_INTERVAL_S, self._stopping)
             if not self._may_poll(MAINTENANCE_LEASE):
                 continue  # another member of the fleet maintains the store
             try:
