@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,14 +112,3 @@ def answers(url: str) -> bool:
         return httpx.get(url, timeout=2).is_success
     except httpx.TransportError:
         return False
-
-
-def wait_until(check, timeout_s: float, what: str, interval_s: float = 0.25):  # type: ignore[no-untyped-def]
-    """Poll `check` until it returns something truthy (returned), at most timeout_s."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(interval_s)
-    raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")

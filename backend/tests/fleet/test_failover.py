@@ -11,7 +11,8 @@ import sys
 import time
 
 from poolscope_dev.sandbox import free_port
-from tests.fleet.processes import Proc, answers, lease_owners, poll_times, processes, query, wait_until
+from tests.alerts.support import wait_for
+from tests.fleet.processes import Proc, answers, lease_owners, poll_times, processes, query
 
 TARGETS = [f"db{i}" for i in range(8)]
 INTERVAL_S = 1.0
@@ -58,8 +59,8 @@ def test_a_killed_pollers_targets_move_to_the_survivor_and_nothing_runs_twice(
         api = Proc("api", ["--config", str(config), "api"], tmp_path)
         started.append(api)
         try:
-            wait_until(lambda: answers(f"http://127.0.0.1:{port}/api/health"), 60, "the API process")
-            wait_until(
+            wait_for(lambda: answers(f"http://127.0.0.1:{port}/api/health"), 60, "the API process")
+            wait_for(
                 lambda: (
                     set(lease_owners(store_url).values()) == set(pollers)
                     and set(TARGETS) <= set(lease_owners(store_url))
@@ -67,7 +68,7 @@ def test_a_killed_pollers_targets_move_to_the_survivor_and_nothing_runs_twice(
                 60,
                 "the targets split over both pollers",
             )
-            wait_until(lambda: set(fired(store_url)) == set(TARGETS), 60, "an alert firing on every target")
+            wait_for(lambda: set(fired(store_url)) == set(TARGETS), 60, "an alert firing on every target")
             owners = lease_owners(store_url)
             victim = "poller-a"
             moved = sorted(t for t in TARGETS if owners[t] == victim)
@@ -81,7 +82,7 @@ def test_a_killed_pollers_targets_move_to_the_survivor_and_nothing_runs_twice(
                 after = poll_times(store_url, since=killed_at)
                 return {t: after[t][0] for t in moved} if all(t in after for t in moved) else None
 
-            first_polls = wait_until(
+            first_polls = wait_for(
                 resumed, 3 * MOVE_WITHIN_S, "the killed poller's targets to be polled again"
             )
             delays = {t: round(ts - killed_at, 2) for t, ts in first_polls.items()}

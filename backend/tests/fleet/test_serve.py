@@ -9,7 +9,8 @@ import time
 
 from poolscope_dev.sandbox import free_port
 from poolscope_dev.supervisor import pid_alive
-from tests.fleet.processes import Proc, answers, children_of, lease_owners, poll_times, processes, wait_until
+from tests.alerts.support import wait_for
+from tests.fleet.processes import Proc, answers, children_of, lease_owners, poll_times, processes
 
 TARGETS = [f"db{i}" for i in range(4)]
 
@@ -38,10 +39,10 @@ def test_serve_forks_an_api_and_two_pollers_that_poll_each_target_once_per_inter
         serve = Proc("serve", ["--config", str(config), "serve"], tmp_path)
         started.append(serve)
         try:
-            children = wait_until(lambda: three_children(serve.pid), 30, "3 children")
-            wait_until(lambda: answers(f"http://127.0.0.1:{port}/api/health"), 30, "the API")
+            children = wait_for(lambda: three_children(serve.pid), 30, "3 children")
+            wait_for(lambda: answers(f"http://127.0.0.1:{port}/api/health"), 30, "the API")
             # Both pollers hold leases, and every target is leased (the first rebalance is over).
-            wait_until(
+            wait_for(
                 lambda: (
                     len(set(lease_owners(store_url).values())) == 2
                     and set(TARGETS) <= set(lease_owners(store_url))
@@ -65,7 +66,7 @@ def test_serve_forks_an_api_and_two_pollers_that_poll_each_target_once_per_inter
             pollers = children - {min(children)}
             victim = max(pollers)
             os.kill(victim, signal.SIGKILL)
-            children = wait_until(lambda: three_children(serve.pid, victim), 20, "the poller forked again")
+            children = wait_for(lambda: three_children(serve.pid, victim), 20, "the poller forked again")
 
             serve.popen.send_signal(signal.SIGTERM)
             assert serve.popen.wait(timeout=30) == 0
