@@ -1,4 +1,4 @@
-"""Command line: `poolscope serve`, `migrate`, `check` (a config dry run), `hash-password`."""
+"""Command line: `poolscope serve`, `poller`, `migrate`, `check` (a config dry run), `hash-password`."""
 
 from __future__ import annotations
 
@@ -7,11 +7,15 @@ import asyncio
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from poolscope import __version__
 from poolscope.config import DsnError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from poolscope.services import ServiceRole
 
 
 def _settings(path: str | None) -> Settings:
@@ -30,30 +34,79 @@ def _ensure_sqlite_dir(url: str) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    import uvicorn
+    settings = _http_settings(args)
+    workers = settings.worker_count()
+    if workers == 0:
+        _serve_api(settings, "all")
+        return
+    _serve_fleet(settings, workers)
 
-    from poolscope.main import create_app
-    from poolscope.perimeter.serving import exposure_problem, uvicorn_options
+
+def cmd_api(args: argparse.Namespace) -> None:
+    """One API process of a fleet (README "Running a fleet"): serves the store, polls nothing."""
+    _serve_api(_http_settings(args), "api")
+
+
+def _http_settings(args: argparse.Namespace) -> Settings:
+    from poolscope.perimeter.serving import exposure_problem
 
     settings = _settings(args.config)
     if args.host:
         # The listen address decides the exposure check and the allowed Host names below.
         settings = settings.model_copy(update={"listen_host": args.host})
+    if args.port:
+        settings = settings.model_copy(update={"listen_port": args.port})
     problem = exposure_problem(settings)
     if problem:
         print(f"poolscope: {problem}", file=sys.stderr)
         raise SystemExit(2)
     _ensure_sqlite_dir(settings.store_url)
-    app = create_app(settings)
+    return settings
+
+
+def _serve_api(settings: Settings, role: ServiceRole) -> None:
+    import uvicorn
+
+    from poolscope.main import create_app
+    from poolscope.perimeter.serving import uvicorn_options
+
     uvicorn.run(
-        app,
+        create_app(settings, role=role),
         host=settings.listen_host,
-        port=args.port or settings.listen_port,
+        port=settings.listen_port,
         log_level="info",
         # Open SSE streams would otherwise hold uvicorn's shutdown forever.
         timeout_graceful_shutdown=3,
         **uvicorn_options(settings),
     )
+
+
+def _serve_fleet(settings: Settings, workers: int) -> None:
+    """The supervisor (fleet/supervisor.py): one API process and `workers` pollers, forked."""
+    from poolscope.fleet.supervisor import Slot, Supervisor
+    from poolscope.fleet.worker import run_poller
+    from poolscope.store.migrate import upgrade_to_head
+
+    # Once, before forking, so the children do not race to create the schema.
+    upgrade_to_head(settings.store_url)
+
+    def poller(index: int) -> Slot:
+        # A configured node_id names each forked poller; the default host:pid is unique already.
+        node = f"{settings.node_id}/{index}" if settings.node_id else None
+        own = settings.model_copy(update={"node_id": node})
+        return Slot(f"poller {index}", lambda: run_poller(own))
+
+    slots = [Slot("api", lambda: _serve_api(settings, "api"))] + [poller(i) for i in range(workers)]
+    raise SystemExit(Supervisor(slots).run())
+
+
+def cmd_poller(args: argparse.Namespace) -> None:
+    """One poller process of a fleet (README "Running a fleet"): no HTTP, until SIGTERM/SIGINT."""
+    from poolscope.fleet.worker import run_poller
+
+    settings = _settings(args.config)
+    _ensure_sqlite_dir(settings.store_url)
+    run_poller(settings)
 
 
 def cmd_migrate(args: argparse.Namespace) -> None:
@@ -133,6 +186,12 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.set_defaults(func=cmd_serve)
+    poller = sub.add_parser("poller", help="run one poller process of a fleet (no HTTP)")
+    poller.set_defaults(func=cmd_poller)
+    api = sub.add_parser("api", help="run one API process of a fleet (serves the store, polls nothing)")
+    api.add_argument("--host")
+    api.add_argument("--port", type=int)
+    api.set_defaults(func=cmd_api)
     sub.add_parser("migrate", help="upgrade the store schema").set_defaults(func=cmd_migrate)
     sub.add_parser("check", help="poll each target once and report").set_defaults(func=cmd_check)
     sub.add_parser(
@@ -140,6 +199,8 @@ def main(argv: list[str] | None = None) -> None:
     ).set_defaults(func=cmd_hash_password)
     # Accept --config after the sub-command too, the way people type it.
     serve.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
+    poller.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
+    api.add_argument("--config", dest="config_late", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.config = getattr(args, "config_late", None) or args.config
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -196,6 +196,37 @@ class Settings(BaseSettings):
         default=100, ge=1, le=100_000, description="open /api/live streams; beyond it 503"
     )
 
+    # --- a fleet: poller processes sharing the targets by leases (README "Running a fleet") ---
+    workers: int | Literal["auto"] = Field(
+        default="auto",
+        description=(
+            "poller processes `poolscope serve` forks beside its API process; auto = one per CPU;"
+            " 0 = one process that polls and serves"
+        ),
+    )
+    node_id: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_.:@-]{1,128}$",
+        description="this poller's name in the fleet; default host:pid (each forked poller adds /N)",
+    )
+    lease_ttl_s: float = Field(
+        default=6.0,
+        ge=1,
+        le=300,
+        description="a poller that stops renewing loses its targets this long after its last renewal",
+    )
+
+    @field_validator("workers")
+    @classmethod
+    def _workers(cls, value: int | str) -> int | str:
+        if isinstance(value, int) and not 0 <= value <= 256:
+            raise ValueError("workers must be auto or 0..256")
+        return value
+
+    def worker_count(self) -> int:
+        """Poller processes `poolscope serve` runs (0 = none: the API process polls itself)."""
+        return (os.cpu_count() or 1) if self.workers == "auto" else int(self.workers)
+
     @field_validator("trusted_proxies")
     @classmethod
     def _proxy_networks(cls, value: list[str]) -> list[str]:

@@ -4,6 +4,10 @@ Each service gets what it depends on when it is constructed; nothing is attached
 flows one way: pollers -> store -> live hub -> alert engine -> snapshots. The snapshot service
 reads the servers' raw tables through the running pollers it was built with, and returns an
 automatic snapshot's id to the alert engine, which records the link on the alert itself.
+
+Roles (README "Running a fleet"): "all" is one process doing everything (`workers = 0`, tests,
+create_app); "poller" polls the targets whose lease it holds (poolscope/fleet/) and runs the alert
+engine, notifications and automatic snapshots, with no HTTP; "api" serves HTTP and polls nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import Literal
 
 from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
@@ -23,6 +28,7 @@ from poolscope.alerts.notifiers.webhook import WebhookDispatcher
 from poolscope.alerts.repository import AlertRepository
 from poolscope.auth import AuthService
 from poolscope.config import Settings
+from poolscope.fleet.leases import LeaseKeeper, default_node_id
 from poolscope.poller.scheduler import Scheduler
 from poolscope.recommend.engine import Recommender
 from poolscope.snapshots.service import SnapshotService
@@ -30,6 +36,8 @@ from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
+
+ServiceRole = Literal["all", "api", "poller"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,8 @@ class Services:
     snapshots: SnapshotService
     alerts: AlertEngine | None  # None when alerting is off
     alertmanager: AlertmanagerNotifier | None  # None without Alertmanager URLs
+    role: ServiceRole = "all"
+    fleet: LeaseKeeper | None = None  # role "poller": the leases that say what it polls
 
 
 def external_url(settings: Settings) -> str:
@@ -53,15 +63,23 @@ def external_url(settings: Settings) -> str:
     return url.rstrip("/")
 
 
-def build_services(settings: Settings, store: SqlStore) -> Services:
+def build_services(settings: Settings, store: SqlStore, role: ServiceRole = "all") -> Services:
     """Every service, wired; nothing runs yet (run_services starts them in order)."""
-    scheduler = Scheduler(settings, store)
+    fleet = None
+    if role == "poller":
+        fleet = LeaseKeeper(
+            store.engine,
+            settings.node_id or default_node_id(),
+            lambda: scheduler.target_names(),
+            ttl_s=settings.lease_ttl_s,
+        )
+    scheduler = Scheduler(settings, store, ownership=fleet)
     audit = AuditLog(store.engine)
     applier = Applier(settings, store, audit)
     alert_repo = AlertRepository(store.engine)
     url = external_url(settings)
     dispatcher = WebhookDispatcher(settings.alerts.webhooks, alert_repo, url)
-    snapshots = SnapshotService(settings, store, alert_repo, {p.name: p for p in scheduler.pollers})
+    snapshots = SnapshotService(settings, store, alert_repo, scheduler.by_name)
     alerts = alertmanager = None
     if settings.alerts.enabled:
         alerts = AlertEngine(settings.alerts, store.hub, alert_repo, dispatcher, snapshots=snapshots)
@@ -79,15 +97,22 @@ def build_services(settings: Settings, store: SqlStore) -> Services:
         snapshots=snapshots,
         alerts=alerts,
         alertmanager=alertmanager,
+        role=role,
+        fleet=fleet,
     )
 
 
 @asynccontextmanager
 async def run_services(
-    settings: Settings, auth: AuthService, *, start_poller: bool = True
+    settings: Settings,
+    auth: AuthService | None,
+    *,
+    start_poller: bool = True,
+    role: ServiceRole = "all",
 ) -> AsyncIterator[Services]:
-    """Migrate the store, build the services and start them downstream first (so the alert engine
-    sees the first poll); stop them in the reverse order."""
+    """Migrate the store, build the services of `role` and start them downstream first (so the
+    alert engine sees the first poll); stop them in the reverse order. start_poller=False builds
+    everything and starts no polling (the API contract, tests). `auth` is None only for "poller"."""
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
     store = SqlStore(
         settings.store_url,
@@ -95,29 +120,48 @@ async def run_services(
         rollup_retention_s=settings.rollup_retention_days * 86400,
         rollup_step_s=settings.rollup_step_s,
     )
+    serves_http, polls = role != "poller", role != "api" and start_poller
     async with AsyncExitStack() as stack:
         stack.push_async_callback(store.close)
-        services = build_services(settings, store)
-        await auth.attach(store.engine)
-        await services.audit.interrupt_watches()
+        services = build_services(settings, store, role)
+        if serves_http:
+            assert auth is not None, "the API roles need the auth service"
+            await auth.attach(store.engine)
+            # Guards run where their apply ran: an API process (a poller restart must not touch them).
+            await services.audit.interrupt_watches()
         stack.push_async_callback(services.guard.stop)
-        if services.alerts is not None:
+        if services.alerts is not None and role != "api":
             services.dispatcher.start()
         stack.push_async_callback(services.dispatcher.stop)
-        await services.snapshots.start()
+        if serves_http:
+            await services.snapshots.start()  # resumes unfinished snapshots: one process does it
         stack.push_async_callback(services.snapshots.stop)
-        if services.alerts is not None:
+        if services.alerts is not None and role != "api":
             await services.alerts.start()
             stack.push_async_callback(services.alerts.stop)
-        if services.alertmanager is not None:
+            if services.fleet is not None:
+                # A poller owns no target yet: it reads a target's alerts back when it wins it.
+                await services.alerts.on_ownership(set(), {a.target for a in services.alerts.current()})
+                services.fleet.add_listener(services.alerts.on_ownership)
+        if services.alertmanager is not None and role != "api":
             await services.alertmanager.start()
             stack.push_async_callback(services.alertmanager.stop)
+        if services.fleet is not None:
+            # Stopped after the scheduler (exit order is reversed): polling ends before leases are freed.
+            services.fleet.add_listener(services.scheduler.on_ownership)
+            stack.push_async_callback(services.fleet.stop)
         stack.push_async_callback(services.scheduler.stop)
         stack.push_async_callback(services.recommender.stop)
-        if start_poller:
+        if polls:
             services.scheduler.start()
+            if services.fleet is not None:
+                services.fleet.start()
+        if start_poller and role != "poller":
             services.recommender.start()
         log.info(
-            "poolscope: %d target(s), polling every %g s", len(settings.targets), settings.poll_interval_s
+            "poolscope (%s): %d target(s), polling every %g s",
+            role if services.fleet is None else f"poller {services.fleet.node_id}",
+            len(settings.targets),
+            settings.poll_interval_s,
         )
         yield services

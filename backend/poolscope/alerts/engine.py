@@ -102,6 +102,21 @@ class AlertEngine:
                 except Exception:
                     log.exception("alert evaluation of %s failed", event.target)
 
+    async def on_ownership(self, gained: set[str], lost: set[str]) -> None:
+        """In a fleet (poolscope/fleet/): a target moved. A gained target's open alerts are read
+        back from the store, where its previous owner left them, so an alert still firing there is
+        continued here, not fired again; a lost target's are forgotten (its new owner goes on)."""
+        async with self._lock:
+            moved = gained | lost
+            for fp in [fp for fp, a in self.active.items() if a.target in moved]:
+                del self.active[fp]
+            for target in moved:
+                self._history.pop(target, None)
+            if gained:
+                for alert in await self.repo.open_alerts():
+                    if alert.target in gained:
+                        self.active[alert.fingerprint] = alert
+
     # --- evaluation ------------------------------------------------------------------------
 
     async def evaluate(self, event: PollEvent) -> None:

@@ -1,7 +1,11 @@
 """Runs every target's poller on its own schedule; polls of one target never overlap.
 
 A slow or dead target delays only its own next poll; a store error is logged and the next poll
-goes on, so one bad second never stops monitoring.
+goes on, so one bad second never stops monitoring. In a fleet (poolscope/fleet/) the scheduler
+polls only the targets whose lease this process holds: the lease is checked before each poll, and
+the lease keeper tells it (on_ownership) when one is won or given up. The target list can change
+while it runs (set_targets): a target whose configuration did not change keeps its poller, its
+connection and its schedule.
 """
 
 from __future__ import annotations
@@ -10,8 +14,9 @@ import asyncio
 import contextlib
 import logging
 import time
+from typing import Protocol
 
-from poolscope.config import Settings
+from poolscope.config import Settings, TargetConfig
 from poolscope.poller.target_poller import TargetPoller
 from poolscope.store.sql import SqlStore
 
@@ -20,45 +25,156 @@ log = logging.getLogger(__name__)
 # A target that is down is retried with growing pauses, never slower than this.
 MAX_RETRY_INTERVAL_S = 10.0
 MAINTENANCE_INTERVAL_S = 30.0
+# How long past the poll timeout a stopping target's loop may take to store its last poll.
+STOP_GRACE_S = 5.0
+# The lease under which one process of a fleet runs store maintenance (not a valid target name).
+MAINTENANCE_LEASE = ":store-maintenance"
+
+
+class Ownership(Protocol):
+    """Who may poll what; without one (a single process) every target is ours."""
+
+    def holds(self, target: str) -> bool: ...
 
 
 class Scheduler:
     def __init__(
-        self, settings: Settings, store: SqlStore, pollers: list[TargetPoller] | None = None
+        self,
+        settings: Settings,
+        store: SqlStore,
+        pollers: list[TargetPoller] | None = None,
+        *,
+        ownership: Ownership | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
-        self.pollers = (
-            pollers if pollers is not None else [TargetPoller(t, settings) for t in settings.targets]
-        )
-        self._tasks: list[asyncio.Task[None]] = []
+        self.ownership = ownership
+        # Changed in place by set_targets: the snapshot service reads pollers through this dict.
+        self.by_name: dict[str, TargetPoller] = {
+            p.name: p
+            for p in (
+                pollers if pollers is not None else [TargetPoller(t, settings) for t in settings.targets]
+            )
+        }
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._halts: dict[str, asyncio.Event] = {}  # set: that target's loop ends after its poll
+        self._maintenance: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
+        self._running = False
+        # set_targets and ownership changes run one at a time.
+        self._changing = asyncio.Lock()
+
+    @property
+    def pollers(self) -> list[TargetPoller]:
+        return list(self.by_name.values())
+
+    def target_names(self) -> list[str]:
+        """What a fleet member asks leases for: every target, and the store maintenance."""
+        return [*self.by_name, MAINTENANCE_LEASE]
+
+    def polling(self) -> set[str]:
+        """The targets with a running poll loop."""
+        return {name for name, task in self._tasks.items() if not task.done()}
+
+    def _may_poll(self, name: str) -> bool:
+        return self.ownership is None or self.ownership.holds(name)
 
     def start(self) -> None:
-        for poller in self.pollers:
-            self._tasks.append(asyncio.create_task(self._run_target(poller), name=f"poll:{poller.name}"))
-        self._tasks.append(asyncio.create_task(self._run_maintenance(), name="store-maintenance"))
+        self._running = True
+        for name in self.by_name:
+            if self._may_poll(name):
+                self._start_task(name)
+        self._maintenance = asyncio.create_task(self._run_maintenance(), name="store-maintenance")
 
     async def stop(self) -> None:
         self._stopping.set()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
+        self._running = False
+        await self._stop_tasks(list(self._tasks))
+        if self._maintenance is not None:
+            self._maintenance.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
-        for poller in self.pollers:
+                await self._maintenance
+        for poller in self.by_name.values():
             await poller.close()
 
-    async def _sleep(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=max(seconds, 0.0))
+    # --- which targets run -----------------------------------------------------------------
 
-    async def _run_target(self, poller: TargetPoller) -> None:
+    def _start_task(self, name: str) -> None:
+        task = self._tasks.get(name)
+        if task is None or task.done():
+            halt = self._halts[name] = asyncio.Event()
+            self._tasks[name] = asyncio.create_task(
+                self._run_target(self.by_name[name], halt), name=f"poll:{name}"
+            )
+
+    async def _stop_tasks(self, names: list[str]) -> None:
+        """End these targets' loops between polls, all at once: a poll in flight finishes and is
+        stored (cancelling it could leave a store transaction open) unless it overruns the poll
+        timeout. Their connections are closed: a target we do not poll holds none."""
+        stopping = []
+        for name in names:
+            halt = self._halts.pop(name, None)
+            if halt is not None:
+                halt.set()
+            task = self._tasks.pop(name, None)
+            if task is not None:
+                stopping.append(task)
+        if stopping:
+            await asyncio.wait(stopping, timeout=self.settings.poll_timeout_s + STOP_GRACE_S)
+        for task in stopping:
+            if not task.done():
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for name in names:
+            if (poller := self.by_name.get(name)) is not None:
+                await poller.close()
+
+    async def on_ownership(self, gained: set[str], lost: set[str]) -> None:
+        """Leases changed: stop what we may no longer poll (before its lease is freed), start the rest."""
+        async with self._changing:
+            if not self._running:
+                return
+            await self._stop_tasks([name for name in self._tasks if not self._may_poll(name)])
+            for name in self.by_name:
+                if self._may_poll(name):
+                    self._start_task(name)
+
+    async def set_targets(self, targets: list[TargetConfig]) -> None:
+        """Replace the target list: unchanged targets poll on without a break; removed ones stop;
+        added ones start; a changed one restarts with a fresh poller (and connection)."""
+        async with self._changing:
+            wanted = {t.name: t for t in targets}
+            going = [name for name, poller in self.by_name.items() if wanted.get(name) != poller.config]
+            await self._stop_tasks(going)
+            for name in going:
+                del self.by_name[name]
+            kept = dict(self.by_name)
+            self.by_name.clear()
+            for name, config in wanted.items():
+                self.by_name[name] = kept.get(name) or TargetPoller(config, self.settings)
+            if self._running:
+                for name in self.by_name:
+                    if self._may_poll(name):
+                        self._start_task(name)
+
+    # --- the loops -------------------------------------------------------------------------
+
+    @staticmethod
+    async def _sleep(seconds: float, until: asyncio.Event) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(until.wait(), timeout=max(seconds, 0.0))
+
+    async def _run_target(self, poller: TargetPoller, halt: asyncio.Event) -> None:
         interval = self.settings.poll_interval_s
         retry = interval
         next_at = time.monotonic()
-        while not self._stopping.is_set():
+        while not halt.is_set():
+            if not self._may_poll(poller.name):
+                # The lease lapsed (the store unreachable, or taken over): stop until it is won back.
+                # Return without awaiting, so a lease won back meanwhile finds this loop done and
+                # starts a new one; the next ownership change closes the connection (_stop_tasks).
+                return
             result = await poller.poll_once()
             if result.info.status == "down":
                 retry = min(retry * 2, MAX_RETRY_INTERVAL_S)
@@ -78,11 +194,13 @@ class Scheduler:
                 )
             except Exception:
                 log.exception("target %s: storing the poll failed", poller.name)
-            await self._sleep(next_at - time.monotonic())
+            await self._sleep(next_at - time.monotonic(), halt)
 
     async def _run_maintenance(self) -> None:
         while not self._stopping.is_set():
-            await self._sleep(MAINTENANCE_INTERVAL_S)
+            await self._sleep(MAINTENANCE_INTERVAL_S, self._stopping)
+            if not self._may_poll(MAINTENANCE_LEASE):
+                continue  # another member of the fleet maintains the store
             try:
                 await self.store.maintain()
             except Exception:

@@ -1,0 +1,1 @@
+"""A fleet: poller processes that share the targets through leases in the store (README "Running a fleet")."""

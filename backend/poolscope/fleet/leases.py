@@ -1,0 +1,233 @@
+"""Which poller process polls which target: rendezvous hashing over live members, leases in the store.
+
+Every poller process is a member: a row it heartbeats every renew interval (a third of the TTL).
+A target belongs to the live member with the highest hash of (member, target), so when a member
+joins or dies only the targets it wins or held move. Belonging is not enough to poll: a process
+polls a target only while it holds the target's lease, a row (target, owner, expires_at) taken by
+a conditional UPDATE that succeeds only when the row is expired or already its own. So two
+processes never poll one target, even while they disagree about who is alive.
+
+Expiry is judged by one clock: the database's on PostgreSQL and MySQL/MariaDB (pollers on several
+hosts); SQLite is one host, whose processes share the system clock. A lease expires at the same
+instant as its owner's heartbeat (both are written with the cycle's first clock reading), so a
+member that is seen dead has no lease left to wait for. Locally, a lease counts until a monotonic
+deadline taken before that reading, less a margin: this process stops polling before the store
+lets anyone else take the target.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+import socket
+import time
+from collections.abc import Awaitable, Callable, Collection, Iterable
+
+from sqlalchemy import delete, insert, or_, select, text, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from poolscope.fleet.tables import fleet_members, target_leases
+
+log = logging.getLogger(__name__)
+
+# (gained, lost): told after leases are won, and before a lease given up is freed in the store.
+OwnershipListener = Callable[[set[str], set[str]], Awaitable[None]]
+# Members silent this many TTLs are deleted, so the table does not grow with restarts.
+FORGET_AFTER_TTLS = 10
+
+
+def default_node_id() -> str:
+    """host:pid, unique across a fleet while the process lives."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _score(member: str, target: str) -> int:
+    return int.from_bytes(hashlib.blake2b(f"{member}\0{target}".encode(), digest_size=8).digest(), "big")
+
+
+def rendezvous_owner(target: str, members: Iterable[str]) -> str | None:
+    """The member with the highest (hash, name) for this target; None when there is no member."""
+    return max(members, key=lambda m: (_score(m, target), m), default=None)
+
+
+async def store_now(conn: AsyncConnection) -> float:
+    """Seconds since the epoch by the store's clock (SQLite: this host's)."""
+    dialect = conn.dialect.name
+    if dialect == "postgresql":
+        return float((await conn.execute(text("SELECT extract(epoch from clock_timestamp())"))).scalar_one())
+    if dialect in ("mysql", "mariadb"):
+        return float((await conn.execute(text("SELECT UNIX_TIMESTAMP(NOW(6))"))).scalar_one())
+    return time.time()
+
+
+class LeaseKeeper:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        node_id: str,
+        targets: Callable[[], Collection[str]],
+        *,
+        ttl_s: float = 6.0,
+    ) -> None:
+        self.engine = engine
+        self.node_id = node_id
+        self.targets = targets
+        self.ttl_s = ttl_s
+        self.renew_s = ttl_s / 3
+        # Poll only with this much of the lease left: a poll started just before the deadline
+        # then still ends well before anyone else may start one.
+        self.margin_s = ttl_s / 6
+        self.members: list[str] = []
+        self._deadline: dict[str, float] = {}
+        self._listeners: list[OwnershipListener] = []
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._started_at = time.time()
+
+    def add_listener(self, listener: OwnershipListener) -> None:
+        self._listeners.append(listener)
+
+    def holds(self, target: str) -> bool:
+        deadline = self._deadline.get(target)
+        return deadline is not None and time.monotonic() < deadline
+
+    def held(self) -> set[str]:
+        now = time.monotonic()
+        return {t for t, deadline in self._deadline.items() if now < deadline}
+
+    # --- one round: heartbeat, give up, renew and claim --------------------------------------
+
+    async def cycle(self) -> None:
+        before = self.held()
+        started = time.monotonic()
+        names = set(self.targets())
+        async with self.engine.begin() as conn:
+            now = await store_now(conn)
+            await self._heartbeat(conn, now)
+            live = await self._live_members(conn, now)
+        self.members = sorted(live)
+        mine = {t for t in names if rendezvous_owner(t, live) == self.node_id}
+        letting_go = set(self._deadline) - mine
+        if letting_go:
+            # Stop polling first, then free the rows so their new owner can claim them at once.
+            for target in letting_go:
+                self._deadline.pop(target, None)
+            await self._notify(set(), letting_go & before)
+            async with self.engine.begin() as conn:
+                await conn.execute(
+                    delete(target_leases).where(
+                        target_leases.c.owner == self.node_id, target_leases.c.target.in_(letting_go)
+                    )
+                )
+        won = await self._claim(mine, now + self.ttl_s) if mine else set()
+        deadline = started + self.ttl_s - self.margin_s
+        for target in list(self._deadline):
+            if target not in won:
+                del self._deadline[target]
+        for target in won:
+            self._deadline[target] = deadline
+        # Told every round, changed or not: a poll loop that ended because its lease lapsed while
+        # this round ran (a slow store) is started again now that the lease is renewed.
+        await self._notify(won - before, (before - won) - letting_go)
+
+    async def _heartbeat(self, conn: AsyncConnection, now: float) -> None:
+        beat = await conn.execute(
+            update(fleet_members).where(fleet_members.c.node_id == self.node_id).values(heartbeat_at=now)
+        )
+        if beat.rowcount == 0:
+            await conn.execute(
+                insert(fleet_members).values(
+                    node_id=self.node_id,
+                    host=socket.gethostname(),
+                    pid=os.getpid(),
+                    started_at=self._started_at,
+                    heartbeat_at=now,
+                )
+            )
+        await conn.execute(
+            delete(fleet_members).where(fleet_members.c.heartbeat_at < now - FORGET_AFTER_TTLS * self.ttl_s)
+        )
+
+    async def _live_members(self, conn: AsyncConnection, now: float) -> set[str]:
+        rows = await conn.execute(
+            select(fleet_members.c.node_id).where(fleet_members.c.heartbeat_at >= now - self.ttl_s)
+        )
+        return {row.node_id for row in rows} | {self.node_id}
+
+    async def _claim(self, mine: set[str], expires_at: float) -> set[str]:
+        """Renew our leases among `mine`, take the expired ones and create the missing rows; returns
+        the targets whose lease we now hold."""
+        lease = target_leases.c
+        async with self.engine.begin() as conn:
+            now = await store_now(conn)
+            await conn.execute(
+                update(target_leases)
+                .where(lease.target.in_(mine), or_(lease.owner == self.node_id, lease.expires_at < now))
+                .values(owner=self.node_id, expires_at=expires_at)
+            )
+            existing = {
+                row.target for row in await conn.execute(select(lease.target).where(lease.target.in_(mine)))
+            }
+        missing = sorted(mine - existing)
+        if missing:
+            await self._insert(missing, expires_at)
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(lease.target).where(lease.owner == self.node_id, lease.target.in_(mine))
+            )
+            return {row.target for row in rows}
+
+    async def _insert(self, targets: list[str], expires_at: float) -> None:
+        rows = [{"target": t, "owner": self.node_id, "expires_at": expires_at} for t in targets]
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(insert(target_leases), rows)
+        except IntegrityError:
+            # Another member created some of them in between (it thought it owned them): take the
+            # rest one by one; the ones it created stay its own until they expire.
+            for row in rows:
+                with contextlib.suppress(IntegrityError):
+                    async with self.engine.begin() as conn:
+                        await conn.execute(insert(target_leases).values(**row))
+
+    async def _notify(self, gained: set[str], lost: set[str]) -> None:
+        for listener in self._listeners:
+            try:
+                await listener(gained, lost)
+            except Exception:
+                log.exception("fleet: an ownership listener failed")
+
+    # --- running -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="fleet-leases")
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self.cycle()
+            except Exception:
+                # The store is unreachable: held leases lapse by their deadline, polling stops.
+                log.exception("fleet: lease round of %s failed", self.node_id)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=self.renew_s)
+
+    async def stop(self) -> None:
+        """Stop renewing, stop polling, then free our leases and leave, so others take over at once."""
+        self._stopping.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        held = self.held()
+        self._deadline.clear()
+        if held:
+            await self._notify(set(), held)
+        with contextlib.suppress(Exception):
+            async with self.engine.begin() as conn:
+                await conn.execute(delete(target_leases).where(target_leases.c.owner == self.node_id))
+                await conn.execute(delete(fleet_members).where(fleet_members.c.node_id == self.node_id))
