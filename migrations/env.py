@@ -20,13 +20,17 @@ def store_url() -> str:
 
 
 def run_offline() -> None:
-    context.configure(url=store_url(), target_metadata=target_metadata, literal_binds=True)
+    context.configure(
+        url=store_url(), target_metadata=target_metadata, literal_binds=True
+    )
     with context.begin_transaction():
         context.run_migrations()
 
 
 def _run(connection) -> None:  # type: ignore[no-untyped-def]
-    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+    context.configure(
+        connection=connection, target_metadata=target_metadata, render_as_batch=True
+    )
     with context.begin_transaction():
         context.run_migrations()
 

@@ -21,7 +21,7 @@ from poolscope.config import Settings, load_settings
 from poolscope.perimeter.body_limit import BodyLimit
 from poolscope.perimeter.hosts import HostAllowList, allowed_host_names
 from poolscope.schemas import Health
-from poolscope.services import run_services
+from poolscope.services import Role, run_services
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +36,13 @@ def default_static_dir() -> Path:
     return PACKAGED_STATIC_DIR if (PACKAGED_STATIC_DIR / "index.html").is_file() else CHECKOUT_STATIC_DIR
 
 
-def create_app(settings: Settings | None = None, *, start_poller: bool = True) -> FastAPI:
+def create_app(settings: Settings | None = None, *, start_poller: bool = True, role: Role = "all") -> FastAPI:
     settings = settings or load_settings()
     auth = AuthService(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with run_services(settings, auth, start_poller=start_poller) as services:
+        async with run_services(settings, auth, start_poller=start_poller, role=role) as services:
             app.state.services = services
             yield
 

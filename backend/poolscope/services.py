@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import Literal
 
 from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
@@ -26,10 +27,15 @@ from poolscope.config import Settings
 from poolscope.poller.scheduler import Scheduler
 from poolscope.recommend.engine import Recommender
 from poolscope.snapshots.service import SnapshotService
+from poolscope.store.feed import AlertEventLog, LiveFeed
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
+
+# "all": one process polls and serves (tests, create_app); "api": serves from the store only;
+# "poller": polls and evaluates alerts, serves nothing.
+Role = Literal["all", "api", "poller"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,8 @@ class Services:
     snapshots: SnapshotService
     alerts: AlertEngine | None  # None when alerting is off
     alertmanager: AlertmanagerNotifier | None  # None without Alertmanager URLs
+    role: Role = "all"
+    feed: LiveFeed | None = None  # role "api": the live channel from the store
 
 
 def external_url(settings: Settings) -> str:
@@ -53,7 +61,7 @@ def external_url(settings: Settings) -> str:
     return url.rstrip("/")
 
 
-def build_services(settings: Settings, store: SqlStore) -> Services:
+def build_services(settings: Settings, store: SqlStore, role: Role = "all") -> Services:
     """Every service, wired; nothing runs yet (run_services starts them in order)."""
     scheduler = Scheduler(settings, store)
     audit = AuditLog(store.engine)
@@ -61,9 +69,12 @@ def build_services(settings: Settings, store: SqlStore) -> Services:
     alert_repo = AlertRepository(store.engine)
     url = external_url(settings)
     dispatcher = WebhookDispatcher(settings.alerts.webhooks, alert_repo, url)
-    snapshots = SnapshotService(settings, store, alert_repo, {p.name: p for p in scheduler.pollers})
+    # An API process runs no pollers: snapshots read the raw tables on a connection of their own.
+    pollers = {} if role == "api" else {p.name: p for p in scheduler.pollers}
+    snapshots = SnapshotService(settings, store, alert_repo, pollers)
     alerts = alertmanager = None
-    if settings.alerts.enabled:
+    # Alerts are evaluated where the polls are (an API process reads them from the store).
+    if settings.alerts.enabled and role != "api":
         alerts = AlertEngine(settings.alerts, store.hub, alert_repo, dispatcher, snapshots=snapshots)
         if settings.alerts.alertmanager.urls:
             alertmanager = AlertmanagerNotifier(settings.alerts.alertmanager, url, store.hub, alerts.current)
@@ -79,12 +90,14 @@ def build_services(settings: Settings, store: SqlStore) -> Services:
         snapshots=snapshots,
         alerts=alerts,
         alertmanager=alertmanager,
+        role=role,
+        feed=LiveFeed(store.latest_rows, store.hub, store.url) if role == "api" else None,
     )
 
 
 @asynccontextmanager
 async def run_services(
-    settings: Settings, auth: AuthService, *, start_poller: bool = True
+    settings: Settings, auth: AuthService, *, start_poller: bool = True, role: Role = "all"
 ) -> AsyncIterator[Services]:
     """Migrate the store, build the services and start them downstream first (so the alert engine
     sees the first poll); stop them in the reverse order."""
@@ -97,7 +110,7 @@ async def run_services(
     )
     async with AsyncExitStack() as stack:
         stack.push_async_callback(store.close)
-        services = build_services(settings, store)
+        services = build_services(settings, store, role)
         await auth.attach(store.engine)
         await services.audit.interrupt_watches()
         stack.push_async_callback(services.guard.stop)
@@ -114,10 +127,23 @@ async def run_services(
             stack.push_async_callback(services.alertmanager.stop)
         stack.push_async_callback(services.scheduler.stop)
         stack.push_async_callback(services.recommender.stop)
-        if start_poller:
+        await _start_cross_process_live(stack, services)
+        if start_poller and role != "api":
             services.scheduler.start()
+        if start_poller:
             services.recommender.start()
         log.info(
             "poolscope: %d target(s), polling every %g s", len(settings.targets), settings.poll_interval_s
         )
         yield services
+
+
+async def _start_cross_process_live(stack: AsyncExitStack, services: Services) -> None:
+    """Role "api": the live feed from the store; role "poller": alert changes logged for it."""
+    if services.feed is not None:
+        await services.feed.start()
+        stack.push_async_callback(services.feed.stop)
+    if services.role == "poller":
+        alert_log = AlertEventLog(services.store.hub, services.store.latest_rows)
+        await alert_log.start()
+        stack.push_async_callback(alert_log.stop)

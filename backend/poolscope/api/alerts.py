@@ -8,9 +8,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Query
 from pydantic import BaseModel, Field
 
-from poolscope.api.deps import AlertsDep, RowId, SettingsDep
+from poolscope.alerts.engine import active_order
+from poolscope.alerts.repository import AlertRepository
+from poolscope.api.deps import ALERTS_NOT_RUNNING, AlertsDep, RowId, ServicesDep, SettingsDep
 from poolscope.auth import User, require_role
-from poolscope.schemas import Alert, Delivery, Silence
+from poolscope.schemas import Alert, AlertEvent, Delivery, Silence
+from poolscope.services import Services
+from poolscope.store.feed import ALERT_EVENTS_KEEP_S
 
 # Reads are as open as /api/live, which carries every alert change anyway; changes need an operator.
 router = APIRouter(prefix="/api/alerts", tags=["alerts"])
@@ -51,10 +55,33 @@ class SilenceIn(BaseModel):
 
 
 @router.get("", response_model=AlertsOut)
-async def current_alerts(engine: AlertsDep) -> AlertsOut:
+async def current_alerts(services: ServicesDep, settings: SettingsDep) -> AlertsOut:
     """Alerts firing or pending now, and the silences in effect."""
     now = time.time()
-    return AlertsOut(active=engine.current(), silences=[s for s in engine.silences if s.ends_at > now])
+    engine = services.alerts
+    if engine is not None:
+        return AlertsOut(active=engine.current(), silences=[s for s in engine.silences if s.ends_at > now])
+    if services.role != "api" or not settings.alerts.enabled:
+        raise HTTPException(status_code=503, detail=ALERTS_NOT_RUNNING)
+    return await _stored_alerts(services, now)
+
+
+async def _stored_alerts(services: Services, now: float) -> AlertsOut:
+    """An API process: the pollers evaluate alerts; it reads firing alerts and silences from the
+    store, and pending ones (never stored) from the alert change log (store/feed.py)."""
+    repo = AlertRepository(services.store.engine)
+    silences = await repo.silences(active_at=now)
+    active = {a.fingerprint: a for a in await repo.open_alerts()}
+    last_change: dict[str, Alert] = {}
+    for data in await services.store.latest_rows.alert_events_after(now - ALERT_EVENTS_KEEP_S):
+        alert = AlertEvent.model_validate_json(data).alert
+        last_change[alert.fingerprint] = alert
+    for fp, alert in last_change.items():
+        if alert.status == "pending" and fp not in active:
+            active[fp] = alert
+    for alert in active.values():
+        alert.silenced_by = next((s.id for s in silences if s.matches(alert, now)), None)
+    return AlertsOut(active=active_order(active.values()), silences=silences)
 
 
 @router.get("/history", response_model=list[Alert])

@@ -20,7 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from poolscope.schemas import MetricsOut, PollEvent, Sample, SeriesOut, TargetInfo, TargetState
 from poolscope.store.live import LiveHub
-from poolscope.store.tables import rollups, samples, series, store_meta, target_state
+from poolscope.store.latest import LatestRows
+from poolscope.store.tables import rollups, samples, series, store_meta
 
 log = logging.getLogger(__name__)
 
@@ -52,23 +53,19 @@ class SqlStore:
         raw_retention_s: float,
         rollup_retention_s: float,
         rollup_step_s: int = 60,
-        state_write_interval_s: float = 5.0,
         engine: AsyncEngine | None = None,
     ) -> None:
         self.url = url
         self.raw_retention_s = raw_retention_s
         self.rollup_retention_s = rollup_retention_s
         self.rollup_step_s = rollup_step_s
-        self.state_write_interval_s = state_write_interval_s
-        self._state_written: dict[str, tuple[float, str]] = {}
         self.engine = engine or create_async_engine(url)
         if make_url(url).get_backend_name() == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_tuning)
         self.hub = LiveHub()
         self._series_ids: dict[tuple[str, str, str], int] = {}
-        self._latest: dict[str, tuple[TargetInfo, TargetState | None]] = {}
-        # The last poll's samples per target, for /metrics (api/prometheus.py).
-        self._latest_samples: dict[str, list[Sample]] = {}
+        # Each target's latest poll, readable by every process (store/latest.py).
+        self.latest_rows = LatestRows(self.engine)
         self._rollup_hwm: float | None = None
 
     async def close(self) -> None:
@@ -79,7 +76,7 @@ class SqlStore:
     async def write_poll(
         self, info: TargetInfo, state: TargetState | None, poll_samples: Sequence[Sample], ts: float
     ) -> None:
-        """Store one poll's samples and the target's latest state, then tell live subscribers."""
+        """Store one poll's samples and the target's latest row, then tell live subscribers."""
         async with self.engine.begin() as conn:
             rows = []
             for item in poll_samples:
@@ -87,39 +84,10 @@ class SqlStore:
                 rows.append({"series_id": series_id, "ts": ts, "value": _finite(item.value)})
             if rows:
                 await conn.execute(insert(samples), rows)
-            if self._state_write_due(info, ts):
-                await self._write_state(conn, info, state, ts)
-        previous_state = self._latest.get(info.name, (info, None))[1]
-        self._latest[info.name] = (info, state if state is not None else previous_state)
-        self._latest_samples[info.name] = list(poll_samples)
+            await self.latest_rows.write(conn, info, state, poll_samples, ts)
         self.hub.publish(
             PollEvent(target=info.name, ts=ts, target_info=info, state=state, samples=list(poll_samples))
         )
-
-    def _state_write_due(self, info: TargetInfo, ts: float) -> bool:
-        """The latest state row (tens of kB) is rewritten every few seconds, not every poll.
-
-        The API reads the in-memory copy; the row only serves a restarted backend, so it may lag
-        a few seconds, except that a change of status is written at once.
-        """
-        last = self._state_written.get(info.name)
-        if last is None or last[1] != info.status or ts - last[0] >= self.state_write_interval_s:
-            self._state_written[info.name] = (ts, info.status)
-            return True
-        return False
-
-    async def _write_state(self, conn, info: TargetInfo, state: TargetState | None, ts: float) -> None:  # type: ignore[no-untyped-def]
-        payload = {"ts": ts, "info": info.model_dump_json()}
-        # A down poll keeps the last good state for the UI ("as of the last successful poll"),
-        # including one newer than the row, which is rewritten only every few seconds.
-        last_good = state if state is not None else self._latest.get(info.name, (info, None))[1]
-        if last_good is not None:
-            payload["state"] = last_good.model_dump_json()
-        result = await conn.execute(
-            update(target_state).where(target_state.c.target == info.name).values(**payload)
-        )
-        if result.rowcount == 0:
-            await conn.execute(insert(target_state).values(target=info.name, **payload))
 
     async def _series_id(self, conn, target: str, metric: str, labels: dict[str, str]) -> int:  # type: ignore[no-untyped-def]
         key = (target, metric, canonical_labels(labels))
@@ -136,22 +104,14 @@ class SqlStore:
 
     # --- reading -------------------------------------------------------------------------
 
-    def latest_samples(self, target: str) -> list[Sample]:
-        """The samples of the target's last poll written since this process started (a down
-        poll's are only target_up), or none."""
-        return self._latest_samples.get(target, [])
+    async def latest_samples(self, target: str) -> list[Sample]:
+        """The samples of the target's last poll (a down poll's are only target_up), or none."""
+        latest = await self.latest_rows.get(target)
+        return latest.samples if latest else []
 
     async def latest(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
-        if target in self._latest:
-            return self._latest[target]
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(select(target_state).where(target_state.c.target == target))).first()
-        if row is None:
-            return None
-        info = TargetInfo.model_validate_json(row.info)
-        state = TargetState.model_validate_json(row.state) if row.state else None
-        self._latest[target] = (info, state)
-        return info, state
+        latest = await self.latest_rows.get(target)
+        return (latest.info, latest.state) if latest else None
 
     async def query(
         self,

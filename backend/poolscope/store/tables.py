@@ -55,15 +55,6 @@ rollups = Table(
     sqlite_with_rowid=False,
 )
 
-target_state = Table(
-    "target_state",
-    metadata,
-    Column("target", String(64), primary_key=True),
-    Column("ts", Double, nullable=False),
-    Column("info", LongText, nullable=False),
-    Column("state", LongText, nullable=True),
-)
-
 store_meta = Table(
     "store_meta",
     metadata,
