@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from alembic import context
-from sqlalchemy.ext.asyncio import create_async_engine
-
 from poolscope.config import load_settings
 from poolscope.store.tables import metadata
+from sqlalchemy.ext.asyncio import create_async_engine
 
 config = context.config
 target_metadata = metadata

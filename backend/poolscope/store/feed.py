@@ -32,6 +32,7 @@ POLL_S = 0.25  # SQLite: how often the tail looks for new rows while clients are
 SAFETY_POLL_S = 2.0  # PostgreSQL: a read by sequence even when no NOTIFY came
 COALESCE_S = 0.05  # PostgreSQL: notifications arriving this close together are read at once
 RECONNECT_MAX_S = 5.0
+LISTEN_APPLICATION = "poolscope-live"  # the LISTEN connection's name in pg_stat_activity
 ALERT_EVENTS_KEEP_S = 3600.0
 
 
@@ -145,11 +146,9 @@ class LiveFeed:
     async def _follow_notify(self) -> None:
         backoff = self.poll_s
         while self.hub.client_count:
-            wake: asyncio.Queue[str] = asyncio.Queue()
-            lost = asyncio.Event()
             try:
                 conn = await asyncpg.connect(
-                    asyncpg_dsn(self.store_url), server_settings={"application_name": "poolscope-live"}
+                    asyncpg_dsn(self.store_url), server_settings={"application_name": LISTEN_APPLICATION}
                 )
             except (OSError, asyncpg.PostgresError) as exc:
                 log.warning(
@@ -161,17 +160,25 @@ class LiveFeed:
                 backoff = min(backoff * 2, RECONNECT_MAX_S)
                 continue
             backoff = self.poll_s
-            try:
-                conn.add_termination_listener(lambda _c: lost.set())
-                await conn.add_listener(CHANNEL, lambda *args: wake.put_nowait(args[-1]))
-                await self.catch_up()  # what was written while nobody listened
-                await self._listen(wake, lost)
-            finally:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(conn.close(), timeout=2)
-            if lost.is_set() and self.hub.client_count:
+            if await self._session(conn) and self.hub.client_count:
                 self.reconnects += 1
                 log.warning("live feed: the LISTEN connection was lost; reconnecting")
+
+    async def _session(self, conn: asyncpg.Connection) -> bool:
+        """Follow NOTIFYs on one connection until no client is left (False) or it is lost (True)."""
+        wake: asyncio.Queue[str] = asyncio.Queue()
+        lost = asyncio.Event()
+        try:
+            conn.add_termination_listener(lambda _c: lost.set())
+            await conn.add_listener(CHANNEL, lambda *args: wake.put_nowait(args[-1]))
+            await self.catch_up()  # what was written while nobody listened
+            await self._listen(wake, lost)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            lost.set()
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), timeout=2)
+        return lost.is_set()
 
     async def _listen(self, wake: asyncio.Queue[str], lost: asyncio.Event) -> None:
         next_safety = time.monotonic() + self.safety_poll_s

@@ -21,7 +21,6 @@ from typing import Any
 from pydantic import TypeAdapter
 from sqlalchemy import (
     BigInteger,
-    delete,
     Boolean,
     Column,
     Double,
@@ -29,6 +28,7 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
+    delete,
     func,
     insert,
     select,

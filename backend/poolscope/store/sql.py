@@ -19,8 +19,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from poolscope.schemas import MetricsOut, PollEvent, Sample, SeriesOut, TargetInfo, TargetState
-from poolscope.store.live import LiveHub
 from poolscope.store.latest import LatestRows
+from poolscope.store.live import LiveHub
 from poolscope.store.tables import rollups, samples, series, store_meta
 
 log = logging.getLogger(__name__)
