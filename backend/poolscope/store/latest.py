@@ -28,6 +28,7 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
+    bindparam,
     delete,
     func,
     insert,
@@ -70,6 +71,7 @@ live_alert_events = Table(
 )
 
 SAMPLES = TypeAdapter(list[Sample])
+NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,7 @@ class LatestRows:
         self.postgres = engine.dialect.name == "postgresql"
         # Rows this process wrote: its own targets are read from memory.
         self._mine: dict[str, Latest] = {}
+        self._statements = self._build_statements()
 
     # --- writing -------------------------------------------------------------------------
 
@@ -140,8 +143,8 @@ class LatestRows:
         ts: float,
     ) -> None:
         """Rewrite the target's row inside the poll's write transaction."""
-        values: dict[str, Any] = {
-            "seq": self._next_seq(),
+        params: dict[str, Any] = {
+            "t": info.name,
             "ts": ts,
             "status": info.status,
             "info": info.model_dump_json(),
@@ -149,28 +152,40 @@ class LatestRows:
             "state_fresh": state is not None,
         }
         if state is not None:
-            values["state"] = state.model_dump_json()
+            params["state"] = state.model_dump_json()
         # A down poll leaves the stored state alone: it stays the last good one.
-        result = await conn.execute(
-            update(target_latest).where(target_latest.c.target == info.name).values(**values)
-        )
+        update_stmt, insert_stmt = self._statements[state is not None]
+        result = await conn.execute(update_stmt, params)
         if result.rowcount == 0:
-            await conn.execute(insert(target_latest).values(target=info.name, **values))
+            await conn.execute(insert_stmt, params)
         if self.postgres:
-            await conn.execute(
-                text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": info.name}
-            )
+            await conn.execute(NOTIFY, {"channel": CHANNEL, "payload": info.name})
         previous = self._mine.get(info.name)
         last_good = state if state is not None else (previous.state if previous else None)
         self._mine[info.name] = Latest(info, last_good, list(poll_samples))
 
-    def _next_seq(self) -> Any:
+    def _build_statements(self) -> dict[bool, tuple[Any, Any]]:
+        """Built once, executed with parameters: building a statement per poll costs more than running it."""
         if self.postgres:
-            return func.nextval(PG_SEQUENCE)
-        # Evaluated by the UPDATE itself, which holds SQLite's write lock: no two writers get one.
-        # The derived table is for MySQL/MariaDB, which refuse the updated table in a subquery.
-        newest = select((func.coalesce(func.max(target_latest.c.seq), 0) + 1).label("n")).subquery("newest")
-        return select(newest.c.n).scalar_subquery()
+            seq: Any = func.nextval(PG_SEQUENCE)
+        else:
+            # Evaluated by the UPDATE itself, which holds SQLite's write lock: no two writers get
+            # one. The derived table is for MySQL/MariaDB, which refuse the updated table in a subquery.
+            newest = select((func.coalesce(func.max(target_latest.c.seq), 0) + 1).label("n")).subquery(
+                "newest"
+            )
+            seq = select(newest.c.n).scalar_subquery()
+        out = {}
+        for with_state in (False, True):
+            names = ["ts", "status", "info", "samples", "state_fresh"] + (["state"] if with_state else [])
+            values = {name: bindparam(name) for name in names}
+            out[with_state] = (
+                update(target_latest)
+                .where(target_latest.c.target == bindparam("t"))
+                .values(seq=seq, **values),
+                insert(target_latest).values(target=bindparam("t"), seq=seq, **values),
+            )
+        return out
 
     async def write_alert_event(
         self, target: str, ts: float, data: str, keep_after: float | None = None
