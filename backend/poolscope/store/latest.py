@@ -178,7 +178,7 @@ class LatestRows:
         out = {}
         for with_state in (False, True):
             names = ["ts", "status", "info", "samples", "state_fresh"] + (["state"] if with_state else [])
-            values = {name: bindparam(name) for name in names}
+            values: dict[str, Any] = {name: bindparam(name) for name in names}
             out[with_state] = (
                 update(target_latest)
                 .where(target_latest.c.target == bindparam("t"))

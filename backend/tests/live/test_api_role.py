@@ -20,6 +20,7 @@ from sqlalchemy import select
 from poolscope.alerts.engine import AlertEngine
 from poolscope.alerts.repository import AlertRepository
 from poolscope.alerts.settings import AlertSettings
+from poolscope.auth.passwords import hash_password
 from poolscope.config import load_settings
 from poolscope.schemas import Alert, AlertEvent
 from poolscope.store.feed import AlertEventLog
@@ -27,10 +28,12 @@ from poolscope.store.latest import target_latest
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from tests.alerts.states import stalled
+from tests.alerts.support import login
 from tests.served import ready_app
 
 BACKEND = Path(__file__).resolve().parents[2]
 SECRET = "Sw0rdf1sh-not-for-eyes"
+OPERATOR_PW = "op-api-role-pw"
 _databases = itertools.count()
 
 
@@ -52,6 +55,7 @@ def config(tmp_path, store_url) -> Path:
         '[[targets]]\nname = "fx"\ndsn = "fixture://mariadb/10.11"\n'
         # Nothing listens on port 1: a down target whose DSN holds a password.
         f'[[targets]]\nname = "down"\ndsn = "mysql://monitor:{SECRET}@127.0.0.1:1/"\n'
+        f'[[users]]\nname = "op"\nrole = "operator"\npassword_hash = \'{hash_password(OPERATOR_PW)}\'\n'
     )
     return path
 
@@ -142,6 +146,7 @@ async def write_alerts(store_url: str) -> None:
 def test_an_api_process_serves_what_a_poller_process_wrote(config, store_url):
     settings = load_settings(config)
     with poller_process(config), ready_app(settings, role="api") as base, httpx.Client(base_url=base) as http:
+        csrf = login(http, "op", OPERATOR_PW)
         targets = wait_for(
             lambda: {t["name"]: t for t in http.get("/api/targets").json()},
             lambda t: t["fx"]["status"] == "up" and t["down"]["status"] == "down",
@@ -168,6 +173,20 @@ def test_an_api_process_serves_what_a_poller_process_wrote(config, store_url):
         assert {a["fingerprint"]: a["status"] for a in alerts["active"]}["p1"] == "pending"
         statuses = [a["status"] for a in alerts["active"]]
         assert statuses == sorted(statuses, key=["firing", "pending"].index)
+        firing = by_rule[("fx", "group_stalled")]
+        assert [a["id"] for a in http.get("/api/alerts/history").json()] == [firing["id"]]
+        assert "group_stalled" in {r["name"] for r in http.get("/api/alerts/rules").json()["rules"]}
+        # Acknowledged here, in the API process: stored, and sent to every live channel.
+        with http.stream("GET", "/api/live", params={"events": "alert"}, timeout=20) as live:
+            acked = http.post(f"/api/alerts/{firing['id']}/ack", headers=csrf)
+            assert acked.status_code == 200 and acked.json()["acked_by"]
+            # The poller process may send its own alert changes meanwhile (the down target's).
+            changes = (json.loads(line[6:]) for line in live.iter_lines() if line.startswith("data: "))
+            change = next(c for c in changes if c["transition"] == "acknowledged")
+        assert change["transition"] == "acknowledged" and change["alert"]["id"] == firing["id"]
+        now_active = {a["fingerprint"]: a for a in http.get("/api/alerts").json()["active"]}
+        assert now_active[firing["fingerprint"]]["acked_by"] == acked.json()["acked_by"]
+        assert http.post("/api/alerts/999999/ack", headers=csrf).status_code == 404
 
         answers = [http.get(p).text for p in ("/api/targets", "/api/targets/down", "/metrics", "/api/alerts")]
         for text in [*answers, json.dumps(frames)]:
