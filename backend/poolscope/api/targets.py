@@ -13,11 +13,9 @@ router = APIRouter(prefix="/api/targets", tags=["targets"])
 @router.get("", response_model=list[TargetInfo])
 async def list_targets(store: StoreDep, settings: SettingsDep) -> list[TargetInfo]:
     """Every configured target with its status, last poll and summary."""
-    out = []
-    for target in settings.targets:
-        latest = await store.latest(target.name)
-        out.append(latest[0] if latest else never_polled(settings, target.name))
-    return out
+    # One read for all of them: an API process has no copy in memory (store/latest.py).
+    infos = await store.latest_rows.infos([t.name for t in settings.targets])
+    return [infos.get(t.name) or never_polled(settings, t.name) for t in settings.targets]
 
 
 @router.get("/{name}", response_model=TargetInfo)

@@ -71,6 +71,7 @@ live_alert_events = Table(
 )
 
 SAMPLES = TypeAdapter(list[Sample])
+MAX_IN_LIST = 500
 NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
@@ -122,6 +123,13 @@ ROW_COLUMNS = (
 
 def _row(r: Any) -> LatestRow:
     return LatestRow(r.target, int(r.seq), float(r.ts), r.info, r.samples, r.state, bool(r.state_fresh))
+
+
+def _only(stmt: Any, targets: Collection[str] | None) -> Any:
+    """Rows of these targets: by name up to a few hundred, else all rows (filtered by the caller)."""
+    if targets is None or len(targets) > MAX_IN_LIST:
+        return stmt
+    return stmt.where(target_latest.c.target.in_(list(targets)))
 
 
 class LatestRows:
@@ -196,10 +204,7 @@ class LatestRows:
                 await conn.execute(delete(live_alert_events).where(live_alert_events.c.ts < keep_after))
             await conn.execute(insert(live_alert_events).values(target=target, ts=ts, data=data))
             if self.postgres:
-                await conn.execute(
-                    text("SELECT pg_notify(:channel, :payload)"),
-                    {"channel": CHANNEL, "payload": ALERTS_PAYLOAD},
-                )
+                await conn.execute(NOTIFY, {"channel": CHANNEL, "payload": ALERTS_PAYLOAD})
 
     # --- reading -------------------------------------------------------------------------
 
@@ -217,11 +222,9 @@ class LatestRows:
         rest = [name for name in targets if name not in out]
         if rest:
             stmt = select(target_latest.c.target, target_latest.c.info)
-            if len(rest) < len(targets) or len(rest) <= 500:
-                stmt = stmt.where(target_latest.c.target.in_(rest))
-            wanted = set(rest)
             async with self.engine.connect() as conn:
-                for r in await conn.execute(stmt):
+                wanted = set(rest)
+                for r in await conn.execute(_only(stmt, rest)):
                     if r.target in wanted:
                         out[r.target] = TargetInfo.model_validate_json(r.info)
         return out
@@ -232,17 +235,16 @@ class LatestRows:
         rest = [name for name in targets if name not in out]
         if rest:
             async with self.engine.connect() as conn:
-                wanted = set(rest)
-                for row in await self.rows_for(conn, None if len(rest) > 500 else rest):
-                    if row.target in wanted:
-                        out[row.target] = row.decode()
+                for row in await self.rows_for(conn, rest):
+                    out[row.target] = row.decode()
         return out
 
     async def rows_for(self, conn: AsyncConnection, targets: Collection[str] | None) -> list[LatestRow]:
-        stmt = select(*ROW_COLUMNS)
-        if targets is not None:
-            stmt = stmt.where(target_latest.c.target.in_(list(targets)))
-        return [_row(r) for r in await conn.execute(stmt)]
+        rows = [_row(r) for r in await conn.execute(_only(select(*ROW_COLUMNS), targets))]
+        if targets is None:
+            return rows
+        wanted = set(targets)
+        return [r for r in rows if r.target in wanted]
 
     async def rows_since(self, conn: AsyncConnection, seq: int) -> list[LatestRow]:
         stmt = select(*ROW_COLUMNS).where(target_latest.c.seq > seq).order_by(target_latest.c.seq)
