@@ -36,6 +36,13 @@ LISTEN_APPLICATION = "poolscope-live"  # the LISTEN connection's name in pg_stat
 ALERT_EVENTS_KEEP_S = 3600.0
 
 
+async def _cancel(task: asyncio.Task[None] | None) -> None:
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+
+
 def poll_frame(row: LatestRow) -> Frame:
     return Frame(
         kind="poll", target=row.target, data=b"event: poll\ndata: " + row.poll_frame_json() + b"\n\n"
@@ -81,11 +88,8 @@ class LiveFeed:
         self._task = asyncio.create_task(self._run(), name="live-feed")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
+        await _cancel(self._task)
+        self._task = None
 
     async def _run(self) -> None:
         backoff = self.poll_s
@@ -216,11 +220,8 @@ class AlertEventLog:
         await ready.wait()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
+        await _cancel(self._task)
+        self._task = None
 
     async def _run(self, ready: asyncio.Event) -> None:
         async with self.hub.subscribe() as queue:

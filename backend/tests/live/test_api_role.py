@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import json
 import subprocess
 import sys
@@ -25,7 +24,6 @@ from poolscope.config import load_settings
 from poolscope.schemas import Alert, AlertEvent
 from poolscope.store.feed import AlertEventLog
 from poolscope.store.latest import target_latest
-from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from tests.alerts.states import stalled
 from tests.alerts.support import login
@@ -34,17 +32,6 @@ from tests.served import ready_app
 BACKEND = Path(__file__).resolve().parents[2]
 SECRET = "Sw0rdf1sh-not-for-eyes"
 OPERATOR_PW = "op-api-role-pw"
-_databases = itertools.count()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    else:
-        url = request.getfixturevalue("postgres").create_database(f"poolscope_api_{next(_databases)}")
-    upgrade_to_head(url)
-    return url
 
 
 @pytest.fixture

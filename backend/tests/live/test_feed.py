@@ -5,11 +5,9 @@ short poll on SQLite and by LISTEN/NOTIFY on PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import time
 
-import pytest
 from sqlalchemy import event, text
 
 from poolscope.alerts.engine import AlertEngine
@@ -21,19 +19,9 @@ from poolscope.store.live import encode
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from tests.alerts.states import calm, info, stalled, state
+from tests.live.conftest import new_postgres_store
 
-_databases = itertools.count()
 T0 = 1_800_000_000.0
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    else:
-        url = request.getfixturevalue("postgres").create_database(f"poolscope_feed_{next(_databases)}")
-    upgrade_to_head(url)
-    return url
 
 
 def make_store(url: str) -> SqlStore:
@@ -153,7 +141,7 @@ async def test_the_feed_reads_nothing_while_no_client_is_connected(store_url):
 
 
 async def test_a_lost_listen_connection_is_reopened(postgres):
-    url = postgres.create_database(f"poolscope_feed_{next(_databases)}")
+    url = new_postgres_store(postgres)
     await asyncio.to_thread(upgrade_to_head, url)
     writer, reader = make_store(url), make_store(url)
     # No safety poll within the test: only NOTIFY (and the catch-up after a reconnect) deliver.
