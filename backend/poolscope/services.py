@@ -130,7 +130,8 @@ async def run_services(
         await _start_cross_process_live(stack, services)
         if start_poller and role != "api":
             services.scheduler.start()
-        if start_poller:
+        if start_poller and role != "poller":
+            # Recommendations are served from the memory of the process that serves the API.
             services.recommender.start()
         log.info(
             "poolscope: %d target(s), polling every %g s", len(settings.targets), settings.poll_interval_s
