@@ -163,11 +163,12 @@ class LatestRows:
             params["state"] = state.model_dump_json()
         # A down poll leaves the stored state alone: it stays the last good one.
         update_stmt, insert_stmt = self._statements[state is not None]
-        result = await conn.execute(update_stmt, params)
-        if result.rowcount == 0:
-            await conn.execute(insert_stmt, params)
         if self.postgres:
-            await conn.execute(NOTIFY, {"channel": CHANNEL, "payload": info.name})
+            # The NOTIFY rides on the write itself (RETURNING pg_notify): no extra round trip.
+            if not (await conn.execute(update_stmt, params)).fetchall():
+                await conn.execute(insert_stmt, params)
+        elif (await conn.execute(update_stmt, params)).rowcount == 0:
+            await conn.execute(insert_stmt, params)
         previous = self._mine.get(info.name)
         last_good = state if state is not None else (previous.state if previous else None)
         self._mine[info.name] = Latest(info, last_good, list(poll_samples))
@@ -187,12 +188,16 @@ class LatestRows:
         for with_state in (False, True):
             names = ["ts", "status", "info", "samples", "state_fresh"] + (["state"] if with_state else [])
             values: dict[str, Any] = {name: bindparam(name) for name in names}
-            out[with_state] = (
+            update_stmt = (
                 update(target_latest)
                 .where(target_latest.c.target == bindparam("t"))
-                .values(seq=seq, **values),
-                insert(target_latest).values(target=bindparam("t"), seq=seq, **values),
+                .values(seq=seq, **values)
             )
+            insert_stmt = insert(target_latest).values(target=bindparam("t"), seq=seq, **values)
+            if self.postgres:
+                notify = func.pg_notify(CHANNEL, target_latest.c.target)
+                update_stmt, insert_stmt = update_stmt.returning(notify), insert_stmt.returning(notify)
+            out[with_state] = (update_stmt, insert_stmt)
         return out
 
     async def write_alert_event(
