@@ -221,18 +221,26 @@ class LatestRows:
             rows = await self.rows_for(conn, [target])
         return rows[0].decode() if rows else None
 
-    async def infos(self, targets: Collection[str]) -> dict[str, TargetInfo]:
-        """The latest TargetInfo of each target that has a row (one query for all of them)."""
-        out = {name: self._mine[name].info for name in targets if name in self._mine}
+    async def info_json(self, targets: Collection[str]) -> dict[str, str]:
+        """The latest TargetInfo JSON of each target that has a row (one query for all of them),
+        as stored: an API answer can be put together from it without decoding each one."""
+        out = {name: self._mine[name].info.model_dump_json() for name in targets if name in self._mine}
         rest = [name for name in targets if name not in out]
         if rest:
+            wanted = set(rest)
             stmt = select(target_latest.c.target, target_latest.c.info)
             async with self.engine.connect() as conn:
-                wanted = set(rest)
                 for r in await conn.execute(_only(stmt, rest)):
                     if r.target in wanted:
-                        out[r.target] = TargetInfo.model_validate_json(r.info)
+                        out[r.target] = r.info
         return out
+
+    async def infos(self, targets: Collection[str]) -> dict[str, TargetInfo]:
+        """The latest TargetInfo of each target that has a row."""
+        mine = {name: self._mine[name].info for name in targets if name in self._mine}
+        rest = [name for name in targets if name not in mine]
+        stored = await self.info_json(rest) if rest else {}
+        return mine | {name: TargetInfo.model_validate_json(text) for name, text in stored.items()}
 
     async def many(self, targets: Collection[str]) -> dict[str, Latest]:
         """Info, state and samples of each target that has a row."""
