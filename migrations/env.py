@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from alembic import context
+from sqlalchemy.ext.asyncio import create_async_engine
+
 from poolscope.config import load_settings
 from poolscope.store.tables import metadata
-from sqlalchemy.ext.asyncio import create_async_engine
 
 config = context.config
 target_metadata = metadata
@@ -19,17 +20,13 @@ def store_url() -> str:
 
 
 def run_offline() -> None:
-    context.configure(
-        url=store_url(), target_metadata=target_metadata, literal_binds=True
-    )
+    context.configure(url=store_url(), target_metadata=target_metadata, literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()
 
 
 def _run(connection) -> None:  # type: ignore[no-untyped-def]
-    context.configure(
-        connection=connection, target_metadata=target_metadata, render_as_batch=True
-    )
+    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():
         context.run_migrations()
 

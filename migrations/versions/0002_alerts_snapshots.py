@@ -87,10 +87,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in (
-        "snapshot_snapshots",
-        "alert_deliveries",
-        "alert_silences",
-        "alert_alerts",
-    ):
+    for table in ("snapshot_snapshots", "alert_deliveries", "alert_silences", "alert_alerts"):
         op.drop_table(table)
