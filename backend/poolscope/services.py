@@ -32,6 +32,7 @@ from poolscope.fleet.leases import LeaseKeeper, default_node_id
 from poolscope.poller.scheduler import Scheduler
 from poolscope.recommend.engine import Recommender
 from poolscope.snapshots.service import SnapshotService
+from poolscope.store.feed import AlertEventLog, LiveFeed
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 
@@ -55,6 +56,7 @@ class Services:
     alertmanager: AlertmanagerNotifier | None  # None without Alertmanager URLs
     role: ServiceRole = "all"
     fleet: LeaseKeeper | None = None  # role "poller": the leases that say what it polls
+    feed: LiveFeed | None = None  # role "api": the live channel from the store
 
 
 def external_url(settings: Settings) -> str:
@@ -79,9 +81,11 @@ def build_services(settings: Settings, store: SqlStore, role: ServiceRole = "all
     alert_repo = AlertRepository(store.engine)
     url = external_url(settings)
     dispatcher = WebhookDispatcher(settings.alerts.webhooks, alert_repo, url)
-    snapshots = SnapshotService(settings, store, alert_repo, scheduler.by_name)
+    # An API process runs no pollers: snapshots read the raw tables on a connection of their own.
+    snapshots = SnapshotService(settings, store, alert_repo, {} if role == "api" else scheduler.by_name)
     alerts = alertmanager = None
-    if settings.alerts.enabled:
+    # Alerts are evaluated where the polls are (an API process reads them from the store).
+    if settings.alerts.enabled and role != "api":
         alerts = AlertEngine(settings.alerts, store.hub, alert_repo, dispatcher, snapshots=snapshots)
         if settings.alerts.alertmanager.urls:
             alertmanager = AlertmanagerNotifier(settings.alerts.alertmanager, url, store.hub, alerts.current)
@@ -99,6 +103,7 @@ def build_services(settings: Settings, store: SqlStore, role: ServiceRole = "all
         alertmanager=alertmanager,
         role=role,
         fleet=fleet,
+        feed=LiveFeed(store.latest_rows, store.hub, store.url) if role == "api" else None,
     )
 
 
@@ -152,6 +157,7 @@ async def run_services(
             stack.push_async_callback(services.fleet.stop)
         stack.push_async_callback(services.scheduler.stop)
         stack.push_async_callback(services.recommender.stop)
+        await _start_cross_process_live(stack, services)
         if polls:
             services.scheduler.start()
             if services.fleet is not None:
@@ -165,3 +171,14 @@ async def run_services(
             settings.poll_interval_s,
         )
         yield services
+
+
+async def _start_cross_process_live(stack: AsyncExitStack, services: Services) -> None:
+    """Role "api": the live feed from the store; role "poller": alert changes logged for it."""
+    if services.feed is not None:
+        await services.feed.start()
+        stack.push_async_callback(services.feed.stop)
+    if services.role == "poller":
+        alert_log = AlertEventLog(services.store.hub, services.store.latest_rows)
+        await alert_log.start()
+        stack.push_async_callback(alert_log.stop)

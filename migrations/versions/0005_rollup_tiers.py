@@ -1,6 +1,6 @@
 """Coarser rollup tiers (3 and 10 rollup steps per row) for day- and week-long charts.
 
-Revision ID: 0005_rollup_tiers
+Revision ID: 0005
 Revises: 0004
 Create Date: 2026-11-24
 """
@@ -8,7 +8,7 @@ Create Date: 2026-11-24
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005_rollup_tiers"
+revision = "0005"
 down_revision = "0004"
 branch_labels = None
 depends_on = None

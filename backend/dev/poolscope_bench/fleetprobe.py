@@ -84,7 +84,7 @@ class ApiProbe:
         """The same from the store's last-poll rows, for a second the API did not answer in time."""
         try:
             with sqlite3.connect(f"file:{self.store}?mode=ro", uri=True, timeout=2) as db:
-                polled = [float(ts) for (ts,) in db.execute("SELECT ts FROM target_state")]
+                polled = [float(ts) for (ts,) in db.execute("SELECT ts FROM target_latest")]
         except sqlite3.Error:
             return []
         return [now - ts for ts in polled] + [now - self.started_at] * max(self.n - len(polled), 0)

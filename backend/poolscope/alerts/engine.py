@@ -19,7 +19,7 @@ import hashlib
 import logging
 import time
 from collections import defaultdict, deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from typing import Protocol
 
 from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, Observation
@@ -333,8 +333,13 @@ class AlertEngine:
             await self._publish(alert, "updated")
 
     def current(self) -> list[Alert]:
-        order = {"firing": 0, "pending": 1}
-        return sorted(
-            (a.model_copy() for a in self.active.values()),
-            key=lambda a: (order.get(a.status, 2), a.severity != "critical", -(a.fired_at or a.started_at)),
-        )
+        return active_order(a.model_copy() for a in self.active.values())
+
+
+def active_order(alerts: Iterable[Alert]) -> list[Alert]:
+    """Firing first, then pending; critical first; newest first."""
+    order = {"firing": 0, "pending": 1}
+    return sorted(
+        alerts,
+        key=lambda a: (order.get(a.status, 2), a.severity != "critical", -(a.fired_at or a.started_at)),
+    )

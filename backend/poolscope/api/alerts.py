@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 from pydantic import BaseModel, Field
 
-from poolscope.api.deps import AlertsDep, RowId, SettingsDep
+from poolscope.alerts.engine import active_order
+from poolscope.alerts.model import AlertRule
+from poolscope.alerts.repository import AlertRepository
+from poolscope.alerts.rules import all_rules
+from poolscope.api.deps import ALERTS_NOT_RUNNING, AlertsDep, RowId, ServicesDep, SettingsDep
 from poolscope.auth import User, require_role
-from poolscope.schemas import Alert, Delivery, Silence
+from poolscope.schemas import Alert, AlertEvent, Delivery, Silence
+from poolscope.services import Services
+from poolscope.store.feed import ALERT_EVENTS_KEEP_S
 
 # Reads are as open as /api/live, which carries every alert change anyway; changes need an operator.
 router = APIRouter(prefix="/api/alerts", tags=["alerts"])
@@ -50,31 +57,71 @@ class SilenceIn(BaseModel):
     comment: str = Field(default="", max_length=500)
 
 
+@dataclass(frozen=True)
+class AlertReader:
+    """What the read endpoints need: the engine's, or in an API process (the pollers evaluate
+    alerts there) the store's."""
+
+    repo: AlertRepository
+    rules: list[AlertRule]
+
+
+def alert_reader(services: ServicesDep) -> AlertReader:
+    if services.alerts is not None:
+        return AlertReader(services.alerts.repo, services.alerts.rules)
+    if services.role == "api" and services.settings.alerts.enabled:
+        return AlertReader(AlertRepository(services.store.engine), all_rules())
+    raise HTTPException(status_code=503, detail=ALERTS_NOT_RUNNING)
+
+
+AlertReaderDep = Annotated[AlertReader, Depends(alert_reader)]
+
+
 @router.get("", response_model=AlertsOut)
-async def current_alerts(engine: AlertsDep) -> AlertsOut:
+async def current_alerts(services: ServicesDep, reader: AlertReaderDep) -> AlertsOut:
     """Alerts firing or pending now, and the silences in effect."""
     now = time.time()
-    return AlertsOut(active=engine.current(), silences=[s for s in engine.silences if s.ends_at > now])
+    engine = services.alerts
+    if engine is not None:
+        return AlertsOut(active=engine.current(), silences=[s for s in engine.silences if s.ends_at > now])
+    return await _stored_alerts(reader.repo, services, now)
+
+
+async def _stored_alerts(repo: AlertRepository, services: Services, now: float) -> AlertsOut:
+    """An API process: firing alerts and silences from the store, and pending ones (never stored)
+    from the alert change log (store/feed.py)."""
+    silences = await repo.silences(active_at=now)
+    active = {a.fingerprint: a for a in await repo.open_alerts()}
+    last_change: dict[str, Alert] = {}
+    for data in await services.store.latest_rows.alert_events_after(now - ALERT_EVENTS_KEEP_S):
+        alert = AlertEvent.model_validate_json(data).alert
+        last_change[alert.fingerprint] = alert
+    for fp, alert in last_change.items():
+        if alert.status == "pending" and fp not in active:
+            active[fp] = alert
+    for alert in active.values():
+        alert.silenced_by = next((s.id for s in silences if s.matches(alert, now)), None)
+    return AlertsOut(active=active_order(active.values()), silences=silences)
 
 
 @router.get("/history", response_model=list[Alert])
 async def alert_history(
-    engine: AlertsDep,
+    reader: AlertReaderDep,
     target: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[Alert]:
     """Alerts that fired (firing or resolved), newest first."""
-    return await engine.repo.history(target=target, limit=limit)
+    return await reader.repo.history(target=target, limit=limit)
 
 
 @router.get("/rules", response_model=RulesOut)
-async def alert_rules(engine: AlertsDep, settings: SettingsDep) -> RulesOut:
+async def alert_rules(reader: AlertReaderDep, settings: SettingsDep) -> RulesOut:
     """Every rule with its severity and for-duration, the thresholds, overrides and webhook receivers."""
     a = settings.alerts
     return RulesOut(
         rules=[
             RuleOut(name=r.name, severity=r.severity, help=r.help, for_s=r.for_s(a.thresholds))
-            for r in engine.rules
+            for r in reader.rules
         ],
         thresholds=a.thresholds.model_dump(),
         overrides=a.overrides,
@@ -91,20 +138,40 @@ async def alert_rules(engine: AlertsDep, settings: SettingsDep) -> RulesOut:
 
 @router.get("/deliveries", response_model=list[Delivery])
 async def deliveries(
-    engine: AlertsDep,
+    reader: AlertReaderDep,
     receiver: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[Delivery]:
     """The webhook delivery log: every attempt, newest first."""
-    return await engine.repo.deliveries(receiver=receiver, limit=limit)
+    return await reader.repo.deliveries(receiver=receiver, limit=limit)
 
 
 @router.post("/{alert_id}/ack", response_model=Alert)
-async def acknowledge(alert_id: RowId, engine: AlertsDep, user: Operator) -> Alert:
+async def acknowledge(
+    alert_id: RowId, services: ServicesDep, reader: AlertReaderDep, user: Operator
+) -> Alert:
     """Acknowledge a firing alert: someone is on it (it keeps firing until its condition clears)."""
-    alert = await engine.acknowledge(alert_id, user.name)
+    if services.alerts is not None:
+        alert = await services.alerts.acknowledge(alert_id, user.name)
+    else:
+        alert = await _acknowledge_stored(reader.repo, services, alert_id, user.name)
     if alert is None:
         raise HTTPException(status_code=404, detail=f"no firing alert {alert_id}")
+    return alert
+
+
+async def _acknowledge_stored(
+    repo: AlertRepository, services: Services, alert_id: int, user: str
+) -> Alert | None:
+    """An API process: the stored alert is marked, and the change logged for every live channel."""
+    alert = await repo.get(alert_id)
+    if alert is None or alert.status != "firing":
+        return None
+    now = time.time()
+    alert.acked_by, alert.acked_at = user, now
+    await repo.save(alert)
+    change = AlertEvent(target=alert.target, ts=now, transition="acknowledged", alert=alert)
+    await services.store.latest_rows.write_alert_event(alert.target, now, change.model_dump_json())
     return alert
 
 

@@ -38,10 +38,8 @@ async def healthz() -> dict[str, str]:
 async def readyz(request: Request, store: StoreDep, settings: SettingsDep) -> JSONResponse:
     """Readiness: 200 when the store answers and at least one target was polled successfully of late."""
     store_status = await _store_status(store.engine)
-    targets: dict[str, str] = {}
-    for target in settings.targets:
-        latest = await store.latest(target.name)
-        targets[target.name] = _target_status(latest[0] if latest else None, settings)
+    infos = await store.latest_rows.infos([t.name for t in settings.targets])
+    targets = {t.name: _target_status(infos.get(t.name), settings) for t in settings.targets}
     ready = store_status == "ok" and any(status == "up" for status in targets.values())
     status_code = 200 if ready else 503
     if not _may_read(request):

@@ -1,7 +1,7 @@
 """`/metrics` in the Prometheus text exposition format (0.0.4): per-group thread pool metrics and
 Poolscope's own health, so an existing Prometheus can scrape and alert too.
 
-Values come from the last poll held in memory (no database read per scrape). Group metrics are
+Values come from each target's latest row (store/latest.py; a poller process reads its own from memory). Group metrics are
 left out while a target is down: Prometheus should see them go stale, not freeze.
 """
 
@@ -143,9 +143,9 @@ async def metrics(services: ServicesDep, store: StoreDep, settings: SettingsDep)
     out = Exposition()
     out.add("poolscope_build_info", 1, version=__version__)
     names = [t.name for t in settings.targets]
+    latest = await store.latest_rows.many(names)
     for name in names:
-        latest = await store.latest(name)
-        if latest is not None:
-            _target_metrics(out, latest[0], latest[1], store.latest_samples(name))
+        if name in latest:
+            _target_metrics(out, latest[name].info, latest[name].state, latest[name].samples)
     _alert_metrics(out, services, names)
     return PlainTextResponse(out.render(), media_type=CONTENT_TYPE)

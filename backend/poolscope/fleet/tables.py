@@ -1,6 +1,6 @@
 """The fleet's tables: live poller processes and who polls which target.
 
-The Alembic migration migrations/versions/0005_fleet_leases.py creates them.
+The Alembic migration migrations/versions/0006_fleet_leases.py creates them.
 """
 
 from __future__ import annotations

@@ -60,6 +60,7 @@ class LiveHub:
     def __init__(self) -> None:
         self._subscribers: set[asyncio.Queue[LiveEvent]] = set()
         self._clients: set[ClientSubscription] = set()
+        self._client_joined = asyncio.Event()
 
     def publish(self, event: LiveEvent) -> None:
         for queue in self._subscribers:
@@ -68,6 +69,16 @@ class LiveHub:
             frame = encode(event)
             for client in self._clients:
                 _offer(client.queue, frame)
+
+    def publish_frame(self, frame: Frame) -> None:
+        """An event another process published, already encoded (store/feed.py): for SSE clients only."""
+        for client in self._clients:
+            _offer(client.queue, frame)
+
+    async def wait_for_client(self) -> None:
+        while not self._clients:
+            self._client_joined.clear()
+            await self._client_joined.wait()
 
     @contextlib.asynccontextmanager
     async def subscribe(self) -> AsyncIterator[asyncio.Queue[LiveEvent]]:
@@ -84,6 +95,7 @@ class LiveHub:
             return None
         client = ClientSubscription(self)
         self._clients.add(client)
+        self._client_joined.set()
         return client
 
     @property

@@ -12,18 +12,18 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from sqlalchemy import event, insert, select, update
+from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
 from poolscope.store.ingest import Poll, SeriesIds, canonical_labels, insert_samples
+from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
 from poolscope.store.query import Aggregate, StoreMarks
 from poolscope.store.query import query as chart_query
 from poolscope.store.rollup import ROLLUP_HWM_KEY, read_marks
 from poolscope.store.rollup import maintain as maintain_tiers
-from poolscope.store.tables import target_state
 from poolscope.store.writer import BatchWriter
 
 log = logging.getLogger(__name__)
@@ -51,24 +51,20 @@ class SqlStore:
         raw_retention_s: float,
         rollup_retention_s: float,
         rollup_step_s: int = 60,
-        state_write_interval_s: float = 5.0,
         engine: AsyncEngine | None = None,
     ) -> None:
         self.url = url
         self.raw_retention_s = raw_retention_s
         self.rollup_retention_s = rollup_retention_s
         self.rollup_step_s = rollup_step_s
-        self.state_write_interval_s = state_write_interval_s
-        self._state_written: dict[str, tuple[float, str]] = {}
         self.engine = engine or create_async_engine(url)
         if make_url(url).get_backend_name() == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_tuning)
         self.hub = LiveHub()
         self.dialect = make_url(url).get_backend_name()
         self._series = SeriesIds(self.dialect)
-        self._latest: dict[str, tuple[TargetInfo, TargetState | None]] = {}
-        # The last poll's samples per target, for /metrics (api/prometheus.py).
-        self._latest_samples: dict[str, list[Sample]] = {}
+        # Each target's latest poll, readable by every process (store/latest.py).
+        self.latest_rows = LatestRows(self.engine)
         self._marks: StoreMarks | None = None
         self._marks_at = 0.0
         # Polls from the scheduler go through this: one transaction for many targets' polls.
@@ -92,16 +88,12 @@ class SqlStore:
         All or nothing: on an error nothing of the batch is stored (store/writer.py retries).
         """
         rows = await self._series.rows(self.engine, polls)
-        states = [(p, self._state_write_due(p.info, p.ts)) for p in polls]
         async with self.engine.begin() as conn:
-            # State rows first: on PostgreSQL they open the transaction that the COPY then joins.
-            for poll, due in states:
-                if due:
-                    await self._write_state(conn, poll.info, poll.state, poll.ts)
+            # Latest rows first: on PostgreSQL they open the transaction that the COPY then joins.
+            for poll in polls:
+                await self.latest_rows.write(conn, poll.info, poll.state, poll.samples, poll.ts)
             await insert_samples(conn, self.dialect, rows)
-        for poll, due in states:
-            if due:
-                self._state_written[poll.info.name] = (poll.ts, poll.info.status)
+        for poll in polls:
             self._published(poll)
         marks = self._marks
         if marks is not None and marks.oldest_raw is None and rows:
@@ -109,53 +101,20 @@ class SqlStore:
 
     def _published(self, poll: Poll) -> None:
         info, state = poll.info, poll.state
-        previous_state = self._latest.get(info.name, (info, None))[1]
-        self._latest[info.name] = (info, state if state is not None else previous_state)
-        self._latest_samples[info.name] = list(poll.samples)
         self.hub.publish(
             PollEvent(target=info.name, ts=poll.ts, target_info=info, state=state, samples=list(poll.samples))
         )
 
-    def _state_write_due(self, info: TargetInfo, ts: float) -> bool:
-        """The latest state row (tens of kB) is rewritten every few seconds, not every poll.
-
-        The API reads the in-memory copy; the row only serves a restarted backend, so it may lag
-        a few seconds, except that a change of status is written at once.
-        """
-        last = self._state_written.get(info.name)
-        return last is None or last[1] != info.status or ts - last[0] >= self.state_write_interval_s
-
-    async def _write_state(self, conn, info: TargetInfo, state: TargetState | None, ts: float) -> None:  # type: ignore[no-untyped-def]
-        payload = {"ts": ts, "info": info.model_dump_json()}
-        # A down poll keeps the last good state for the UI ("as of the last successful poll"),
-        # including one newer than the row, which is rewritten only every few seconds.
-        last_good = state if state is not None else self._latest.get(info.name, (info, None))[1]
-        if last_good is not None:
-            payload["state"] = last_good.model_dump_json()
-        result = await conn.execute(
-            update(target_state).where(target_state.c.target == info.name).values(**payload)
-        )
-        if result.rowcount == 0:
-            await conn.execute(insert(target_state).values(target=info.name, **payload))
-
     # --- reading -------------------------------------------------------------------------
 
-    def latest_samples(self, target: str) -> list[Sample]:
-        """The samples of the target's last poll written since this process started (a down
-        poll's are only target_up), or none."""
-        return self._latest_samples.get(target, [])
+    async def latest_samples(self, target: str) -> list[Sample]:
+        """The samples of the target's last poll (a down poll's are only target_up), or none."""
+        latest = await self.latest_rows.get(target)
+        return latest.samples if latest else []
 
     async def latest(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
-        if target in self._latest:
-            return self._latest[target]
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(select(target_state).where(target_state.c.target == target))).first()
-        if row is None:
-            return None
-        info = TargetInfo.model_validate_json(row.info)
-        state = TargetState.model_validate_json(row.state) if row.state else None
-        self._latest[target] = (info, state)
-        return info, state
+        latest = await self.latest_rows.get(target)
+        return (latest.info, latest.state) if latest else None
 
     async def query(
         self,

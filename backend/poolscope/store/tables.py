@@ -64,15 +64,6 @@ rollups = _rollup_table("rollups")
 rollups_x3 = _rollup_table("rollups_x3")
 rollups_x10 = _rollup_table("rollups_x10")
 
-target_state = Table(
-    "target_state",
-    metadata,
-    Column("target", String(64), primary_key=True),
-    Column("ts", Double, nullable=False),
-    Column("info", LongText, nullable=False),
-    Column("state", LongText, nullable=True),
-)
-
 store_meta = Table(
     "store_meta",
     metadata,

@@ -1,15 +1,15 @@
 """Fleet members and target leases: which poller process polls which target.
 
-Revision ID: 0005_fleet
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-23
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005_fleet"
-down_revision = "0004"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

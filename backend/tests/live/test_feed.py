@@ -1,0 +1,178 @@
+"""The store carries the live channel between processes: a second store (an API process) reads the
+latest rows another store wrote and gets its polls and alert changes as SSE frames, in order, by a
+short poll on SQLite and by LISTEN/NOTIFY on PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from sqlalchemy import event, text
+
+from poolscope.alerts.engine import AlertEngine
+from poolscope.alerts.repository import AlertRepository
+from poolscope.alerts.settings import AlertSettings
+from poolscope.schemas import Sample
+from poolscope.store.feed import LISTEN_APPLICATION, AlertEventLog, LiveFeed
+from poolscope.store.live import encode
+from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import SqlStore
+from tests.alerts.states import calm, info, stalled, state
+from tests.live.conftest import new_postgres_store
+
+T0 = 1_800_000_000.0
+
+
+def make_store(url: str) -> SqlStore:
+    return SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
+
+
+def sample(value: float) -> Sample:
+    return Sample(metric="tp_group_queue_length", labels={"group": "0"}, value=value)
+
+
+async def write(store: SqlStore, name: str, ts: float, up: bool = True) -> None:
+    target_info = info(ts, "up" if up else "down").model_copy(update={"name": name})
+    target_state = state(ts, target=name) if up else None
+    await store.write_poll(target_info, target_state, [sample(ts - T0)], ts)
+
+
+async def frames_until(queue: asyncio.Queue, count: int, timeout_s: float = 10.0) -> list:
+    out = []
+    deadline = time.monotonic() + timeout_s
+    while len(out) < count:
+        out.append(await asyncio.wait_for(queue.get(), timeout=max(0.01, deadline - time.monotonic())))
+    return out
+
+
+async def test_another_store_reads_the_latest_rows(store_url):
+    writer, reader = make_store(store_url), make_store(store_url)
+    try:
+        assert await reader.latest("db1") is None
+        await write(writer, "db1", T0)
+        await write(writer, "db1", T0 + 1)
+        await write(writer, "db2", T0 + 1)
+        await write(writer, "db1", T0 + 2, up=False)
+        target_info, target_state = await reader.latest("db1")
+        assert target_info.status == "down" and target_info.last_poll_at == T0 + 2
+        assert target_state is not None and target_state.ts == T0 + 1  # the last good state
+        assert await reader.latest_samples("db1") == [sample(2.0)]
+        assert (await reader.latest("db2"))[1].ts == T0 + 1
+        # Written again later: the reader keeps no stale copy.
+        await write(writer, "db1", T0 + 3)
+        assert (await reader.latest("db1"))[1].ts == T0 + 3
+        infos = await reader.latest_rows.infos(["db1", "db2", "nope"])
+        assert set(infos) == {"db1", "db2"} and infos["db1"].last_poll_at == T0 + 3
+    finally:
+        await writer.close()
+        await reader.close()
+
+
+async def test_polls_and_alert_changes_reach_another_process_clients_in_order(store_url):
+    writer, reader = make_store(store_url), make_store(store_url)
+    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=30)
+    engine = AlertEngine(AlertSettings(), writer.hub, AlertRepository(writer.engine))
+    alert_log = AlertEventLog(writer.hub, writer.latest_rows)
+    await feed.start()
+    await alert_log.start()
+    client = reader.hub.open_client(limit=10)
+    assert client is not None
+    try:
+        await asyncio.sleep(0.3)  # the feed has started following (PostgreSQL: LISTEN is on)
+        expected = []
+        for i in range(6):
+            for name in ("db1", "db2"):
+                await write(writer, name, T0 + i)
+                expected.append((name, T0 + i))
+            # A row holds only the newest poll: the pollers' 1 s is far slower than the tail.
+            await asyncio.sleep(0.2)
+        frames = await frames_until(client.queue, len(expected))
+        assert all(f.kind == "poll" for f in frames)
+        got = [(f.target, json.loads(f.data.split(b"data: ", 1)[1])["ts"]) for f in frames]
+        for name in ("db1", "db2"):  # each target's polls arrive in order, none twice
+            mine = [ts for t, ts in got if t == name]
+            assert mine == sorted(mine) and len(set(mine)) == len(mine) and mine[-1] == T0 + 5
+        # A frame from the store says what the in-process frame says.
+        last = await writer.latest("db2")
+        in_process = encode(calm(T0 + 5).model_copy(update={"target": "db2"}))
+        assert frames[-1].target == "db2"
+        from_store = json.loads(frames[-1].data.split(b"data: ", 1)[1])
+        assert from_store["target_info"] == json.loads(last[0].model_dump_json())
+        assert from_store["state"] == json.loads(last[1].model_dump_json())
+        assert from_store["samples"] == [json.loads(sample(5.0).model_dump_json())]
+        assert set(from_store) == set(json.loads(in_process.data.split(b"data: ", 1)[1]))
+        # The writer's alert engine fires; the change log carries it across.
+        await engine.evaluate(stalled(T0 + 10))
+        alert_frames = [f for f in await frames_until(client.queue, 1) if f.kind == "alert"]
+        assert alert_frames and alert_frames[0].data.startswith(b"event: alert\ndata: {")
+        change = json.loads(alert_frames[0].data.split(b"data: ", 1)[1])
+        assert change["target"] == "db1" and change["transition"] in ("pending", "firing")
+    finally:
+        client.close()
+        await alert_log.stop()
+        await feed.stop()
+        await writer.close()
+        await reader.close()
+
+
+async def test_the_feed_reads_nothing_while_no_client_is_connected(store_url):
+    writer, reader = make_store(store_url), make_store(store_url)
+    statements: list[str] = []
+    event.listen(reader.engine.sync_engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=0.1)
+    await feed.start()
+    try:
+        for i in range(10):
+            await write(writer, "db1", T0 + i)
+            await asyncio.sleep(0.05)
+        assert statements == []
+        client = reader.hub.open_client(limit=1)
+        await write(writer, "db1", T0 + 20)  # may or may not be seen: it raced the feed's start
+        await asyncio.sleep(0.3)
+        await write(writer, "db1", T0 + 21)
+        frames = await frames_until(client.queue, 1)
+        assert statements and frames[-1].target == "db1"
+        client.close()
+    finally:
+        await feed.stop()
+        await writer.close()
+        await reader.close()
+
+
+async def test_a_lost_listen_connection_is_reopened(postgres):
+    url = new_postgres_store(postgres)
+    await asyncio.to_thread(upgrade_to_head, url)
+    writer, reader = make_store(url), make_store(url)
+    # No safety poll within the test: only NOTIFY (and the catch-up after a reconnect) deliver.
+    feed = LiveFeed(reader.latest_rows, reader.hub, url, poll_s=0.05, safety_poll_s=600)
+    await feed.start()
+    client = reader.hub.open_client(limit=1)
+    try:
+        await asyncio.sleep(0.3)
+        await write(writer, "db1", T0)
+        assert (await frames_until(client.queue, 1))[0].target == "db1"
+        async with writer.engine.begin() as conn:
+            killed = (
+                await conn.execute(
+                    text(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = :a"
+                    ),
+                    {"a": LISTEN_APPLICATION},
+                )
+            ).scalar()
+        assert killed == 1
+        for _ in range(200):  # up to 10 s
+            if feed.reconnects:
+                break
+            await asyncio.sleep(0.05)
+        assert feed.reconnects == 1
+        await asyncio.sleep(0.3)
+        await write(writer, "db1", T0 + 1)
+        frame = (await frames_until(client.queue, 1, timeout_s=5))[0]
+        assert json.loads(frame.data.split(b"data: ", 1)[1])["ts"] == T0 + 1
+    finally:
+        client.close()
+        await feed.stop()
+        await writer.close()
+        await reader.close()
