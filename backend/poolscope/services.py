@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
+from poolscope import targets_source
 from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import Guard
@@ -117,6 +118,13 @@ async def run_services(
         if start_poller:
             services.scheduler.start()
             services.recommender.start()
+        if targets_source.watched(settings):
+            # Re-read targets_file / targets_dir on change; the scheduler follows the new list.
+            watcher = targets_source.TargetsWatcher(
+                settings, services.scheduler.set_targets if start_poller else None
+            )
+            watcher.start()
+            stack.push_async_callback(watcher.stop)
         log.info(
             "poolscope: %d target(s), polling every %g s", len(settings.targets), settings.poll_interval_s
         )

@@ -11,7 +11,7 @@ import contextlib
 import logging
 import time
 
-from poolscope.config import Settings
+from poolscope.config import Settings, TargetConfig
 from poolscope.poller.target_poller import TargetPoller
 from poolscope.store.sql import SqlStore
 
@@ -86,3 +86,30 @@ class Scheduler:
                 await self.store.maintain()
             except Exception:
                 log.exception("store maintenance failed")
+
+    # --- targets re-read from targets_file / targets_dir (poolscope/targets_source.py) ---
+    async def set_targets(self, targets: list[TargetConfig]) -> None:
+        """Poll exactly `targets` from now on: unchanged ones keep their poller and task (no
+        break in polling), added ones start, removed ones stop, changed ones restart."""
+        wanted = {t.name: t for t in targets}
+        current = {p.name: p for p in self.pollers}
+        tasks = {t.get_name(): t for t in self._tasks}
+        for name, poller in current.items():
+            if wanted.get(name) == poller.config:
+                continue
+            task = tasks.get(f"poll:{name}")
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+                self._tasks.remove(task)
+            self.pollers.remove(poller)
+            await poller.close()
+        running = {p.name for p in self.pollers}
+        for name, config in wanted.items():
+            if name in running:
+                continue
+            poller = TargetPoller(config, self.settings)
+            self.pollers.append(poller)
+            if self._tasks and not self._stopping.is_set():  # started, not stopping
+                self._tasks.append(asyncio.create_task(self._run_target(poller), name=f"poll:{name}"))
