@@ -114,8 +114,7 @@ export function FleetTable({
     getItemKey: (i) => shown[i].name,
   });
 
-  const sortBy = (key: SortKey) =>
-    onQuery({ ...query, sort: key, desc: query.sort === key ? !query.desc : defaultDesc(key) });
+  const sortBy = (key: SortKey) => onQuery({ ...query, sort: key, desc: query.sort === key ? !query.desc : defaultDesc(key) });
 
   return (
     <div className="fleet" data-testid="fleet">
@@ -175,7 +174,12 @@ export function FleetTable({
               className={c.numeric ? 'num' : undefined}
               aria-sort={query.sort === c.key ? (query.desc ? 'descending' : 'ascending') : 'none'}
             >
-              <button type="button" title={`sort by ${c.title}`} data-testid={`fleet-sort-${c.key}`} onClick={() => sortBy(c.key)}>
+              <button
+                type="button"
+                title={`sort by ${c.title}`}
+                data-testid={`fleet-sort-${c.key}`}
+                onClick={() => sortBy(c.key)}
+              >
                 {c.label}
                 {query.sort === c.key ? (query.desc ? ' ▼' : ' ▲') : ''}
               </button>

@@ -35,7 +35,10 @@ function FleetOverview({ search, viewSwitch }: { search: string; viewSwitch: Rea
   const now = useNow(1000);
   const query = parseQuery(search);
   // Typing in the search box replaces the history entry; sorting and filters push one (Back undoes them).
-  const onQuery = useCallback((q: FleetQuery, replace = false) => navigate(`/${queryToSearch(q, window.location.search)}`, replace), []);
+  const onQuery = useCallback(
+    (q: FleetQuery, replace = false) => navigate(`/${queryToSearch(q, window.location.search)}`, replace),
+    [],
+  );
 
   const stalled = rows?.filter(isStalled) ?? [];
   const down = rows?.filter((r) => r.status === 'down') ?? [];
@@ -65,7 +68,9 @@ function FleetOverview({ search, viewSwitch }: { search: string; viewSwitch: Rea
       {error ? (
         <Notice tone="bad" title="Backend unreachable" testId="backend-error">
           {error.message}
-          {rows && updatedAt ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.` : '. Is `poolscope serve` running? Retrying every 5 s.'}
+          {rows && updatedAt
+            ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.`
+            : '. Is `poolscope serve` running? Retrying every 5 s.'}
         </Notice>
       ) : null}
 

@@ -1,7 +1,19 @@
 // The fleet table's query (sort, filter, search) as URL search params, and the ordering it implies.
 import type { OverviewRow } from '../../api/types';
 
-export const SORT_KEYS = ['worst', 'name', 'status', 'stalled', 'queue', 'wait', 'queued', 'threads', 'qps', 'alerts', 'polled'] as const;
+export const SORT_KEYS = [
+  'worst',
+  'name',
+  'status',
+  'stalled',
+  'queue',
+  'wait',
+  'queued',
+  'threads',
+  'qps',
+  'alerts',
+  'polled',
+] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 export const STATUS_FILTERS = ['all', 'stalled', 'down', 'up', 'starting', 'alerting'] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];
@@ -24,7 +36,8 @@ export function defaultDesc(key: SortKey): boolean {
   return !(key === 'worst' || key === 'name' || key === 'status');
 }
 
-const pick = <T extends string>(all: readonly T[], v: string | null, dflt: T): T => (v !== null && (all as readonly string[]).includes(v) ? (v as T) : dflt);
+const pick = <T extends string>(all: readonly T[], v: string | null, dflt: T): T =>
+  v !== null && (all as readonly string[]).includes(v) ? (v as T) : dflt;
 
 export function parseQuery(search: string): FleetQuery {
   const p = new URLSearchParams(search);
@@ -122,13 +135,18 @@ function matchesSearch(r: OverviewRow, q: string): boolean {
   if (!q) return true;
   const needle = q.toLowerCase();
   if (r.name.toLowerCase().includes(needle)) return true;
-  return Object.entries(r.tags ?? {}).some(([k, v]) => v.toLowerCase().includes(needle) || `${k}:${v}`.toLowerCase().includes(needle));
+  return Object.entries(r.tags ?? {}).some(
+    ([k, v]) => v.toLowerCase().includes(needle) || `${k}:${v}`.toLowerCase().includes(needle),
+  );
 }
 
 /** Filter, search, then sort (a new array; `rows` is left alone). */
 export function applyQuery(rows: OverviewRow[], q: FleetQuery): OverviewRow[] {
   const out = rows.filter(
-    (r) => matchesStatus(r, q.status) && q.tags.every((t) => `${t.slice(0, t.indexOf(':'))}:${r.tags?.[t.slice(0, t.indexOf(':'))]}` === t) && matchesSearch(r, q.q.trim()),
+    (r) =>
+      matchesStatus(r, q.status) &&
+      q.tags.every((t) => `${t.slice(0, t.indexOf(':'))}:${r.tags?.[t.slice(0, t.indexOf(':'))]}` === t) &&
+      matchesSearch(r, q.q.trim()),
   );
   return out.sort(comparator(q.sort, q.desc));
 }
