@@ -24,6 +24,7 @@ import {
   waitFor,
   type Spawned,
 } from './support/procs';
+import { fleetFiles } from './support/fleet';
 import {
   FIXTURE_TARGETS,
   FIXTURES_DIR,
@@ -90,6 +91,11 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     const lockedBaseURL = `http://127.0.0.1:${lockedPort}`;
     const lockedConfig = path.join(tmpDir, 'poolscope-locked.toml');
     const usersToml = renderUsers(users);
+    // A third backend: a few hundred replayed targets from a targets_dir, for the fleet table.
+    const fleetPort = await freePort();
+    const fleetBaseURL = `http://127.0.0.1:${fleetPort}`;
+    const fleetConfig = path.join(tmpDir, 'poolscope-fleet.toml');
+    const fleet = fleetFiles({ tmpDir, staticDir, listenPort: fleetPort });
     // The served backends replay fixture:// targets from backend/tests/fixtures (a dev facility).
     const serve = (name: string, config: string, url: string) => ({
       name,
@@ -110,10 +116,13 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       files: {
         [configFile]: renderConfig({ tmpDir, staticDir, listenPort, unreachablePort }) + usersToml,
         [lockedConfig]: renderLockedConfig({ tmpDir, staticDir, listenPort: lockedPort }) + usersToml,
+        [fleetConfig]: fleet.config,
+        ...fleet.files,
       },
       processes: [
         serve('poolscope-serve', configFile, baseURL),
         serve('poolscope-serve-locked', lockedConfig, lockedBaseURL),
+        serve('poolscope-serve-fleet', fleetConfig, fleetBaseURL),
         {
           name: 'loadgen-waves',
           argv: [
@@ -144,7 +153,8 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     serverPids.push(poolOn.pid, poolOff.pid);
     partial();
     await waitForBackend(baseURL, started[0]);
-    await waitForLockedBackend(lockedBaseURL, started[0]);
+    await waitForHealth(lockedBaseURL, started[0]);
+    await waitForHealth(fleetBaseURL, started[0]);
 
     const state: StackState = {
       owner,
@@ -152,6 +162,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       logDir,
       baseURL,
       lockedBaseURL,
+      fleetBaseURL,
       tmpDir,
       configFile,
       targets: { ...TARGETS },
@@ -331,9 +342,10 @@ async function waitForBackend(baseURL: string, serve: Spawned): Promise<void> {
   }
 }
 
-async function waitForLockedBackend(baseURL: string, serve: Spawned): Promise<void> {
+/** A backend besides the main one (the locked one, the fleet): its /api/health answers. */
+async function waitForHealth(baseURL: string, serve: Spawned): Promise<void> {
   await waitFor(
-    `the locked poolscope at ${baseURL} to answer`,
+    `the poolscope at ${baseURL} to answer`,
     async () => {
       if (!groupMembers(serve.pid).length) throw new ProcessExited(`the dev stack exited\n${tail(serve.log)}`);
       const res = await fetch(`${baseURL}/api/health`, { signal: AbortSignal.timeout(5_000) });

@@ -105,6 +105,8 @@ export function FleetTable({
   const shown = useMemo(() => applyQuery(rows, query), [rows, query]);
   const tags = useMemo(() => tagChoices(rows), [rows]);
   const scrollRef = useRef<HTMLDivElement | null>(null);
+  // No React Compiler here (vite.config.ts), so its memoisation caveat does not apply.
+  // eslint-disable-next-line react/incompatible-library
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scrollRef.current,

@@ -140,7 +140,7 @@ function matchesSearch(r: OverviewRow, q: string): boolean {
   );
 }
 
-/** Filter, search, then sort (a new array; `rows` is left alone). */
+/** Filter, search, then sort (`rows` is left alone). */
 export function applyQuery(rows: OverviewRow[], q: FleetQuery): OverviewRow[] {
   const out = rows.filter(
     (r) =>
@@ -148,12 +148,12 @@ export function applyQuery(rows: OverviewRow[], q: FleetQuery): OverviewRow[] {
       q.tags.every((t) => `${t.slice(0, t.indexOf(':'))}:${r.tags?.[t.slice(0, t.indexOf(':'))]}` === t) &&
       matchesSearch(r, q.q.trim()),
   );
-  return out.sort(comparator(q.sort, q.desc));
+  return out.toSorted(comparator(q.sort, q.desc));
 }
 
 /** Every `name:value` tag seen in the fleet, sorted: the tag filter's choices. */
 export function tagChoices(rows: OverviewRow[]): string[] {
   const seen = new Set<string>();
   for (const r of rows) for (const [k, v] of Object.entries(r.tags ?? {})) seen.add(`${k}:${v}`);
-  return [...seen].sort();
+  return [...seen].toSorted();
 }
