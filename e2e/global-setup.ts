@@ -43,6 +43,8 @@ import {
 /** Two sandboxes, then two backends, each bounded by the stack itself (backend/dev/poolscope_dev/stack.py). */
 const STACK_START_MS = 420_000;
 const BACKEND_READY_MS = 60_000;
+/** The fleet's first poll of each target (support/fleet.ts: a few hundred, polled every 10 s). */
+const FLEET_READY_MS = 120_000;
 const BUILD_MS = 240_000;
 /** Upper bound on the background load; teardown stops it much earlier. */
 const WAVE_LOAD_S = 1500;
@@ -155,6 +157,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     await waitForBackend(baseURL, started[0]);
     await waitForHealth(lockedBaseURL, started[0]);
     await waitForHealth(fleetBaseURL, started[0]);
+    await waitForFleet(fleetBaseURL, started[0]);
 
     const state: StackState = {
       owner,
@@ -352,6 +355,22 @@ async function waitForHealth(baseURL: string, serve: Spawned): Promise<void> {
       return res.ok ? true : undefined;
     },
     BACKEND_READY_MS,
+    () => tail(serve.log),
+  );
+}
+
+/** The fleet backend has polled every target once (or found it down): the specs then start from a full table. */
+async function waitForFleet(baseURL: string, serve: Spawned): Promise<void> {
+  await waitFor(
+    `every target of the fleet poolscope at ${baseURL} to be polled`,
+    async () => {
+      if (!groupMembers(serve.pid).length) throw new ProcessExited(`the dev stack exited\n${tail(serve.log)}`);
+      const res = await fetch(`${baseURL}/api/overview`, { signal: AbortSignal.timeout(10_000) });
+      if (!res.ok) return undefined;
+      const { targets } = (await res.json()) as { targets: { status: string; last_poll_at: number | null }[] };
+      return targets.length && targets.every((t) => t.status === 'down' || (t.status === 'up' && t.last_poll_at)) ? true : undefined;
+    },
+    FLEET_READY_MS,
     () => tail(serve.log),
   );
 }
