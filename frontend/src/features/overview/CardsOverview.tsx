@@ -1,10 +1,9 @@
 // The overview's card view (?view=cards): one card per monitored target with its details, updated live.
 import { useEffect, type ReactNode } from 'react';
-import { fmtAgo } from '../../lib/format';
 import { useNow } from '../../lib/hooks';
 import { LiveIndicator } from '../../app/LiveIndicator';
-import { Link, Notice } from '../../ui/ui';
-import { targetPath } from '../../app/router';
+import { Notice } from '../../ui/ui';
+import { OverviewNotices, TargetCount } from './OverviewNotices';
 import { TargetCard } from './TargetCard';
 import { useTargets } from './useTargets';
 
@@ -26,35 +25,16 @@ export function CardsOverview({ viewSwitch }: { viewSwitch: ReactNode }) {
         <h1>Targets</h1>
         <LiveIndicator status={liveStatus} />
         {viewSwitch}
-        {targets ? (
-          <span className="muted small">
-            {targets.length} target{targets.length === 1 ? '' : 's'}
-            {down.length ? <span className="text-bad"> · {down.length} down</span> : null}
-          </span>
-        ) : null}
+        {targets ? <TargetCount total={targets.length} down={down.length} /> : null}
       </div>
 
-      {error ? (
-        <Notice tone="bad" title="Backend unreachable" testId="backend-error">
-          {error.message}
-          {targets && updatedAt
-            ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.`
-            : '. Is `poolscope serve` running? Retrying every 5 s.'}
-        </Notice>
-      ) : null}
-
-      {totalStalled.length ? (
-        <Notice tone="bad" title="Thread pool stall" testId="stalled-banner">
-          Stalled groups on{' '}
-          {totalStalled.map((t, i) => (
-            <span key={t.name}>
-              {i > 0 ? ', ' : ''}
-              <Link href={targetPath(t.name)}>{t.name}</Link> ({t.summary?.stalled_groups})
-            </span>
-          ))}
-          .
-        </Notice>
-      ) : null}
+      <OverviewNotices
+        error={error}
+        hasData={!!targets}
+        updatedAt={updatedAt}
+        now={now}
+        stalled={totalStalled.map((t) => ({ name: t.name, groups: t.summary?.stalled_groups }))}
+      />
 
       {!targets && !error ? (
         <div className="loading" data-testid="overview-loading">

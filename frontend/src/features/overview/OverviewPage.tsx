@@ -1,12 +1,13 @@
 // Overview: the fleet table (default), or one card per target with its details (?view=cards).
 import { useCallback, useEffect, type ReactNode } from 'react';
-import { navigate, targetPath, useLocation } from '../../app/router';
+import { navigate, useLocation } from '../../app/router';
 import { fmtAgo } from '../../lib/format';
 import { useNow } from '../../lib/hooks';
 import { Link, Notice } from '../../ui/ui';
 import { CardsOverview } from './CardsOverview';
 import { isStalled, parseQuery, queryToSearch, type FleetQuery } from './fleet';
 import { FleetTable } from './FleetTable';
+import { OverviewNotices, TargetCount } from './OverviewNotices';
 import { useOverview } from './useOverview';
 
 function ViewSwitch({ cards, search }: { cards: boolean; search: string }) {
@@ -57,35 +58,16 @@ function FleetOverview({ search, viewSwitch }: { search: string; viewSwitch: Rea
           </span>
         ) : null}
         {viewSwitch}
-        {rows ? (
-          <span className="muted small">
-            {rows.length} target{rows.length === 1 ? '' : 's'}
-            {down.length ? <span className="text-bad"> · {down.length} down</span> : null}
-          </span>
-        ) : null}
+        {rows ? <TargetCount total={rows.length} down={down.length} /> : null}
       </div>
 
-      {error ? (
-        <Notice tone="bad" title="Backend unreachable" testId="backend-error">
-          {error.message}
-          {rows && updatedAt
-            ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.`
-            : '. Is `poolscope serve` running? Retrying every 5 s.'}
-        </Notice>
-      ) : null}
-
-      {stalled.length ? (
-        <Notice tone="bad" title="Thread pool stall" testId="stalled-banner">
-          Stalled groups on{' '}
-          {stalled.slice(0, 10).map((r, i) => (
-            <span key={r.name}>
-              {i > 0 ? ', ' : ''}
-              <Link href={targetPath(r.name)}>{r.name}</Link> ({r.stalled_groups})
-            </span>
-          ))}
-          {stalled.length > 10 ? ` and ${stalled.length - 10} more` : ''}.
-        </Notice>
-      ) : null}
+      <OverviewNotices
+        error={error}
+        hasData={!!rows}
+        updatedAt={updatedAt}
+        now={now}
+        stalled={stalled.map((r) => ({ name: r.name, groups: r.stalled_groups }))}
+      />
 
       {!rows && !error ? (
         <div className="loading" data-testid="overview-loading">
