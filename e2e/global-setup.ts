@@ -43,7 +43,7 @@ import {
 /** Two sandboxes, then two backends, each bounded by the stack itself (backend/dev/poolscope_dev/stack.py). */
 const STACK_START_MS = 420_000;
 const BACKEND_READY_MS = 60_000;
-/** The fleet's first poll of each target (support/fleet.ts: a few hundred, polled every 10 s). */
+/** The fleet's first poll of each target (support/fleet.ts: a few hundred, polled once a minute). */
 const FLEET_READY_MS = 120_000;
 const BUILD_MS = 240_000;
 /** Upper bound on the background load; teardown stops it much earlier. */
