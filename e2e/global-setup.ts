@@ -24,7 +24,7 @@ import {
   waitFor,
   type Spawned,
 } from './support/procs';
-import { fleetFiles } from './support/fleet';
+import { FLEET_DOWN, FLEET_STALLED, fleetFiles } from './support/fleet';
 import {
   FIXTURE_TARGETS,
   FIXTURES_DIR,
@@ -43,8 +43,8 @@ import {
 /** Two sandboxes, then two backends, each bounded by the stack itself (backend/dev/poolscope_dev/stack.py). */
 const STACK_START_MS = 420_000;
 const BACKEND_READY_MS = 60_000;
-/** The fleet's first poll of each target (support/fleet.ts: a few hundred, polled once a minute). */
-const FLEET_READY_MS = 120_000;
+/** The fleet's first polls (support/fleet.ts: a few hundred targets at once). */
+const FLEET_READY_MS = 180_000;
 const BUILD_MS = 240_000;
 /** Upper bound on the background load; teardown stops it much earlier. */
 const WAVE_LOAD_S = 1500;
@@ -359,16 +359,17 @@ async function waitForHealth(baseURL: string, serve: Spawned): Promise<void> {
   );
 }
 
-/** The fleet backend has polled every target once (or found it down): the specs then start from a full table. */
+/** The fleet backend lists every target and has seen its stalled and its down one: what the specs start from. */
 async function waitForFleet(baseURL: string, serve: Spawned): Promise<void> {
   await waitFor(
-    `every target of the fleet poolscope at ${baseURL} to be polled`,
+    `the fleet poolscope at ${baseURL} to see ${FLEET_STALLED} stalled and ${FLEET_DOWN} down`,
     async () => {
       if (!groupMembers(serve.pid).length) throw new ProcessExited(`the dev stack exited\n${tail(serve.log)}`);
       const res = await fetch(`${baseURL}/api/overview`, { signal: AbortSignal.timeout(10_000) });
       if (!res.ok) return undefined;
-      const { targets } = (await res.json()) as { targets: { status: string; last_poll_at: number | null }[] };
-      return targets.length && targets.every((t) => t.status === 'down' || (t.status === 'up' && t.last_poll_at)) ? true : undefined;
+      const { targets } = (await res.json()) as { targets: { name: string; status: string; stalled_groups: number | null }[] };
+      const by = new Map(targets.map((t) => [t.name, t]));
+      return (by.get(FLEET_STALLED)?.stalled_groups ?? 0) > 0 && by.get(FLEET_DOWN)?.status === 'down' ? true : undefined;
     },
     FLEET_READY_MS,
     () => tail(serve.log),

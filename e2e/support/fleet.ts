@@ -1,12 +1,12 @@
 // The fleet backend of the e2e stack: a few hundred replayed (fixture://) targets with tags, from a
-// targets_dir of generated snippets (TOML and YAML), one stalled and one down, polled once a minute so
+// targets_dir of generated snippets (TOML and YAML), one stalled and one down, polled every 20 s so
 // the whole fleet costs little CPU beside the other two backends (tests/fleet-overview.spec.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { FIXTURES_DIR } from './stack';
 
 export const FLEET_SIZE = 240;
-export const FLEET_POLL_S = 60;
+export const FLEET_POLL_S = 20;
 /** Replays mariadb/10.11 with group 1 flagged stalled by the server (IS_STALLED = 1) on every poll. */
 export const FLEET_STALLED = 'fleet-stalled';
 /** A fixture that does not exist: the target is down with the reason. */
