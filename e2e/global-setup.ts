@@ -24,6 +24,7 @@ import {
   waitFor,
   type Spawned,
 } from './support/procs';
+import { FLEET_DOWN, FLEET_STALLED, fleetFiles } from './support/fleet';
 import {
   FIXTURE_TARGETS,
   FIXTURES_DIR,
@@ -42,6 +43,8 @@ import {
 /** Two sandboxes, then two backends, each bounded by the stack itself (backend/dev/poolscope_dev/stack.py). */
 const STACK_START_MS = 420_000;
 const BACKEND_READY_MS = 60_000;
+/** The fleet's first polls (support/fleet.ts: a few hundred targets at once). */
+const FLEET_READY_MS = 180_000;
 const BUILD_MS = 240_000;
 /** Upper bound on the background load; teardown stops it much earlier. */
 const WAVE_LOAD_S = 1500;
@@ -90,6 +93,11 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     const lockedBaseURL = `http://127.0.0.1:${lockedPort}`;
     const lockedConfig = path.join(tmpDir, 'poolscope-locked.toml');
     const usersToml = renderUsers(users);
+    // A third backend: a few hundred replayed targets from a targets_dir, for the fleet table.
+    const fleetPort = await freePort();
+    const fleetBaseURL = `http://127.0.0.1:${fleetPort}`;
+    const fleetConfig = path.join(tmpDir, 'poolscope-fleet.toml');
+    const fleet = fleetFiles({ tmpDir, staticDir, listenPort: fleetPort });
     // The served backends replay fixture:// targets from backend/tests/fixtures (a dev facility).
     const serve = (name: string, config: string, url: string) => ({
       name,
@@ -110,10 +118,13 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       files: {
         [configFile]: renderConfig({ tmpDir, staticDir, listenPort, unreachablePort }) + usersToml,
         [lockedConfig]: renderLockedConfig({ tmpDir, staticDir, listenPort: lockedPort }) + usersToml,
+        [fleetConfig]: fleet.config,
+        ...fleet.files,
       },
       processes: [
         serve('poolscope-serve', configFile, baseURL),
         serve('poolscope-serve-locked', lockedConfig, lockedBaseURL),
+        serve('poolscope-serve-fleet', fleetConfig, fleetBaseURL),
         {
           name: 'loadgen-waves',
           argv: [
@@ -144,7 +155,9 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
     serverPids.push(poolOn.pid, poolOff.pid);
     partial();
     await waitForBackend(baseURL, started[0]);
-    await waitForLockedBackend(lockedBaseURL, started[0]);
+    await waitForHealth(lockedBaseURL, started[0]);
+    await waitForHealth(fleetBaseURL, started[0]);
+    await waitForFleet(fleetBaseURL, started[0]);
 
     const state: StackState = {
       owner,
@@ -152,6 +165,7 @@ export default async function globalSetup(_config: FullConfig): Promise<void> {
       logDir,
       baseURL,
       lockedBaseURL,
+      fleetBaseURL,
       tmpDir,
       configFile,
       targets: { ...TARGETS },
@@ -331,15 +345,33 @@ async function waitForBackend(baseURL: string, serve: Spawned): Promise<void> {
   }
 }
 
-async function waitForLockedBackend(baseURL: string, serve: Spawned): Promise<void> {
+/** A backend besides the main one (the locked one, the fleet): its /api/health answers. */
+async function waitForHealth(baseURL: string, serve: Spawned): Promise<void> {
   await waitFor(
-    `the locked poolscope at ${baseURL} to answer`,
+    `the poolscope at ${baseURL} to answer`,
     async () => {
       if (!groupMembers(serve.pid).length) throw new ProcessExited(`the dev stack exited\n${tail(serve.log)}`);
       const res = await fetch(`${baseURL}/api/health`, { signal: AbortSignal.timeout(5_000) });
       return res.ok ? true : undefined;
     },
     BACKEND_READY_MS,
+    () => tail(serve.log),
+  );
+}
+
+/** The fleet backend lists every target and has seen its stalled and its down one: what the specs start from. */
+async function waitForFleet(baseURL: string, serve: Spawned): Promise<void> {
+  await waitFor(
+    `the fleet poolscope at ${baseURL} to see ${FLEET_STALLED} stalled and ${FLEET_DOWN} down`,
+    async () => {
+      if (!groupMembers(serve.pid).length) throw new ProcessExited(`the dev stack exited\n${tail(serve.log)}`);
+      const res = await fetch(`${baseURL}/api/overview`, { signal: AbortSignal.timeout(10_000) });
+      if (!res.ok) return undefined;
+      const { targets } = (await res.json()) as { targets: { name: string; status: string; stalled_groups: number | null }[] };
+      const by = new Map(targets.map((t) => [t.name, t]));
+      return (by.get(FLEET_STALLED)?.stalled_groups ?? 0) > 0 && by.get(FLEET_DOWN)?.status === 'down' ? true : undefined;
+    },
+    FLEET_READY_MS,
     () => tail(serve.log),
   );
 }

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from poolscope.alerts.settings import AlertSettings
@@ -15,6 +24,11 @@ from poolscope.dsn import DsnError, ParsedDsn, parse_dsn
 from poolscope.perimeter.hosts import check_host_name, check_proxy_network, host_of_url
 from poolscope.snapshots.settings import SnapshotSettings
 from poolscope.tls import TlsConfig
+
+# Tags (cluster, role, region, ...): shown, filtered and searched on the overview.
+TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,31}")
+TAG_VALUE = re.compile(r"[A-Za-z0-9_.:/@+-][A-Za-z0-9_.:/@+ -]{0,63}")
+MAX_TAGS = 16
 
 
 class TargetConfig(BaseModel):
@@ -64,6 +78,24 @@ class TargetConfig(BaseModel):
         default=None,
         description="narrow the built-in allow-list of variables this target may change (None = all of it)",
     )
+    tags: dict[str, str] = Field(
+        default_factory=dict,
+        description="labels such as cluster, role, region (name -> value), shown and filtered on the overview",
+    )
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: dict[str, str]) -> dict[str, str]:
+        if len(value) > MAX_TAGS:
+            raise ValueError(f"at most {MAX_TAGS} tags")
+        for name, tag in value.items():
+            if not TAG_NAME.fullmatch(name):
+                raise ValueError(f"tag name {name!r}: a letter, then up to 31 letters, digits, _ . -")
+            if not TAG_VALUE.fullmatch(tag):
+                raise ValueError(
+                    f"tag {name}: 1-64 letters, digits, spaces or _ . : / @ + - (no leading space)"
+                )
+        return value
 
     @property
     def apply_enabled(self) -> bool:
@@ -146,6 +178,14 @@ class Settings(BaseSettings):
         default=None, description="built frontend to serve; default frontend/dist beside the backend"
     )
     targets: list[TargetConfig] = Field(default_factory=list)
+    # Targets from files besides [[targets]], re-read on change (poolscope/targets_source.py).
+    targets_file: Path | None = Field(
+        default=None, description="a TOML or YAML file listing targets (same fields as [[targets]])"
+    )
+    targets_dir: Path | None = Field(
+        default=None, description="a directory of *.toml / *.yaml / *.yml snippets, each one or more targets"
+    )
+    _inline_targets: list[TargetConfig] = PrivateAttr(default_factory=list)
     alerts: AlertSettings = Field(default_factory=AlertSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
 
@@ -304,6 +344,24 @@ class Settings(BaseSettings):
         if duplicated:
             raise ValueError(f"duplicate user names: {', '.join(duplicated)}")
         return self
+
+    @model_validator(mode="after")
+    def _merge_target_files(self) -> Settings:
+        # The [[targets]] of the config itself, kept apart so a reload can merge the files afresh.
+        self._inline_targets = list(self.targets)
+        if self.targets_file is not None or self.targets_dir is not None:
+            from poolscope.targets_source import TargetsError, load
+
+            try:
+                self.targets = load(self)
+            except TargetsError as exc:
+                raise ValueError(str(exc)) from None
+        return self
+
+    @property
+    def inline_targets(self) -> list[TargetConfig]:
+        """The [[targets]] written in the config (settings.targets adds targets_file/targets_dir's)."""
+        return self._inline_targets
 
     @classmethod
     def settings_customise_sources(

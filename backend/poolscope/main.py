@@ -66,6 +66,7 @@ def create_app(
     app.state.services = None  # set while the lifespan runs (api/deps.py reads it)
     app.include_router(auth_router)
     app.include_router(targets.router)
+    app.include_router(targets.overview_router)
     app.include_router(metrics.router)
     app.include_router(live.router)
     app.include_router(changes.router)

@@ -19,6 +19,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Literal
 
+from poolscope import targets_source
 from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import Guard
@@ -164,6 +165,13 @@ async def run_services(
                 services.fleet.start()
         if start_poller and role != "poller":
             services.recommender.start()
+        if targets_source.watched(settings):
+            # Re-read targets_file / targets_dir on change; the scheduler follows the new list.
+            watcher = targets_source.TargetsWatcher(
+                settings, services.scheduler.set_targets if polls else None
+            )
+            watcher.start()
+            stack.push_async_callback(watcher.stop)
         log.info(
             "poolscope (%s): %d target(s), polling every %g s",
             role if services.fleet is None else f"poller {services.fleet.node_id}",

@@ -1,4 +1,4 @@
-// Page object for the overview ("/"): one card per monitored target. Returns locators; specs assert.
+// Page object for the overview's card view ("/?view=cards"): one card per monitored target. Returns locators; specs assert.
 import type { Locator, Page } from '@playwright/test';
 
 export class TargetCard {
@@ -48,8 +48,9 @@ export class TargetCard {
 export class OverviewPage {
   constructor(readonly page: Page) {}
 
+  /** The card view (`?view=cards`); the default fleet table is pages/fleet-page.ts. */
   async goto(): Promise<void> {
-    await this.page.goto('/');
+    await this.page.goto('/?view=cards');
   }
 
   get heading(): Locator {

@@ -52,6 +52,8 @@ export interface StackState {
   baseURL: string;
   /** A second backend with users and without anonymous_read: every read needs a login. */
   lockedBaseURL: string;
+  /** A third backend with FLEET_SIZE replayed targets from a targets_dir (support/fleet.ts). */
+  fleetBaseURL: string;
   tmpDir: string;
   configFile: string;
   /** Target names in the generated config, by role. */

@@ -181,7 +181,7 @@ test.describe('flavors', () => {
 });
 
 test('the overview names each flavor and offers group stats only where groups exist', async ({ page }) => {
-  await page.goto('/');
+  await page.goto('/?view=cards');
   const card = (name: string) => page.getByTestId(`target-card-${name}`);
   await expect(card('fx-percona-8.4').getByTestId('target-version')).toContainText('Percona Server 8.4.8-8');
   await expect(card('fx-percona-8.4').getByTestId('summary-pool-threads')).toBeVisible();

@@ -37,7 +37,7 @@ test.describe('reads need a login', () => {
     await expect(page).toHaveURL(targetUrl);
     await expect(page.getByTestId('state-poll-time')).toBeVisible();
 
-    await page.goto(`${stack.lockedBaseURL}/`);
+    await page.goto(`${stack.lockedBaseURL}/?view=cards`);
     await expect(new OverviewPage(page).card(LOCKED_TARGET).root).toBeVisible();
 
     await page.getByTestId('logout').click();

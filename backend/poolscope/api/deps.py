@@ -92,8 +92,13 @@ TargetName = Annotated[str, Depends(configured_target)]
 
 
 def never_polled(settings: Settings, name: str) -> TargetInfo:
+    config = next((t for t in settings.targets if t.name == name), None)
     return TargetInfo(
-        name=name, status="starting", reason="not polled yet", poll_interval_s=settings.poll_interval_s
+        name=name,
+        tags=dict(config.tags) if config else {},
+        status="starting",
+        reason="not polled yet",
+        poll_interval_s=settings.poll_interval_s,
     )
 
 

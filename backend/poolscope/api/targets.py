@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+
 from fastapi import APIRouter, Response
 
+from poolscope.alerts.repository import AlertRepository
 from poolscope.api.deps import SettingsDep, StoreDep, TargetName, current_state, never_polled
-from poolscope.schemas import QueuedConnection, TargetInfo, TargetState, Transactions
+from poolscope.schemas import Overview, OverviewRow, QueuedConnection, TargetInfo, TargetState, Transactions
 
 router = APIRouter(prefix="/api/targets", tags=["targets"])
 
@@ -46,3 +50,42 @@ async def get_transactions(name: TargetName, store: StoreDep) -> Transactions:
     """Open InnoDB transactions, oldest first, with lock waits."""
     state = await current_state(store, name)
     return state.transactions or Transactions()
+
+
+# --- the fleet overview: one compact row per target, polled by the UI every ~2 s ---
+overview_router = APIRouter(prefix="/api/overview", tags=["targets"])
+
+
+def overview_row(info: TargetInfo, tags: dict[str, str], active_alerts: int) -> OverviewRow:
+    summary = info.summary
+    return OverviewRow(
+        name=info.name,
+        tags=tags,
+        status=info.status,
+        reason=info.reason,
+        last_poll_at=info.last_poll_at,
+        pool_enabled=info.server.pool_enabled if info.server else None,
+        groups=summary.groups,
+        stalled_groups=summary.stalled_groups,
+        queue_length=summary.queue_length,
+        queued_connections=summary.queued_connections,
+        longest_wait_ms=summary.longest_wait_ms,
+        threads_connected=summary.threads_connected,
+        threads_running=summary.threads_running,
+        qps=summary.qps,
+        active_alerts=active_alerts,
+    )
+
+
+@overview_router.get("", response_model=Overview)
+async def get_overview(store: StoreDep, settings: SettingsDep) -> Overview:
+    """Every configured target as one small row (status, stalls, queue, longest wait, alerts):
+    what a table of hundreds of servers needs, without each target's full info."""
+    firing = Counter(a.target for a in await AlertRepository(store.engine).open_alerts())
+    rows = []
+    for target in settings.targets:  # a snapshot: a reload replaces the list, never edits it
+        latest = await store.latest(target.name)
+        info = latest[0] if latest else never_polled(settings, target.name)
+        # Tags from the config as it is now (a reload may have changed them since the last poll).
+        rows.append(overview_row(info, dict(target.tags), firing.get(target.name, 0)))
+    return Overview(ts=time.time(), targets=rows)

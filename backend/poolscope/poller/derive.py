@@ -283,6 +283,9 @@ def target_summary(state: TargetState) -> TargetSummary:
         active_transactions=state.transactions.count if state.transactions else None,
         pool_threads=state.threads.pool_threads,
         pool_idle_threads=state.threads.pool_idle_threads,
+        longest_wait_ms=max(
+            (g.oldest_queued_ms for g in state.groups if g.oldest_queued_ms is not None), default=None
+        ),
     )
 
 

@@ -82,7 +82,9 @@ class TargetPoller:
         self._carried: dict[str, CollectorOutput[Any]] = {}
         self._refresh_next: set[str] = set()
         self._connections: int | None = None  # Threads_connected as the last poll read it
-        self.info = TargetInfo(name=config.name, poll_interval_s=settings.poll_interval_s)
+        self.info = TargetInfo(
+            name=config.name, tags=dict(config.tags), poll_interval_s=settings.poll_interval_s
+        )
         # One statement stream per connection: polls and read_between_polls() take turns.
         self._turn = asyncio.Lock()
 

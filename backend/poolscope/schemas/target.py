@@ -95,12 +95,16 @@ class TargetSummary(BaseModel):
     # Threadpool_threads / Threadpool_idle_threads (MariaDB, Percona): Percona's only pool figures.
     pool_threads: int | None = None
     pool_idle_threads: int | None = None
+    # The longest a queued request has waited, over every group (the overview sorts on it).
+    longest_wait_ms: float | None = None
 
 
 class TargetInfo(BaseModel):
     """A target's health as the overview shows it."""
 
     name: str
+    # The target's tags from the config (cluster, role, region, ...).
+    tags: dict[str, str] = Field(default_factory=dict)
     status: TargetStatus = "starting"
     reason: str | None = None
     server: ServerInfo | None = None
@@ -114,3 +118,30 @@ class TargetInfo(BaseModel):
     collectors: list[CollectorStatus] = Field(default_factory=list)
     missing_privileges: list[str] = Field(default_factory=list)
     summary: TargetSummary = Field(default_factory=TargetSummary)
+
+
+class OverviewRow(BaseModel):
+    """One target on the fleet overview: what sorting, filtering and the table need, nothing more."""
+
+    name: str
+    tags: dict[str, str] = Field(default_factory=dict)
+    status: TargetStatus
+    reason: str | None = None
+    last_poll_at: float | None = None
+    pool_enabled: bool | None = None
+    groups: int | None = None
+    stalled_groups: int | None = None
+    queue_length: int | None = None
+    queued_connections: int | None = None
+    longest_wait_ms: float | None = None
+    threads_connected: int | None = None
+    threads_running: int | None = None
+    qps: float | None = None
+    active_alerts: int = 0
+
+
+class Overview(BaseModel):
+    """GET /api/overview: every target as one compact row, in config order."""
+
+    ts: float
+    targets: list[OverviewRow]

@@ -1,5 +1,5 @@
 // Typed fetch wrappers for the Poolscope HTTP API; every failure becomes an ApiError carrying the backend's `detail`.
-import type { MetricsResponse, Target, TargetState } from './types';
+import type { MetricsResponse, Overview, Target, TargetState } from './types';
 
 export type ApiErrorKind = 'unreachable' | 'not_found' | 'not_ready' | 'http';
 
@@ -92,6 +92,10 @@ const enc = encodeURIComponent;
 
 export function fetchTargets(signal?: AbortSignal): Promise<Target[]> {
   return getJson<Target[]>('/api/targets', signal);
+}
+
+export function fetchOverview(signal?: AbortSignal): Promise<Overview> {
+  return getJson<Overview>('/api/overview', signal);
 }
 
 export function fetchTarget(name: string, signal?: AbortSignal): Promise<Target> {

@@ -244,6 +244,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Overview
+         * @description Every configured target as one small row (status, stalls, queue, longest wait, alerts):
+         *     what a table of hundreds of servers needs, without each target's full info.
+         */
+        get: operations["get_overview_api_overview_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/snapshots": {
         parameters: {
             query?: never;
@@ -1128,6 +1149,60 @@ export interface components {
             to: number;
         };
         /**
+         * Overview
+         * @description GET /api/overview: every target as one compact row, in config order.
+         */
+        Overview: {
+            /** Targets */
+            targets: components["schemas"]["OverviewRow"][];
+            /** Ts */
+            ts: number;
+        };
+        /**
+         * OverviewRow
+         * @description One target on the fleet overview: what sorting, filtering and the table need, nothing more.
+         */
+        OverviewRow: {
+            /**
+             * Active Alerts
+             * @default 0
+             */
+            active_alerts: number;
+            /** Groups */
+            groups: number | null;
+            /** Last Poll At */
+            last_poll_at: number | null;
+            /** Longest Wait Ms */
+            longest_wait_ms: number | null;
+            /** Name */
+            name: string;
+            /** Pool Enabled */
+            pool_enabled: boolean | null;
+            /** Qps */
+            qps: number | null;
+            /** Queue Length */
+            queue_length: number | null;
+            /** Queued Connections */
+            queued_connections: number | null;
+            /** Reason */
+            reason: string | null;
+            /** Stalled Groups */
+            stalled_groups: number | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "up" | "down" | "starting";
+            /** Tags */
+            tags: {
+                [key: string]: string;
+            };
+            /** Threads Connected */
+            threads_connected: number | null;
+            /** Threads Running */
+            threads_running: number | null;
+        };
+        /**
          * PollEvent
          * @description What the live channel pushes after each poll.
          */
@@ -1702,6 +1777,10 @@ export interface components {
              */
             status: "up" | "down" | "starting";
             summary: components["schemas"]["TargetSummary"];
+            /** Tags */
+            tags: {
+                [key: string]: string;
+            };
         };
         /**
          * TargetState
@@ -1747,6 +1826,8 @@ export interface components {
             active_transactions: number | null;
             /** Groups */
             groups: number | null;
+            /** Longest Wait Ms */
+            longest_wait_ms: number | null;
             /** Pool Idle Threads */
             pool_idle_threads: number | null;
             /** Pool Threads */
@@ -2295,6 +2376,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_overview_api_overview_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Overview"];
                 };
             };
         };

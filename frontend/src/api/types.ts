@@ -70,3 +70,7 @@ export type Delivery = Schemas['Delivery'];
 
 export type SnapshotSummary = Schemas['SnapshotSummary'];
 export type SnapshotDocument = Schemas['SnapshotDocument'];
+
+/** GET /api/overview: one compact row per target, for the fleet table. */
+export type Overview = Schemas['Overview'];
+export type OverviewRow = Schemas['OverviewRow'];

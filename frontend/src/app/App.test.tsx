@@ -1,7 +1,7 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetAuthForTests } from '../api/auth';
-import { makeState, makeTarget } from '../test/fixtures';
+import { makeRow, makeState, makeTarget } from '../test/fixtures';
 import { installEventSource, stubFetch } from '../test/fakes';
 import { App } from './App';
 
@@ -11,6 +11,7 @@ beforeEach(() => {
   installEventSource();
   fetchMock = stubFetch({
     '/api/targets': () => ({ body: [makeTarget()] }),
+    '/api/overview': () => ({ body: { ts: 1700000000, targets: [makeRow({ name: 'sandbox' })] } }),
     '/api/targets/sandbox': () => ({ body: makeTarget() }),
     '/api/targets/sandbox/state': () => ({ body: makeState() }),
     '/api/targets/sandbox/metrics': (u) => ({
@@ -113,6 +114,7 @@ describe('App when reads need a login', () => {
       },
       '/api/auth/logout': () => ({ body: {} }),
       '/api/targets': () => (loggedIn ? { body: [makeTarget()] } : refused),
+      '/api/overview': () => (loggedIn ? { body: { ts: 1700000000, targets: [makeRow({ name: 'sandbox' })] } } : refused),
       '/api/alerts': () => (loggedIn ? { body: { active: [], silences: [] } } : refused),
     });
     window.history.replaceState(null, '', '/');

@@ -1,9 +1,10 @@
 // Test data builders shaped exactly like the API's answers (the generated types, api/types.ts).
-import type { GroupState, PoolSummary, Target, TargetState } from '../api/types';
+import type { GroupState, OverviewRow, PoolSummary, Target, TargetState } from '../api/types';
 
 export function makeTarget(over: Partial<Target> = {}): Target {
   return {
     name: 'sandbox',
+    tags: {},
     status: 'up',
     reason: null,
     server: {
@@ -56,6 +57,7 @@ export function makeTarget(over: Partial<Target> = {}): Target {
       active_transactions: 4,
       pool_threads: 8,
       pool_idle_threads: 2,
+      longest_wait_ms: 12.5,
     },
     ...over,
   };
@@ -144,6 +146,28 @@ export function makeState(over: Partial<TargetState> = {}): TargetState {
     pool: null,
     collectors: [],
     missing_privileges: [],
+    ...over,
+  };
+}
+
+/** One fleet overview row (GET /api/overview), healthy unless told otherwise. */
+export function makeRow(over: Partial<OverviewRow> = {}): OverviewRow {
+  return {
+    name: 'db-000',
+    tags: {},
+    status: 'up',
+    reason: null,
+    last_poll_at: 1700000000,
+    pool_enabled: true,
+    groups: 4,
+    stalled_groups: 0,
+    queue_length: 0,
+    queued_connections: 0,
+    longest_wait_ms: null,
+    threads_connected: 10,
+    threads_running: 2,
+    qps: 100,
+    active_alerts: 0,
     ...over,
   };
 }

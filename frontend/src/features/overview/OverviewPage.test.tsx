@@ -6,7 +6,8 @@ import { OverviewPage } from './OverviewPage';
 
 beforeEach(() => {
   installEventSource();
-  window.history.replaceState(null, '', '/');
+  // The card view; the fleet table (the default view) is covered by FleetTable.test.tsx.
+  window.history.replaceState(null, '', '/?view=cards');
 });
 afterEach(() => {
   vi.useRealTimers();

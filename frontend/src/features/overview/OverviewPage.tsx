@@ -1,79 +1,87 @@
-// Overview: one card per monitored target, updated live.
-import { useEffect } from 'react';
+// Overview: the fleet table (default), or one card per target with its details (?view=cards).
+import { useCallback, useEffect, type ReactNode } from 'react';
+import { navigate, useLocation } from '../../app/router';
 import { fmtAgo } from '../../lib/format';
 import { useNow } from '../../lib/hooks';
-import { LiveIndicator } from '../../app/LiveIndicator';
 import { Link, Notice } from '../../ui/ui';
-import { targetPath } from '../../app/router';
-import { TargetCard } from './TargetCard';
-import { useTargets } from './useTargets';
+import { CardsOverview } from './CardsOverview';
+import { isStalled, parseQuery, queryToSearch, type FleetQuery } from './fleet';
+import { FleetTable } from './FleetTable';
+import { OverviewNotices, TargetCount } from './OverviewNotices';
+import { useOverview } from './useOverview';
+
+function ViewSwitch({ cards, search }: { cards: boolean; search: string }) {
+  const p = new URLSearchParams(search);
+  p.delete('view');
+  const table = p.toString();
+  p.set('view', 'cards');
+  return (
+    <span className="view-switch small" data-testid="view-switch">
+      {cards ? <Link href={`/${table ? `?${table}` : ''}`}>Table</Link> : <strong>Table</strong>}
+      {' · '}
+      {cards ? <strong>Cards</strong> : <Link href={`/?${p.toString()}`}>Cards</Link>}
+    </span>
+  );
+}
 
 export function OverviewPage() {
-  const { targets, error, liveStatus, updatedAt } = useTargets();
+  const { search } = useLocation();
+  const cards = new URLSearchParams(search).get('view') === 'cards';
+  const viewSwitch = <ViewSwitch cards={cards} search={search} />;
+  return cards ? <CardsOverview viewSwitch={viewSwitch} /> : <FleetOverview search={search} viewSwitch={viewSwitch} />;
+}
+
+function FleetOverview({ search, viewSwitch }: { search: string; viewSwitch: ReactNode }) {
+  const { rows, error, updatedAt } = useOverview();
   const now = useNow(1000);
+  const query = parseQuery(search);
+  // Typing in the search box replaces the history entry; sorting and filters push one (Back undoes them).
+  const onQuery = useCallback(
+    (q: FleetQuery, replace = false) => navigate(`/${queryToSearch(q, window.location.search)}`, replace),
+    [],
+  );
 
+  const stalled = rows?.filter(isStalled) ?? [];
+  const down = rows?.filter((r) => r.status === 'down') ?? [];
+  const stalledGroups = stalled.reduce((n, r) => n + (r.stalled_groups ?? 0), 0);
   useEffect(() => {
-    const stalled = targets?.reduce((n, t) => n + (t.summary?.stalled_groups ?? 0), 0) ?? 0;
-    document.title = stalled > 0 ? `(${stalled} stalled) Poolscope` : 'Poolscope';
-  }, [targets]);
-
-  const totalStalled = targets?.filter((t) => (t.summary?.stalled_groups ?? 0) > 0) ?? [];
-  const down = targets?.filter((t) => t.status === 'down') ?? [];
+    document.title = stalledGroups > 0 ? `(${stalledGroups} stalled) Poolscope` : 'Poolscope';
+  }, [stalledGroups]);
 
   return (
     <div className="page" data-testid="overview-page">
       <div className="page-head">
         <h1>Targets</h1>
-        <LiveIndicator status={liveStatus} />
-        {targets ? (
-          <span className="muted small">
-            {targets.length} target{targets.length === 1 ? '' : 's'}
-            {down.length ? <span className="text-bad"> · {down.length} down</span> : null}
+        {updatedAt && !error ? (
+          <span className="muted small" title="GET /api/overview every 2 s" data-testid="fleet-updated">
+            updated {fmtAgo(updatedAt, now)}
           </span>
         ) : null}
+        {viewSwitch}
+        {rows ? <TargetCount total={rows.length} down={down.length} /> : null}
       </div>
 
-      {error ? (
-        <Notice tone="bad" title="Backend unreachable" testId="backend-error">
-          {error.message}
-          {targets && updatedAt
-            ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.`
-            : '. Is `poolscope serve` running? Retrying every 5 s.'}
-        </Notice>
-      ) : null}
+      <OverviewNotices
+        error={error}
+        hasData={!!rows}
+        updatedAt={updatedAt}
+        now={now}
+        stalled={stalled.map((r) => ({ name: r.name, groups: r.stalled_groups }))}
+      />
 
-      {totalStalled.length ? (
-        <Notice tone="bad" title="Thread pool stall" testId="stalled-banner">
-          Stalled groups on{' '}
-          {totalStalled.map((t, i) => (
-            <span key={t.name}>
-              {i > 0 ? ', ' : ''}
-              <Link href={targetPath(t.name)}>{t.name}</Link> ({t.summary?.stalled_groups})
-            </span>
-          ))}
-          .
-        </Notice>
-      ) : null}
-
-      {!targets && !error ? (
+      {!rows && !error ? (
         <div className="loading" data-testid="overview-loading">
           Loading targets…
         </div>
       ) : null}
 
-      {targets && targets.length === 0 ? (
+      {rows && rows.length === 0 ? (
         <Notice tone="info" title="No targets configured" testId="overview-empty">
-          Poolscope has no database targets to poll. Add one to the backend configuration and restart it.
+          Poolscope has no database targets to poll. Add one to the backend configuration (or its targets_file / targets_dir).
         </Notice>
       ) : null}
 
-      {targets && targets.length ? (
-        <div className="card-grid" data-testid="target-list">
-          {targets.map((t) => (
-            <TargetCard key={t.name} target={t} now={now} />
-          ))}
-        </div>
-      ) : null}
+      {rows && rows.length ? <FleetTable rows={rows} query={query} onQuery={onQuery} now={now} /> : null}
     </div>
   );
 }
