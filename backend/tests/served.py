@@ -14,12 +14,12 @@ import uvicorn
 from poolscope.config import Settings
 from poolscope.main import create_app
 from poolscope.perimeter.serving import uvicorn_options
-from poolscope.services import Role
+from poolscope.services import ServiceRole
 from poolscope_dev.sandbox import free_port
 
 
 @contextmanager
-def uvicorn_app(settings: Settings, role: Role = "all") -> Iterator[str]:
+def uvicorn_app(settings: Settings, role: ServiceRole = "all") -> Iterator[str]:
     """Serve `settings` on a free 127.0.0.1 port in a thread; yields the base URL, stops on exit.
 
     Not yet ready when yielded: callers wait for what they need (health, a first poll, ...).
@@ -46,7 +46,7 @@ def uvicorn_app(settings: Settings, role: Role = "all") -> Iterator[str]:
 
 
 @contextmanager
-def ready_app(settings: Settings, role: Role = "all") -> Iterator[str]:
+def ready_app(settings: Settings, role: ServiceRole = "all") -> Iterator[str]:
     """`uvicorn_app`, yielded once /api/health answers (within 30 s)."""
     with uvicorn_app(settings, role) as base:
         deadline = time.monotonic() + 30
