@@ -87,7 +87,14 @@ def build_services(settings: Settings, store: SqlStore, role: ServiceRole = "all
     alerts = alertmanager = None
     # Alerts are evaluated where the polls are (an API process reads them from the store).
     if settings.alerts.enabled and role != "api":
-        alerts = AlertEngine(settings.alerts, store.hub, alert_repo, dispatcher, snapshots=snapshots)
+        alerts = AlertEngine(
+            settings.alerts,
+            store.hub,
+            alert_repo,
+            dispatcher,
+            snapshots=snapshots,
+            shared_silences=role == "poller",
+        )
         if settings.alerts.alertmanager.urls:
             alertmanager = AlertmanagerNotifier(settings.alerts.alertmanager, url, store.hub, alerts.current)
     return Services(

@@ -32,6 +32,9 @@ from poolscope.store.live import LiveHub
 
 log = logging.getLogger(__name__)
 
+# How often the engine re-reads silences that another process may have changed.
+SILENCE_REFRESH_S = 2.0
+
 
 class SnapshotTaker(Protocol):
     """What the engine needs of the snapshot service: a capture for a firing alert."""
@@ -54,6 +57,7 @@ class AlertEngine:
         dispatcher: WebhookDispatcher | None = None,
         rules: list[AlertRule] | None = None,
         snapshots: SnapshotTaker | None = None,
+        shared_silences: bool = False,
     ) -> None:
         self.settings = settings
         self.hub = hub
@@ -65,6 +69,9 @@ class AlertEngine:
         self._fire_times: dict[str, deque[float]] = defaultdict(deque)
         self._history: dict[str, deque[Observation]] = defaultdict(deque)
         self.silences: list[Silence] = []
+        # In a fleet, silences are changed through an API process: re-read them from the store.
+        self.shared_silences = shared_silences
+        self._silences_read_at = time.monotonic()
         self.snapshots = snapshots
         self.evaluations = 0
         self._task: asyncio.Task[None] | None = None
@@ -125,6 +132,7 @@ class AlertEngine:
 
     async def _evaluate(self, event: PollEvent) -> None:
         self.evaluations += 1
+        await self._refresh_silences()  # before anything fires: a silenced alert sends nothing
         target, now = event.target, event.ts
         history = self._history[target]
         history.append(Observation(event.ts, event.target_info, event.state))
@@ -168,6 +176,17 @@ class AlertEngine:
             if now - alert.last_active_at >= delay:
                 await self._resolve(fp, alert, now)
         await self._apply_silences(now)
+
+    async def _refresh_silences(self) -> None:
+        """Silences may be added or ended by another process (an API node in a fleet): re-read
+        them from the store every few seconds, one query for every target."""
+        if not self.shared_silences or time.monotonic() - self._silences_read_at < SILENCE_REFRESH_S:
+            return
+        self._silences_read_at = time.monotonic()
+        try:
+            self.silences = await self.repo.silences(active_at=time.time())
+        except Exception:
+            log.exception("reading silences from the store failed; the known ones stay")
 
     async def _apply(
         self,

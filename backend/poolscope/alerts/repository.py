@@ -92,10 +92,13 @@ class AlertRepository:
 
     async def save(self, alert: Alert) -> None:
         assert alert.id is not None
+        row = _alert_row(alert)
+        if alert.acked_by is None:
+            # An ack is only ever added, and perhaps by another process (an API node, README
+            # "Running a fleet") than the poller that evaluates the alert: never write it back to none.
+            del row["acked_by"], row["acked_at"]
         async with self.engine.begin() as conn:
-            await conn.execute(
-                update(alert_alerts).where(alert_alerts.c.id == alert.id).values(**_alert_row(alert))
-            )
+            await conn.execute(update(alert_alerts).where(alert_alerts.c.id == alert.id).values(**row))
 
     async def open_alerts(self) -> list[Alert]:
         """Alerts that were firing when the backend last stopped: they are restored, not forgotten."""

@@ -13,7 +13,7 @@ from poolscope.alerts.engine import active_order
 from poolscope.alerts.model import AlertRule
 from poolscope.alerts.repository import AlertRepository
 from poolscope.alerts.rules import all_rules
-from poolscope.api.deps import ALERTS_NOT_RUNNING, AlertsDep, RowId, ServicesDep, SettingsDep
+from poolscope.api.deps import ALERTS_NOT_RUNNING, RowId, ServicesDep, SettingsDep
 from poolscope.auth import User, require_role
 from poolscope.schemas import Alert, AlertEvent, Delivery, Silence
 from poolscope.services import Services
@@ -176,25 +176,34 @@ async def _acknowledge_stored(
 
 
 @router.post("/silences", response_model=Silence, status_code=201)
-async def add_silence(body: SilenceIn, engine: AlertsDep, settings: SettingsDep, user: Operator) -> Silence:
+async def add_silence(
+    body: SilenceIn, services: ServicesDep, reader: AlertReaderDep, settings: SettingsDep, user: Operator
+) -> Silence:
     """Mute notifications for alerts matching target / rule / group (empty = any) for a while."""
     if body.target is not None and body.target not in {t.name for t in settings.targets}:
         raise HTTPException(status_code=404, detail=f"unknown target {body.target!r}")
-    if body.rule is not None and body.rule not in {r.name for r in engine.rules}:
+    if body.rule is not None and body.rule not in {r.name for r in reader.rules}:
         raise HTTPException(status_code=422, detail=f"unknown rule {body.rule!r}")
     if body.target is None and body.rule is None and body.group is None:
         raise HTTPException(status_code=422, detail="a silence needs at least one of target, rule, group")
-    silence = await engine.repo.add_silence(
+    silence = await reader.repo.add_silence(
         body.target, body.rule, body.group, time.time() + body.duration_s, user.name, body.comment
     )
-    await engine.add_silence(silence)
+    # In an API process the pollers' engines read it from the store within seconds.
+    if services.alerts is not None:
+        await services.alerts.add_silence(silence)
     return silence
 
 
 @router.delete("/silences/{silence_id}", response_model=Silence)
-async def expire_silence(silence_id: RowId, engine: AlertsDep, _user: Operator) -> Silence:
+async def expire_silence(
+    silence_id: RowId, services: ServicesDep, reader: AlertReaderDep, _user: Operator
+) -> Silence:
     """End a silence now."""
-    silence = await engine.expire_silence(silence_id)
+    if services.alerts is not None:
+        silence = await services.alerts.expire_silence(silence_id)
+    else:
+        silence = await reader.repo.expire_silence(silence_id, time.time())
     if silence is None:
         raise HTTPException(status_code=404, detail=f"no silence {silence_id}")
     return silence

@@ -9,7 +9,6 @@ from fastapi import Depends, HTTPException, Path, Request
 from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import Guard
-from poolscope.alerts.engine import AlertEngine
 from poolscope.config import Settings
 from poolscope.recommend.engine import Recommender
 from poolscope.schemas import TargetInfo, TargetState
@@ -58,13 +57,6 @@ def get_guard(services: ServicesDep) -> Guard:
     return services.guard
 
 
-def get_alerts(request: Request) -> AlertEngine:
-    engine = _running(request, ALERTS_NOT_RUNNING).alerts
-    if engine is None:
-        raise HTTPException(status_code=503, detail=ALERTS_NOT_RUNNING)
-    return engine
-
-
 def get_snapshots(request: Request) -> SnapshotService:
     return _running(request, "snapshots are not available yet (starting)").snapshots
 
@@ -74,7 +66,6 @@ RecommenderDep = Annotated[Recommender, Depends(get_recommender)]
 ApplierDep = Annotated[Applier, Depends(get_applier)]
 AuditDep = Annotated[AuditLog, Depends(get_audit)]
 GuardDep = Annotated[Guard, Depends(get_guard)]
-AlertsDep = Annotated[AlertEngine, Depends(get_alerts)]
 SnapshotsDep = Annotated[SnapshotService, Depends(get_snapshots)]
 # A stored row's id in a path: the stores' ids are signed 64-bit, so a larger number is a 422
 # here rather than an overflow in the database driver.

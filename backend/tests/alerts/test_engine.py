@@ -35,9 +35,11 @@ async def make_engine(tmp_path):
     db = create_async_engine(url)
     made = []
 
-    async def make(**settings):
+    async def make(shared_silences: bool = False, **settings):
         hub = LiveHub()
-        engine = AlertEngine(AlertSettings(**settings), hub, AlertRepository(db))
+        engine = AlertEngine(
+            AlertSettings(**settings), hub, AlertRepository(db), shared_silences=shared_silences
+        )
         engine.dispatcher = Recorder()  # type: ignore[assignment]
         await engine.start()
         made.append(engine)
@@ -140,6 +142,40 @@ async def test_silence_mutes_notifications_but_not_the_alert(make_engine):
     await engine.evaluate(stalled(time.time() + 2))
     assert engine.current()[0].silenced_by is None
     assert engine.dispatcher.sent == [("group_stalled", "firing")]
+
+
+async def test_a_poller_engine_follows_silences_another_process_stored(make_engine, monkeypatch):
+    """In a fleet the API node stores a silence; the poller's engine picks it up, and its end."""
+    monkeypatch.setattr("poolscope.alerts.engine.SILENCE_REFRESH_S", 0.0)
+    engine = await make_engine(shared_silences=True, resolve_after_s=0)
+    api_repo = AlertRepository(engine.repo.engine)  # what an API process holds
+    silence = await api_repo.add_silence("db1", "group_stalled", None, 10**10, "op", "maintenance")
+    await engine.evaluate(stalled(time.time()))
+    (alert,) = engine.current()
+    assert alert.silenced_by == silence.id and engine.dispatcher.sent == []
+    await api_repo.expire_silence(silence.id, time.time())
+    await engine.evaluate(stalled(time.time() + 1))
+    assert engine.current()[0].silenced_by is None
+
+
+async def test_an_engine_without_shared_silences_keeps_its_own(make_engine, monkeypatch):
+    monkeypatch.setattr("poolscope.alerts.engine.SILENCE_REFRESH_S", 0.0)
+    engine = await make_engine(resolve_after_s=0)
+    await AlertRepository(engine.repo.engine).add_silence("db1", None, None, 10**10, "op", "")
+    await engine.evaluate(stalled(time.time()))
+    assert engine.current()[0].silenced_by is None  # one process: silences come through the engine
+
+
+async def test_an_ack_stored_by_another_process_survives_the_engines_next_save(make_engine):
+    engine = await make_engine(resolve_after_s=0)
+    await engine.evaluate(stalled(100))
+    (alert,) = engine.current()
+    stored = await engine.repo.get(alert.id)
+    stored.acked_by, stored.acked_at = "op", 101.0
+    await AlertRepository(engine.repo.engine).save(stored)  # an API node acknowledges
+    await engine.evaluate(calm(102))  # the engine resolves and saves its copy (no ack in it)
+    after = await engine.repo.get(alert.id)
+    assert after.status == "resolved" and after.acked_by == "op" and after.acked_at == 101.0
 
 
 async def test_acknowledge_and_alert_events_on_the_hub(make_engine):
