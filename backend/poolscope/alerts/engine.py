@@ -69,6 +69,8 @@ class AlertEngine:
         self._fire_times: dict[str, deque[float]] = defaultdict(deque)
         self._history: dict[str, deque[Observation]] = defaultdict(deque)
         self.silences: list[Silence] = []
+        # In a fleet, the targets whose alerts this engine evaluates (on_ownership); None: all.
+        self._owned: set[str] | None = None
         # In a fleet, silences are changed through an API process: re-read them from the store.
         self.shared_silences = shared_silences
         self._silences_read_at = time.monotonic()
@@ -114,6 +116,8 @@ class AlertEngine:
         back from the store, where its previous owner left them, so an alert still firing there is
         continued here, not fired again; a lost target's are forgotten (its new owner goes on)."""
         async with self._lock:
+            owned = self._owned if self._owned is not None else set()
+            self._owned = (owned | gained) - lost
             moved = gained | lost
             for fp in [fp for fp, a in self.active.items() if a.target in moved]:
                 del self.active[fp]
@@ -128,6 +132,10 @@ class AlertEngine:
 
     async def evaluate(self, event: PollEvent) -> None:
         async with self._lock:
+            if self._owned is not None and event.target not in self._owned:
+                # A poll of a target this poller has just handed over, still on its way from the
+                # store's write batch: the new owner evaluates the target now (it would fire again).
+                return
             await self._evaluate(event)
 
     async def _evaluate(self, event: PollEvent) -> None:

@@ -166,6 +166,18 @@ async def test_an_engine_without_shared_silences_keeps_its_own(make_engine, monk
     assert engine.current()[0].silenced_by is None  # one process: silences come through the engine
 
 
+async def test_a_poller_engine_ignores_polls_of_a_target_it_handed_over(make_engine):
+    """A poll still on its way from the write batch after the hand-over must not fire here again."""
+    engine = await make_engine(resolve_after_s=0)
+    await engine.on_ownership({"db1"}, set())
+    await engine.evaluate(stalled(100))
+    assert len(engine.current()) == 1
+    await engine.on_ownership(set(), {"db1"})
+    await engine.evaluate(stalled(101))
+    assert engine.current() == []
+    assert [a.target for a in await engine.repo.open_alerts()] == ["db1"]  # one row, the first
+
+
 async def test_an_ack_stored_by_another_process_survives_the_engines_next_save(make_engine):
     engine = await make_engine(resolve_after_s=0)
     await engine.evaluate(stalled(100))

@@ -1,14 +1,17 @@
 """The fleet on PostgreSQL, as separate processes: two `poolscope poller`s and one `poolscope api`.
 One poller is killed with SIGKILL: its targets are polled again by the other within 10 s, no target
-is polled by both at once, and no alert fires a second time (the survivor continues it)."""
+is polled by both at once, no alert fires a second time (the survivor continues it), and the API's
+live stream goes on with the survivor's polls."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 from poolscope_dev.sandbox import free_port
 from tests.alerts.support import wait_for
@@ -35,6 +38,18 @@ def fired(url: str) -> dict[str, int]:
         url, "SELECT target, count(*) FROM alert_alerts WHERE rule = 'connections_near_max' GROUP BY target"
     )
     return {target: int(count) for target, count in rows}
+
+
+def live_polls(url: str, count: int, within_s: float = 15.0) -> list[float]:
+    """The poll timestamps of the first `count` poll events on the SSE stream at url."""
+    seen: list[float] = []
+    deadline = time.monotonic() + within_s
+    with urllib.request.urlopen(url, timeout=within_s) as stream:
+        while len(seen) < count and time.monotonic() < deadline:
+            line = stream.readline().decode()
+            if line.startswith("data: "):
+                seen.append(float(json.loads(line[6:])["ts"]))
+    return seen
 
 
 def test_a_killed_pollers_targets_move_to_the_survivor_and_nothing_runs_twice(
@@ -101,10 +116,11 @@ def test_a_killed_pollers_targets_move_to_the_survivor_and_nothing_runs_twice(
             for target, times in poll_times(store_url).items():
                 close = [b - a for a, b in zip(times, times[1:], strict=False) if b - a < INTERVAL_S / 2]
                 assert len(close) <= 1, (target, close)
-            # F4 (cross-process live feed): assert here that the API's /api/live stream keeps
-            # delivering poll events for the moved targets after the kill (the issue's "the UI's
-            # live feed keeps flowing"); the api role does not carry the feed across processes yet.
-            assert answers(f"http://127.0.0.1:{port}/api/health")
+            # The UI's live feed keeps flowing: the API process streams the survivor's polls of a
+            # moved target (it reads them from the store, whichever poller wrote them).
+            events = live_polls(f"http://127.0.0.1:{port}/api/live?events=poll&target={moved[0]}", 3)
+            assert len(events) == 3 and all(ts > killed_at + delays[moved[0]] - 1 for ts in events), events
+            assert events == sorted(events) and len(set(events)) == 3
         except BaseException:
             for proc in started:
                 print(proc.tail())

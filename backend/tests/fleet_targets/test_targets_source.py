@@ -138,7 +138,7 @@ async def test_a_reload_adds_and_removes_targets_while_an_unchanged_one_polls_on
         watcher = TargetsWatcher(settings, scheduler.set_targets)
         await watcher.check()
         keep = next(p for p in scheduler.pollers if p.name == "keep")
-        keep_task = next(t for t in scheduler._tasks if t.get_name() == "poll:keep")
+        keep_task = scheduler._tasks["keep"]
         await wait_for_poll(services, "keep")
         first = (await services.store.latest("keep"))[0].last_poll_at  # type: ignore[index]
 
@@ -147,11 +147,8 @@ async def test_a_reload_adds_and_removes_targets_while_an_unchanged_one_polls_on
         assert await watcher.check()
         assert sorted(p.name for p in scheduler.pollers) == ["added", "keep"]
         assert next(p for p in scheduler.pollers if p.name == "keep") is keep
-        assert keep_task in scheduler._tasks and not keep_task.done()
-        assert sorted(t.get_name() for t in scheduler._tasks if t.get_name().startswith("poll:")) == [
-            "poll:added",
-            "poll:keep",
-        ]
+        assert scheduler._tasks["keep"] is keep_task and not keep_task.done()
+        assert sorted(scheduler._tasks) == ["added", "keep"]
         await wait_for_poll(services, "added")
         later = (await services.store.latest("keep"))[0].last_poll_at  # type: ignore[index]
         assert later is not None and first is not None and later > first  # kept polling
