@@ -82,10 +82,12 @@ async def get_overview(store: StoreDep, settings: SettingsDep) -> Overview:
     """Every configured target as one small row (status, stalls, queue, longest wait, alerts):
     what a table of hundreds of servers needs, without each target's full info."""
     firing = Counter(a.target for a in await AlertRepository(store.engine).open_alerts())
+    targets = settings.targets  # a snapshot: a reload replaces the list, never edits it
+    # One read of every target's info (not its state), as /api/targets does.
+    infos = await store.latest_rows.infos([t.name for t in targets])
     rows = []
-    for target in settings.targets:  # a snapshot: a reload replaces the list, never edits it
-        latest = await store.latest(target.name)
-        info = latest[0] if latest else never_polled(settings, target.name)
+    for target in targets:
+        info = infos.get(target.name) or never_polled(settings, target.name)
         # Tags from the config as it is now (a reload may have changed them since the last poll).
         rows.append(overview_row(info, dict(target.tags), firing.get(target.name, 0)))
     return Overview(ts=time.time(), targets=rows)

@@ -58,10 +58,10 @@ class SqlStore:
         self.rollup_retention_s = rollup_retention_s
         self.rollup_step_s = rollup_step_s
         self.engine = engine or create_async_engine(url)
-        if make_url(url).get_backend_name() == "sqlite":
+        self.dialect = make_url(url).get_backend_name()
+        if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_tuning)
         self.hub = LiveHub()
-        self.dialect = make_url(url).get_backend_name()
         self._series = SeriesIds(self.dialect)
         # Each target's latest poll, readable by every process (store/latest.py).
         self.latest_rows = LatestRows(self.engine)
