@@ -6,12 +6,42 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 import signal
 
 from poolscope.config import Settings
 from poolscope.services import run_services
 
 log = logging.getLogger(__name__)
+
+
+# Descriptors a poller needs besides one socket per target: the store, logs, the loop's own.
+SPARE_FILES = 64
+
+
+def raise_open_files_limit(targets: int) -> int:
+    """Raise this process's soft RLIMIT_NOFILE to its hard limit, as far as the targets need: each
+    target it polls holds a socket, and one poller takes over every target when the others die
+    (1,000 targets pass the common default soft limit of 1,024). Returns the soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = targets + SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            log.info("open files limit raised from %d to %s for %d target(s)", soft, hard, targets)
+            soft = hard
+        except (ValueError, OSError) as exc:
+            log.warning("could not raise the open files limit from %d: %s", soft, exc)
+        if soft != resource.RLIM_INFINITY and soft < needed:
+            log.warning(
+                "open files limit %d is below the %d that %d target(s) may need (hard limit %s):"
+                " raise it (ulimit -n) or run more pollers",
+                soft,
+                needed,
+                targets,
+                hard,
+            )
+    return soft
 
 
 async def poll_until_stopped(settings: Settings) -> None:
@@ -27,4 +57,5 @@ async def poll_until_stopped(settings: Settings) -> None:
 
 
 def run_poller(settings: Settings) -> None:
+    raise_open_files_limit(len(settings.targets))
     asyncio.run(poll_until_stopped(settings))

@@ -1,7 +1,14 @@
 """Runs every target's poller on its own schedule; polls of one target never overlap.
 
 A slow or dead target delays only its own next poll; a store error is logged and the next poll
-goes on, so one bad second never stops monitoring. In a fleet (poolscope/fleet/) the scheduler
+goes on, so one bad second never stops monitoring.
+
+Hundreds of targets in one process: targets started together get their first polls spread over
+one interval (and keep that phase), and polls wait for a turn (MAX_POLLS_IN_FLIGHT, of which at
+most MAX_CONNECTS_IN_FLIGHT connect) before their timeout starts, so a process short of CPU polls
+late instead of timing out. It did time out: 500 first polls at the same instant on a busy 2-core
+machine each took over poll_timeout_s, every connection was closed, and the retries met the same
+herd, so at 1,000 targets nothing ever came up (docs/FLEET.md, "1,000 targets"). In a fleet (poolscope/fleet/) the scheduler
 polls only the targets whose lease this process holds: the lease is checked before each poll, and
 the lease keeper tells it (on_ownership) when one is won or given up. The target list can change
 while it runs (set_targets): a target whose configuration did not change keeps its poller, its
@@ -17,18 +24,40 @@ import time
 from typing import Protocol
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.poller.target_poller import TargetPoller
+from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
 
 # A target that is down is retried with growing pauses, never slower than this.
 MAX_RETRY_INTERVAL_S = 10.0
+# Polls of this process running at once; the rest wait their turn before their timeout starts.
+# Enough for hundreds of targets at 1 s across a WAN (a poll is one or two round trips).
+MAX_POLLS_IN_FLIGHT = 128
+# Of those, polls that first connect (handshake, discovery, every collector): the costly kind.
+MAX_CONNECTS_IN_FLIGHT = 16
 MAINTENANCE_INTERVAL_S = 30.0
 # How long past the poll timeout a stopping target's loop may take to store its last poll.
 STOP_GRACE_S = 5.0
 # The lease under which one process of a fleet runs store maintenance (not a valid target name).
 MAINTENANCE_LEASE = ":store-maintenance"
+
+
+class _Loop:
+    """One target's poll loop: halted ends it after the poll in flight; a sleeping loop is
+    cancelled at once (its sleep is a plain timer, not a wait on an event: no task per poll)."""
+
+    __slots__ = ("halted", "sleeping", "task")
+
+    def __init__(self) -> None:
+        self.halted = False
+        self.sleeping = False
+        self.task: asyncio.Task[None] | None = None
+
+    def halt(self) -> None:
+        self.halted = True
+        if self.sleeping and self.task is not None:
+            self.task.cancel()
 
 
 class Ownership(Protocol):
@@ -57,7 +86,9 @@ class Scheduler:
             )
         }
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._halts: dict[str, asyncio.Event] = {}  # set: that target's loop ends after its poll
+        self._loops: dict[str, _Loop] = {}
+        self._in_flight = asyncio.Semaphore(MAX_POLLS_IN_FLIGHT)
+        self._connecting = asyncio.Semaphore(MAX_CONNECTS_IN_FLIGHT)
         self._maintenance: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._running = False
@@ -81,9 +112,7 @@ class Scheduler:
 
     def start(self) -> None:
         self._running = True
-        for name in self.by_name:
-            if self._may_poll(name):
-                self._start_task(name)
+        self._start_tasks()
         self._maintenance = asyncio.create_task(self._run_maintenance(), name="store-maintenance")
 
     async def stop(self) -> None:
@@ -99,12 +128,19 @@ class Scheduler:
 
     # --- which targets run -----------------------------------------------------------------
 
-    def _start_task(self, name: str) -> None:
-        task = self._tasks.get(name)
-        if task is None or task.done():
-            halt = self._halts[name] = asyncio.Event()
-            self._tasks[name] = asyncio.create_task(
-                self._run_target(self.by_name[name], halt), name=f"poll:{name}"
+    def _start_tasks(self) -> None:
+        """Start a loop for every target we may poll that has none, their first polls spread
+        evenly over one interval (a lone target polls at once)."""
+        starting = [
+            name
+            for name in self.by_name
+            if self._may_poll(name) and ((task := self._tasks.get(name)) is None or task.done())
+        ]
+        spread = self.settings.poll_interval_s / len(starting) if starting else 0.0
+        for i, name in enumerate(starting):
+            loop = self._loops[name] = _Loop()
+            loop.task = self._tasks[name] = asyncio.create_task(
+                self._run_target(self.by_name[name], loop, i * spread), name=f"poll:{name}"
             )
 
     async def _stop_tasks(self, names: list[str]) -> None:
@@ -113,9 +149,9 @@ class Scheduler:
         timeout. Their connections are closed: a target we do not poll holds none."""
         stopping = []
         for name in names:
-            halt = self._halts.pop(name, None)
-            if halt is not None:
-                halt.set()
+            loop = self._loops.pop(name, None)
+            if loop is not None:
+                loop.halt()
             task = self._tasks.pop(name, None)
             if task is not None:
                 stopping.append(task)
@@ -136,9 +172,7 @@ class Scheduler:
             if not self._running:
                 return
             await self._stop_tasks([name for name in self._tasks if not self._may_poll(name)])
-            for name in self.by_name:
-                if self._may_poll(name):
-                    self._start_task(name)
+            self._start_tasks()
 
     async def set_targets(self, targets: list[TargetConfig]) -> None:
         """Replace the target list: unchanged targets poll on without a break; removed ones stop;
@@ -154,28 +188,29 @@ class Scheduler:
             for name, config in wanted.items():
                 self.by_name[name] = kept.get(name) or TargetPoller(config, self.settings)
             if self._running:
-                for name in self.by_name:
-                    if self._may_poll(name):
-                        self._start_task(name)
+                self._start_tasks()
 
     # --- the loops -------------------------------------------------------------------------
 
-    @staticmethod
-    async def _sleep(seconds: float, until: asyncio.Event) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(until.wait(), timeout=max(seconds, 0.0))
-
-    async def _run_target(self, poller: TargetPoller, halt: asyncio.Event) -> None:
+    async def _run_target(self, poller: TargetPoller, loop: _Loop, delay_s: float) -> None:
         interval = self.settings.poll_interval_s
         retry = interval
-        next_at = time.monotonic()
-        while not halt.is_set():
+        next_at = time.monotonic() + delay_s
+        while not loop.halted:
+            if (wait_s := next_at - time.monotonic()) > 0:
+                loop.sleeping = True
+                try:
+                    await asyncio.sleep(wait_s)  # halt() cancels it
+                finally:
+                    loop.sleeping = False
+            if loop.halted:
+                return
             if not self._may_poll(poller.name):
                 # The lease lapsed (the store unreachable, or taken over): stop until it is won back.
                 # Return without awaiting, so a lease won back meanwhile finds this loop done and
                 # starts a new one; the next ownership change closes the connection (_stop_tasks).
                 return
-            result = await poller.poll_once()
+            result = await self._poll(poller)
             if result.info.status == "down":
                 retry = min(retry * 2, MAX_RETRY_INTERVAL_S)
                 next_at = time.monotonic() + retry
@@ -194,7 +229,19 @@ class Scheduler:
                 )
             except Exception:
                 log.exception("target %s: storing the poll failed", poller.name)
-            await self._sleep(next_at - time.monotonic(), halt)
+
+    async def _poll(self, poller: TargetPoller) -> PollResult:
+        """One poll once it has a turn: its timeout counts from then, not while it queued."""
+        if poller.connection.conn is None:
+            async with self._connecting, self._in_flight:
+                return await poller.poll_once()
+        async with self._in_flight:
+            return await poller.poll_once()
+
+    @staticmethod
+    async def _sleep(seconds: float, until: asyncio.Event) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(until.wait(), timeout=max(seconds, 0.0))
 
     async def _run_maintenance(self) -> None:
         while not self._stopping.is_set():
