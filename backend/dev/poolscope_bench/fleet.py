@@ -42,10 +42,10 @@ from poolscope_bench.common import (
     progress,
 )
 from poolscope_bench.exporter import Exporter, ExporterError, exporter_version, find_exporter
-from poolscope_bench.fleetprobe import ApiProbe, count_polls, log_problems
+from poolscope_bench.fleetprobe import ApiProbe, child_roles, count_polls, log_problems
 from poolscope_bench.fleetreport import render
 from poolscope_bench.idlecost import exporter_idle_cost
-from poolscope_bench.proctree import tree_pids, tree_usage
+from poolscope_bench.proctree import cpu_by_role, tree_pids, tree_usage
 from poolscope_bench.stats import process_cpu_s
 from poolscope_dev import supervisor
 from poolscope_dev.mariadbd import install_datadir
@@ -180,7 +180,10 @@ def _sandboxes_cpu_s(sandboxes: list[MariaDBSandbox]) -> float:
 def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], workdir: Path) -> dict[str, Any]:
     """Start `poolscope serve` with n targets, measure one window, stop it; every process is gone after."""
     run_dir = workdir / f"run-{n}"
-    run_dir.mkdir(parents=True, exist_ok=True)
+    # A kept --workdir must not hand this run the last run's store (its latest rows looked like
+    # polls already done) or log (appended to).
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir(parents=True)
     store = run_dir / "fleet.db"
     port = free_port()
     config = run_dir / "poolscope.toml"
@@ -231,7 +234,7 @@ def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], work
             )
         seen.update(u0.pids + u1.pids)
         time.sleep(STORE_GRACE_S)
-        polls, polled_targets = count_polls(store, w0, w1)
+        polls, down_polls, polled_targets = count_polls(store, w0, w1)
     finally:
         probe.close()
         seen.update(tree_pids(child.pid))
@@ -242,6 +245,13 @@ def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], work
         left += [pid for pid in strays if not supervisor.stop_pid(pid, grace_s=10)]
     window = t1 - t0
     cpu_s = u1.cpu_s - u0.cpu_s
+    # The API process answers the bench's own requests too (/api/targets every 0.5 s, the
+    # overview every 1 s): shown apart so the pollers' cost per poll is seen without them.
+    roles = {
+        role: round(cpu / window, 3)
+        for role, cpu in cpu_by_role(u0, u1, child_roles(run_dir / "serve.log")).items()
+    }
+    poller_s = roles.get("poller", 0.0) * window
     return {
         "targets": n,
         "window_s": round(window, 2),
@@ -253,6 +263,9 @@ def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], work
         "polls_expected": round(n * window / cfg.poll_interval_s),
         "targets_polled": polled_targets,
         "cpu_ms_per_poll": round(cpu_s * 1000 / polls, 3) if polls else None,
+        "cpu_cores_by_role": roles,
+        "poller_cpu_ms_per_poll": round(poller_s * 1000 / polls, 3) if polls and "poller" in roles else None,
+        "down_polls": down_polls,
         "rss_mb": round(u1.rss_bytes / 2**20, 1),
         "mariadb_cpu_cores": round((m1 - m0) / window, 3),
         "api": api,

@@ -18,15 +18,35 @@ API_EVERY_S = 0.5
 API_TIMEOUT_S = 5.0  # a slower answer counts as a failed request (keeps the window bounded)
 
 
-def count_polls(store: Path, t0: float, t1: float) -> tuple[int, int]:
-    """(target_up samples, distinct targets) stored with a poll time in [t0, t1): one per target-poll."""
+def count_polls(store: Path, t0: float, t1: float) -> tuple[int, int, int]:
+    """(polls that reached the server, polls of a target found down, distinct targets reached)
+    with a poll time in [t0, t1), from the target_up samples (1 up, 0 down): one per target-poll.
+    A poll that timed out is no poll done: counting it hid that nothing was up at 1,000 targets."""
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=30) as db:
         row = db.execute(
-            "SELECT count(*), count(DISTINCT r.target) FROM samples s JOIN series r ON r.id = s.series_id"
+            "SELECT count(*) FILTER (WHERE s.value > 0), count(*) FILTER (WHERE s.value <= 0),"
+            " count(DISTINCT r.target) FILTER (WHERE s.value > 0)"
+            " FROM samples s JOIN series r ON r.id = s.series_id"
             " WHERE r.metric = 'target_up' AND s.ts >= ? AND s.ts < ?",
             (t0, t1),
         ).fetchone()
-    return int(row[0]), int(row[1])
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+_STARTED = re.compile(r"started (\w+(?: \d+)?) \(pid (\d+)\)")
+
+
+def child_roles(path: Path) -> dict[int, str]:
+    """pid -> "api" / "poller" from the supervisor's "started api (pid N)" lines in a serve log."""
+    roles: dict[int, str] = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if (match := _STARTED.search(line)) is not None:
+                    roles[int(match[2])] = match[1].split()[0]
+    except OSError:
+        pass
+    return roles
 
 
 _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (?:\([\w.]+\) )?(.*)")
@@ -77,17 +97,24 @@ class ApiProbe:
                 pass
 
     def staleness(self, rows: list[dict[str, Any]], now: float) -> list[float]:
-        """now - last_poll_at per target; a target never polled counts from the server's start."""
-        return [now - (row.get("last_poll_at") or self.started_at) for row in rows]
+        """now - last_success_at per target: the age of what the UI shows (a poll that timed out
+        brings nothing new); a target never reached counts from the server's start."""
+        return [now - (row.get("last_success_at") or self.started_at) for row in rows]
 
     def store_staleness(self, now: float) -> list[float]:
-        """The same from the store's last-poll rows, for a second the API did not answer in time."""
+        """The same from the store's latest rows, for a second the API did not answer in time."""
         try:
             with sqlite3.connect(f"file:{self.store}?mode=ro", uri=True, timeout=2) as db:
-                polled = [float(ts) for (ts,) in db.execute("SELECT ts FROM target_latest")]
+                reached = [
+                    float(ts)
+                    for (ts,) in db.execute(
+                        "SELECT json_extract(info, '$.last_success_at') FROM target_latest"
+                    )
+                    if ts is not None
+                ]
         except sqlite3.Error:
             return []
-        return [now - ts for ts in polled] + [now - self.started_at] * max(self.n - len(polled), 0)
+        return [now - ts for ts in reached] + [now - self.started_at] * max(self.n - len(reached), 0)
 
     def sample(self, until: float) -> dict[str, Any]:
         targets_ms: list[float] = []

@@ -72,7 +72,14 @@ def render(results: dict[str, Any]) -> str:
     for run in runs:
         api = run["api"]
         notes = [f"every target first polled after {_num(run['first_poll_s'], 1)} s"]
-        notes.append(f"{run['targets_polled']}/{run['targets']} targets polled in the window")
+        notes.append(f"{run['targets_polled']}/{run['targets']} targets reached in the window")
+        if run.get("down_polls"):
+            notes.append(f"{run['down_polls']} polls found their target down (not counted as done)")
+        if roles := run.get("cpu_cores_by_role"):
+            split = ", ".join(f"{role} {cores:.2f}" for role, cores in sorted(roles.items()))
+            notes.append(
+                f"cores by process: {split}; pollers {_num(run.get('poller_cpu_ms_per_poll'), 2)} ms/target-poll"
+            )
         if api["overview_path"]:
             notes.append(f"{api['overview_path']} p95 {_num(api['overview_ms'].get('p95'), 1)} ms")
         if api["errors"]:
@@ -93,7 +100,8 @@ def render(results: dict[str, Any]) -> str:
             out.append(f"{'':>7}   serve log: {problems['error_lines']} ERROR lines; {kinds}")
     out.append(
         "CPU = utime+stime of the whole poolscope process tree (supervisor and every child) in the window;"
-        " MariaDB cores = the sandboxes' CPU, separate; polls counted in the store (target_up samples)."
+        " MariaDB cores = the sandboxes' CPU, separate; polls done = polls that reached their server, counted in the store (target_up = 1);"
+        " staleness = age of each target's last successful poll."
     )
     out.append("=" * 100)
     return "\n".join(out)

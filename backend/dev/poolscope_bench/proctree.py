@@ -42,6 +42,17 @@ class TreeUsage:
     cpu_s: float  # utime + stime of every member, plus what its reaped children used (cutime + cstime)
     rss_bytes: int
     pids: tuple[int, ...]
+    cpu_by_pid: dict[int, float]  # the same per member
+
+
+def cpu_by_role(u0: TreeUsage, u1: TreeUsage, roles: dict[int, str]) -> dict[str, float]:
+    """CPU seconds between two readings per role (pid -> role; a pid not listed counts as
+    "supervisor" if it is the root, else "other"); a member that started in between counts whole."""
+    out: dict[str, float] = {}
+    for pid, cpu in u1.cpu_by_pid.items():
+        role = roles.get(pid) or ("supervisor" if pid == u1.pids[0] else "other")
+        out[role] = out.get(role, 0.0) + cpu - u0.cpu_by_pid.get(pid, 0.0)
+    return out
 
 
 def tree_usage(root: int) -> TreeUsage:
@@ -50,13 +61,14 @@ def tree_usage(root: int) -> TreeUsage:
     A child that died and was reaped has its CPU in its parent's cutime/cstime, so the total
     only grows as long as the root lives: differences over a window are the tree's CPU in it.
     """
-    cpu_ticks = rss_pages = 0
+    rss_pages = 0
+    by_pid: dict[int, float] = {}
     pids = tree_pids(root)
     for pid in pids:
         fields = _stat_fields(pid)
         if fields is None:
             continue
         # utime 14, stime 15, cutime 16, cstime 17, rss 24 (pages)
-        cpu_ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))
+        by_pid[pid] = sum(int(fields[i]) for i in (11, 12, 13, 14)) / _TICK
         rss_pages += int(fields[21])
-    return TreeUsage(cpu_ticks / _TICK, rss_pages * _PAGE, tuple(pids))
+    return TreeUsage(sum(by_pid.values()), rss_pages * _PAGE, tuple(pids), by_pid)

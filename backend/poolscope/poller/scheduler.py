@@ -44,19 +44,20 @@ MAINTENANCE_LEASE = ":store-maintenance"
 
 
 class _Loop:
-    """One target's poll loop: halted ends it after the poll in flight; a sleeping loop is
-    cancelled at once (its sleep is a plain timer, not a wait on an event: no task per poll)."""
+    """One target's poll loop: halted ends it after the poll in flight; a loop that is idle
+    (asleep, or queued for a turn) is cancelled at once. Its sleep is a plain timer, not a wait
+    on an event with a timeout (that made a task per poll)."""
 
-    __slots__ = ("halted", "sleeping", "task")
+    __slots__ = ("halted", "idle", "task")
 
     def __init__(self) -> None:
         self.halted = False
-        self.sleeping = False
+        self.idle = False
         self.task: asyncio.Task[None] | None = None
 
     def halt(self) -> None:
         self.halted = True
-        if self.sleeping and self.task is not None:
+        if self.idle and self.task is not None:
             self.task.cancel()
 
 
@@ -198,11 +199,11 @@ class Scheduler:
         next_at = time.monotonic() + delay_s
         while not loop.halted:
             if (wait_s := next_at - time.monotonic()) > 0:
-                loop.sleeping = True
+                loop.idle = True
                 try:
                     await asyncio.sleep(wait_s)  # halt() cancels it
                 finally:
-                    loop.sleeping = False
+                    loop.idle = False
             if loop.halted:
                 return
             if not self._may_poll(poller.name):
@@ -210,7 +211,9 @@ class Scheduler:
                 # Return without awaiting, so a lease won back meanwhile finds this loop done and
                 # starts a new one; the next ownership change closes the connection (_stop_tasks).
                 return
-            result = await self._poll(poller)
+            result = await self._poll(poller, loop)
+            if result is None:
+                return
             if result.info.status == "down":
                 retry = min(retry * 2, MAX_RETRY_INTERVAL_S)
                 next_at = time.monotonic() + retry
@@ -230,13 +233,17 @@ class Scheduler:
             except Exception:
                 log.exception("target %s: storing the poll failed", poller.name)
 
-    async def _poll(self, poller: TargetPoller) -> PollResult:
-        """One poll once it has a turn: its timeout counts from then, not while it queued."""
-        if poller.connection.conn is None:
-            async with self._connecting, self._in_flight:
-                return await poller.poll_once()
-        async with self._in_flight:
-            return await poller.poll_once()
+    async def _poll(self, poller: TargetPoller, loop: _Loop) -> PollResult | None:
+        """One poll once it has a turn: its timeout counts from then, not while it queued. A halt
+        while it queues cancels it (None: a stop must not wait for the queue)."""
+        cold = poller.connection.conn is None
+        loop.idle = True
+        try:
+            async with self._connecting if cold else contextlib.nullcontext(), self._in_flight:
+                loop.idle = False
+                return None if loop.halted else await poller.poll_once()
+        finally:
+            loop.idle = False
 
     @staticmethod
     async def _sleep(seconds: float, until: asyncio.Event) -> None:

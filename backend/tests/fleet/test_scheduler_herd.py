@@ -1,0 +1,165 @@
+"""The scheduler with many targets in one process, on replayed fixture targets and a real store.
+
+- A poll's timeout counts from its turn, not from when it queued: many targets whose connect
+  costs the event loop real work (handshake, discovery on a busy machine) all come up, instead of
+  the later ones timing out behind the others and retrying as the same herd.
+- Targets started together spread their first polls over one interval.
+- A sleeping poll loop holds no task of its own besides itself, and a halt ends it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from pydantic import SecretStr
+
+from poolscope.config import Settings, TargetConfig
+from poolscope.poller import scheduler as scheduler_module
+from poolscope.poller.connection import register_scheme
+from poolscope.poller.scheduler import Scheduler
+from poolscope.schemas import PollEvent
+from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import SqlStore
+from poolscope_dev.replay import FixtureConnection
+from tests import FIXTURES_ROOT
+
+FIXTURE_DSN = "fixture://percona/8.4.10"
+CONNECT_WORK_S = 0.04  # what one connect keeps the loop busy for
+
+
+class BusyConnect(FixtureConnection):
+    """A replayed server whose connect keeps the event loop busy, as a real one does when hundreds
+    of targets connect at once on a loaded machine."""
+
+    async def connect(self) -> None:
+        time.sleep(CONNECT_WORK_S)  # noqa: ASYNC251 - blocking on purpose: the loop's CPU, not a wait
+        await super().connect()
+
+
+class SlowConnect(FixtureConnection):
+    """A replayed server half a second away: its connect waits (the loop is free meanwhile)."""
+
+    async def connect(self) -> None:
+        await asyncio.sleep(0.5)
+        await super().connect()
+
+
+register_scheme(
+    "busyconnect",
+    lambda config: BusyConnect(config.model_copy(update={"dsn": SecretStr(FIXTURE_DSN)}), FIXTURES_ROOT),
+)
+register_scheme(
+    "slowconnect",
+    lambda config: SlowConnect(config.model_copy(update={"dsn": SecretStr(FIXTURE_DSN)}), FIXTURES_ROOT),
+)
+
+
+@pytest.fixture
+async def store(tmp_path):
+    """SQLite only: what is tested here is the scheduler, not the store (tests/fleet/conftest.py
+    runs both engines)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    await asyncio.to_thread(upgrade_to_head, url)
+    sql_store = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
+    try:
+        yield sql_store
+    finally:
+        await sql_store.close()
+
+
+async def first_polls(store, names: set[str], timeout_s: float) -> dict[str, PollEvent]:
+    """The first poll event of each target (bounded in time)."""
+    seen: dict[str, PollEvent] = {}
+    async with store.hub.subscribe() as queue:
+        end = time.monotonic() + timeout_s
+        while set(seen) != names and (left := end - time.monotonic()) > 0:
+            try:
+                event = await asyncio.wait_for(queue.get(), timeout=left)
+            except TimeoutError:
+                break
+            if isinstance(event, PollEvent):
+                seen.setdefault(event.target, event)
+    return seen
+
+
+async def test_polls_queued_behind_costly_connects_do_not_time_out(store, monkeypatch):
+    # 60 connects of 40 ms each: 2.4 s of loop time, well past the 1 s poll timeout if they all
+    # start at once (the old scheduler timed out every target after the 25th or so).
+    monkeypatch.setattr(scheduler_module, "MAX_CONNECTS_IN_FLIGHT", 4)
+    names = {f"busy{i:02d}" for i in range(60)}
+    settings = Settings(
+        poll_interval_s=0.5,
+        poll_timeout_s=1.0,
+        targets=[TargetConfig(name=n, dsn="busyconnect://x/") for n in sorted(names)],
+    )
+    scheduler = Scheduler(settings, store)
+    scheduler.start()
+    try:
+        seen = await first_polls(store, names, timeout_s=60)
+    finally:
+        await scheduler.stop()
+    assert set(seen) == names
+    down = {n: e.target_info.reason for n, e in seen.items() if e.target_info.status != "up"}
+    assert not down, down
+
+
+async def test_a_stop_does_not_wait_for_the_polls_still_queued_for_a_turn(store, monkeypatch):
+    # One connect at a time, half a second each: 30 targets queue for 15 s.
+    monkeypatch.setattr(scheduler_module, "MAX_CONNECTS_IN_FLIGHT", 1)
+    settings = Settings(
+        poll_interval_s=0.1,
+        targets=[TargetConfig(name=f"slow{i:02d}", dsn="slowconnect://x/") for i in range(30)],
+    )
+    scheduler = Scheduler(settings, store)
+    scheduler.start()
+    await asyncio.sleep(1.0)
+    stopping_at = time.monotonic()
+    await scheduler.stop()
+    assert time.monotonic() - stopping_at < 5.0  # the poll in flight, not the queue behind it
+    assert not scheduler.polling()
+
+
+async def test_targets_started_together_spread_their_first_polls_over_one_interval(store):
+    names = {f"spread{i:02d}" for i in range(20)}
+    settings = Settings(
+        poll_interval_s=2.0, targets=[TargetConfig(name=n, dsn=FIXTURE_DSN) for n in sorted(names)]
+    )
+    scheduler = Scheduler(settings, store)
+    started = time.time()
+    scheduler.start()
+    try:
+        seen = await first_polls(store, names, timeout_s=30)
+    finally:
+        await scheduler.stop()
+    assert set(seen) == names
+    offsets = sorted(e.target_info.last_poll_at - started for e in seen.values())
+    # 20 targets over 2 s: one every 0.1 s. All at once (the old way) would put them all near 0.
+    assert offsets[-1] - offsets[0] >= 1.5, offsets
+    assert sum(1 for o in offsets if o < 0.5) <= 8, offsets
+
+
+async def test_a_sleeping_loop_holds_no_extra_task_and_a_halt_ends_it_at_once(store):
+    interval_s = 5.0
+    names = [f"idle{i}" for i in range(5)]
+    settings = Settings(
+        poll_interval_s=interval_s, targets=[TargetConfig(name=n, dsn=FIXTURE_DSN) for n in names]
+    )
+    scheduler = Scheduler(settings, store)
+    scheduler.start()
+    try:
+        await first_polls(store, set(names), timeout_s=30)
+        await asyncio.sleep(0.2)  # every loop is now asleep until its next poll
+        tasks = asyncio.all_tasks()
+        poll_loops = [t for t in tasks if t.get_name().startswith("poll:")]
+        assert len(poll_loops) == len(names)
+        # Waiting with a timeout on an event made one more task per target (wait_for, Python 3.11).
+        waiters = [t for t in tasks if "wait" in t.get_coro().__qualname__.lower()]
+        assert len(waiters) <= 1, waiters  # the store-maintenance loop's, one per scheduler
+        stopped_at = time.monotonic()
+        await scheduler.set_targets([])  # halts every loop mid-sleep
+        assert time.monotonic() - stopped_at < interval_s / 2
+        assert not scheduler.polling()
+    finally:
+        await scheduler.stop()
