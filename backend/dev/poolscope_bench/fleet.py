@@ -245,8 +245,8 @@ def measure_size(n: int, cfg: FleetConfig, sandboxes: list[MariaDBSandbox], work
         left += [pid for pid in strays if not supervisor.stop_pid(pid, grace_s=10)]
     window = t1 - t0
     cpu_s = u1.cpu_s - u0.cpu_s
-    # The API process answers the bench's own requests too (/api/targets every 0.5 s, the
-    # overview every 1 s): shown apart so the pollers' cost per poll is seen without them.
+    # The API process answers the bench's own requests too (/api/targets and the overview, each
+    # every 2 s): shown apart so the pollers' cost per poll is seen without them.
     roles = {
         role: round(cpu / window, 3)
         for role, cpu in cpu_by_role(u0, u1, child_roles(run_dir / "serve.log")).items()

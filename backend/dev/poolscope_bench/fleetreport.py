@@ -86,10 +86,8 @@ def render(results: dict[str, Any]) -> str:
             notes.append(f"{api['errors']} API requests failed")
         if api["errors"]:
             notes[-1] += f" (or over {api['timeout_s']:g} s)"
-        if api["staleness_samples_from_store"]:
-            notes.append(
-                f"staleness read from the store in {api['staleness_samples_from_store']} of those seconds"
-            )
+        if api.get("store_misses"):
+            notes.append(f"the store could not be read for staleness in {api['store_misses']} seconds")
         notes.append(
             f"/api/targets p50 {_num(api['targets_ms'].get('p50'), 1)} ms over {api['targets_ms'].get('n', 0)}"
         )
@@ -101,7 +99,8 @@ def render(results: dict[str, Any]) -> str:
     out.append(
         "CPU = utime+stime of the whole poolscope process tree (supervisor and every child) in the window;"
         " MariaDB cores = the sandboxes' CPU, separate; polls done = polls that reached their server, counted in the store (target_up = 1);"
-        " staleness = age of each target's last successful poll."
+        " staleness = age of each target's last successful poll, read from the store every 1 s;"
+        " the API is asked once a second (/api/targets and the overview taking turns)."
     )
     out.append("=" * 100)
     return "\n".join(out)

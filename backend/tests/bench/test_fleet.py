@@ -18,8 +18,12 @@ from poolscope_dev.supervisor import pid_alive
 
 def test_tiny_fleet_run_measures_and_leaves_nothing(tmp_path, capsys):
     out_file = tmp_path / "fleet.json"
+    # A kept workdir with an earlier run's log: the new run starts from a clean store and log.
+    workdir = tmp_path / "work"
+    (workdir / "run-3").mkdir(parents=True)
+    (workdir / "run-3" / "serve.log").write_text("ValueError: stale-marker from an earlier run\n")
     argv = ["--sizes", "3", "--seconds", "5", "--warmup", "1", "--sandboxes", "1", "--exporter-scrapes", "3"]
-    assert main([*argv, "--json", str(out_file)]) == 0
+    assert main([*argv, "--json", str(out_file), "--workdir", str(workdir)]) == 0
     printed = capsys.readouterr().out
     assert "ms/target-poll" in printed
 
@@ -30,9 +34,15 @@ def test_tiny_fleet_run_measures_and_leaves_nothing(tmp_path, capsys):
     # One poll per target per second: never more than the window allows (+1 each for its edges).
     assert 0 < run["polls"] <= run["polls_expected"] + 3
     assert run["cpu_s"] > 0 and run["cpu_ms_per_poll"] > 0
+    assert run["down_polls"] == 0  # polls done count only polls that reached the server
     assert run["rss_mb"] > 0 and run["processes"] >= 1
+    # CPU split by process: the pollers' share is what a target-poll costs without the API.
+    roles = run["cpu_cores_by_role"]
+    assert {"api", "poller"} <= set(roles) and all(cores >= 0 for cores in roles.values())
+    assert 0 < run["poller_cpu_ms_per_poll"] <= run["cpu_ms_per_poll"]
+    assert not any("stale-marker" in text for text, _ in run["serve_log"]["exceptions"])
     api = run["api"]
-    assert api["targets_ms"]["n"] >= 5
+    assert api["targets_ms"]["n"] >= 2  # /api/targets and the overview take turns, once a second
     stale = api["staleness_s"]
     assert stale["n"] >= 3 * 2
     assert all(math.isfinite(stale[k]) and stale[k] >= 0 for k in ("p50", "p95", "max"))
