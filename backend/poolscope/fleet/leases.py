@@ -221,13 +221,21 @@ class LeaseKeeper:
 
     async def _run(self) -> None:
         while not self._stopping.is_set():
+            started = time.monotonic()
+            every = self.renew_s
             try:
                 await self.cycle()
             except Exception:
                 # The store is unreachable: held leases lapse by their deadline, polling stops.
                 log.exception("fleet: lease round of %s failed", self.node_id)
+                every = self.renew_s / 4  # try again soon: the deadline is running
+            # Rounds start every renew_s, however long one waited for the store: counted from the
+            # end, a round that waited seconds for SQLite's write lock (a busy poller's batch)
+            # left the next one past the deadline, and every target's loop stopped until then.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), timeout=self.renew_s)
+                await asyncio.wait_for(
+                    self._stopping.wait(), timeout=max(every - (time.monotonic() - started), 0.0)
+                )
 
     async def stop(self) -> None:
         """Stop renewing, stop polling, then free our leases and leave, so others take over at once."""

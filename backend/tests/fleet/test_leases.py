@@ -127,3 +127,33 @@ async def test_a_lease_is_never_held_by_two_while_members_come_and_go(store):
         await member.stop()
     assert not overlaps, overlaps[:3]
     assert len(ever) == len(TARGETS), "some target was never held at all"
+
+
+class SlowStoreKeeper(LeaseKeeper):
+    """A member whose store takes most of a renew interval to answer each heartbeat (SQLite's
+    write lock held by a busy poller's batch)."""
+
+    async def _heartbeat(self, conn, now):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(self.renew_s * 1.2)
+        await super()._heartbeat(conn, now)
+
+
+async def test_a_slow_store_round_does_not_let_the_leases_lapse(store):
+    member = SlowStoreKeeper(store.engine, "host-a:1", lambda: TARGETS, ttl_s=3.0)
+    member.start()
+    try:
+        for _ in range(600):  # bounded (30 s): the first round on a loaded machine
+            if member.held():
+                break
+            await asyncio.sleep(0.05)
+        assert member.held() == set(TARGETS)
+        # Rounds counted from their end came every 2.2 renew intervals, past the deadline
+        # (ttl - margin = 2.5 intervals after a round's start) once the round itself was slow.
+        lapsed = 0
+        watch_until = time.monotonic() + 4 * member.ttl_s
+        while time.monotonic() < watch_until:
+            lapsed += member.held() != set(TARGETS)
+            await asyncio.sleep(0.05)
+        assert lapsed == 0
+    finally:
+        await member.stop()

@@ -34,7 +34,9 @@ class BusyConnect(FixtureConnection):
     of targets connect at once on a loaded machine."""
 
     async def connect(self) -> None:
+        await asyncio.sleep(0.01)  # the handshake's round trip: every target's poll has started
         time.sleep(CONNECT_WORK_S)  # noqa: ASYNC251 - blocking on purpose: the loop's CPU, not a wait
+        await asyncio.sleep(0.01)  # discovery's round trip
         await super().connect()
 
 
