@@ -20,10 +20,9 @@ from poolscope.poller import scheduler as scheduler_module
 from poolscope.poller.connection import register_scheme
 from poolscope.poller.scheduler import Scheduler
 from poolscope.schemas import PollEvent
-from poolscope.store.migrate import upgrade_to_head
-from poolscope.store.sql import SqlStore
 from poolscope_dev.replay import FixtureConnection
 from tests import FIXTURES_ROOT
+from tests.fleet.conftest import migrated_store
 
 FIXTURE_DSN = "fixture://percona/8.4.10"
 CONNECT_WORK_S = 0.04  # what one connect keeps the loop busy for
@@ -62,13 +61,8 @@ register_scheme(
 async def store(tmp_path):
     """SQLite only: what is tested here is the scheduler, not the store (tests/fleet/conftest.py
     runs both engines)."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
-    await asyncio.to_thread(upgrade_to_head, url)
-    sql_store = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
-    try:
+    async with migrated_store(f"sqlite+aiosqlite:///{tmp_path / 'store.db'}") as sql_store:
         yield sql_store
-    finally:
-        await sql_store.close()
 
 
 async def first_polls(store, names: set[str], timeout_s: float) -> dict[str, PollEvent]:
