@@ -1,6 +1,6 @@
 """GET /api/targets/{name}/metrics from an API process (real uvicorn) over a store a poller wrote:
-the answer is serialised straight from the store's result (api/metrics.py metrics_response) and
-is exactly what the validated MetricsOut model gives, for raw and rolled-up ranges."""
+the store builds its answer without validating each point (store/query.py), and what is sent is
+exactly what a validated MetricsOut gives, for raw and rolled-up ranges."""
 
 from __future__ import annotations
 
