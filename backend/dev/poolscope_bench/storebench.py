@@ -474,7 +474,7 @@ async def charts(ctx: BenchContext, poll: RealisticPoll, url: str) -> dict[str, 
             end - cfg.chart_hours * 3600,
             end,
             cfg.chart_points,
-            max(cfg.chart_queries // 4, 2),
+            cfg.chart_queries,  # as many as the single charts: its CPU is bimodal (garbage collections)
         )
     finally:
         await store.close()
