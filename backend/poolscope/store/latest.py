@@ -164,6 +164,11 @@ ROW_COLUMNS = (
 )
 
 
+INFO_STATE = select(target_latest.c.info, target_latest.c.state).where(
+    target_latest.c.target == bindparam("t")
+)
+
+
 def _row(r: Any) -> LatestRow:
     return LatestRow(r.target, int(r.seq), float(r.ts), r.info, r.samples, r.state, bool(r.state_fresh))
 
@@ -294,6 +299,18 @@ class LatestRows:
         async with self.engine.connect() as conn:
             rows = await self.rows_for(conn, [target])
         return rows[0].decode() if rows else None
+
+    async def info_state(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
+        """The target's info and last good state, without its samples (which are not decoded)."""
+        mine = self._mine.get(target)
+        if mine is not None:
+            return mine.info, mine.state
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(INFO_STATE, {"t": target})).first()
+        if row is None:
+            return None
+        state = TargetState.model_validate_json(row.state) if row.state else None
+        return TargetInfo.model_validate_json(row.info), state
 
     async def info_json(self, targets: Collection[str]) -> dict[str, str]:
         """The latest TargetInfo JSON of each target that has a row (one query for all of them),

@@ -112,8 +112,7 @@ class SqlStore:
         return latest.samples if latest else []
 
     async def latest(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
-        latest = await self.latest_rows.get(target)
-        return (latest.info, latest.state) if latest else None
+        return await self.latest_rows.info_state(target)
 
     async def query(
         self,
