@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
-from sqlalchemy.dialects import postgresql
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -37,6 +36,7 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from poolscope.schemas import OverviewRow, Sample, TargetInfo, TargetState
@@ -190,7 +190,7 @@ class LatestRows:
         self._mine: dict[str, Latest] = {}
         self._mine_json: dict[str, tuple[str, str]] = {}
         self._statements = self._build_statements()
-        self._pg_upsert = self._build_pg_upsert() if self.postgres else None
+        self._pg_upsert: Any = self._build_pg_upsert() if self.postgres else None
 
     # --- writing -------------------------------------------------------------------------
 

@@ -50,7 +50,9 @@ def expected_row(info: dict, tags: dict[str, str], alerts: int) -> dict:
 
 async def write_polls(url: str) -> None:
     store = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
-    server = ServerInfo(flavor="mariadb", version="10.11.6", thread_handling="pool-of-threads", pool_enabled=True)
+    server = ServerInfo(
+        flavor="mariadb", version="10.11.6", thread_handling="pool-of-threads", pool_enabled=True
+    )
     up = TargetInfo(
         name="a",
         status="up",
@@ -64,7 +66,9 @@ async def write_polls(url: str) -> None:
     try:
         await store.write_polls(
             [
-                Poll(up, TargetState(target="a", ts=T0, status="up"), [Sample(metric="target_up", value=1)], T0),
+                Poll(
+                    up, TargetState(target="a", ts=T0, status="up"), [Sample(metric="target_up", value=1)], T0
+                ),
                 Poll(down, None, [Sample(metric="target_up", value=0)], T0),
             ]
         )
@@ -97,7 +101,7 @@ def test_overview_rows_from_the_store_match_each_targets_info(tmp_path):
         expected_row(infos["b"], {}, 1),
         expected_row(infos["never"], {"role": "replica"}, 0),
     ]
-    assert rows[0]["longest_wait_ms"] == 1234.5 and rows[1]["reason"] == 'refused «x» "y"' 
+    assert rows[0]["longest_wait_ms"] == 1234.5 and rows[1]["reason"] == 'refused «x» "y"'
     # The contract's shape and field order, as FastAPI would have serialised the model.
     assert all(list(row) == list(OverviewRow.model_fields) for row in rows)
     assert Overview.model_validate(body).model_dump(mode="json") == body

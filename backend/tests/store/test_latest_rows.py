@@ -105,7 +105,9 @@ async def test_a_row_from_before_the_overview_column_is_answered_from_its_info(s
 
 def test_overview_fields_are_the_overview_rows_poll_part():
     full = info("a", "down", 4)
-    full.server = ServerInfo(flavor="mariadb", version="10.11.6", thread_handling="pool-of-threads", pool_enabled=True)
+    full.server = ServerInfo(
+        flavor="mariadb", version="10.11.6", thread_handling="pool-of-threads", pool_enabled=True
+    )
     fields = overview_fields_json(full)
     assert fields.startswith('{"status":"down","reason":"connection refused","last_poll_at":')
     assert '"pool_enabled":true,"groups":4,"stalled_groups":1,"queue_length":4' in fields
