@@ -6,10 +6,12 @@ import time
 from collections import Counter
 
 from fastapi import APIRouter, Response
+from pydantic_core import to_json
 
 from poolscope.alerts.repository import AlertRepository
 from poolscope.api.deps import SettingsDep, StoreDep, TargetName, current_state, never_polled
-from poolscope.schemas import Overview, OverviewRow, QueuedConnection, TargetInfo, TargetState, Transactions
+from poolscope.schemas import Overview, QueuedConnection, TargetInfo, TargetState, Transactions
+from poolscope.store.latest import overview_fields_json
 
 router = APIRouter(prefix="/api/targets", tags=["targets"])
 
@@ -56,38 +58,26 @@ async def get_transactions(name: TargetName, store: StoreDep) -> Transactions:
 overview_router = APIRouter(prefix="/api/overview", tags=["targets"])
 
 
-def overview_row(info: TargetInfo, tags: dict[str, str], active_alerts: int) -> OverviewRow:
-    summary = info.summary
-    return OverviewRow(
-        name=info.name,
-        tags=tags,
-        status=info.status,
-        reason=info.reason,
-        last_poll_at=info.last_poll_at,
-        pool_enabled=info.server.pool_enabled if info.server else None,
-        groups=summary.groups,
-        stalled_groups=summary.stalled_groups,
-        queue_length=summary.queue_length,
-        queued_connections=summary.queued_connections,
-        longest_wait_ms=summary.longest_wait_ms,
-        threads_connected=summary.threads_connected,
-        threads_running=summary.threads_running,
-        qps=summary.qps,
-        active_alerts=active_alerts,
+def overview_row_json(name: str, tags: dict[str, str], fields: str, active_alerts: int) -> str:
+    """An OverviewRow's JSON around the poll's fields as stored (store/latest.py overview_fields_json)."""
+    return (
+        f'{{"name":{to_json(name).decode()},"tags":{to_json(tags).decode()},'
+        f'{fields[1:-1]},"active_alerts":{active_alerts}}}'
     )
 
 
 @overview_router.get("", response_model=Overview)
-async def get_overview(store: StoreDep, settings: SettingsDep) -> Overview:
+async def get_overview(store: StoreDep, settings: SettingsDep) -> Response:
     """Every configured target as one small row (status, stalls, queue, longest wait, alerts):
     what a table of hundreds of servers needs, without each target's full info."""
     firing = Counter(a.target for a in await AlertRepository(store.engine).open_alerts())
     targets = settings.targets  # a snapshot: a reload replaces the list, never edits it
-    # One read of every target's info (not its state), as /api/targets does.
-    infos = await store.latest_rows.infos([t.name for t in targets])
+    # One read of every target's overview fields as the poller stored them: nothing is decoded.
+    stored = await store.latest_rows.overview_json([t.name for t in targets])
     rows = []
     for target in targets:
-        info = infos.get(target.name) or never_polled(settings, target.name)
+        fields = stored.get(target.name) or overview_fields_json(never_polled(settings, target.name))
         # Tags from the config as it is now (a reload may have changed them since the last poll).
-        rows.append(overview_row(info, dict(target.tags), firing.get(target.name, 0)))
-    return Overview(ts=time.time(), targets=rows)
+        rows.append(overview_row_json(target.name, dict(target.tags), fields, firing.get(target.name, 0)))
+    body = f'{{"ts":{to_json(time.time()).decode()},"targets":[{",".join(rows)}]}}'
+    return Response(content=body, media_type="application/json")

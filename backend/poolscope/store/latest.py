@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 from sqlalchemy import (
@@ -36,10 +36,14 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from poolscope.schemas import Sample, TargetInfo, TargetState
+from poolscope.schemas import OverviewRow, Sample, TargetInfo, TargetState
 from poolscope.store.tables import LongText, metadata
+
+if TYPE_CHECKING:
+    from poolscope.store.ingest import Poll
 
 # The channel pollers NOTIFY on PostgreSQL; the payload names what changed, never the data.
 CHANNEL = "poolscope_live"
@@ -57,6 +61,9 @@ target_latest = Table(
     Column("samples", LongText, nullable=False),  # the poll's samples, JSON list
     Column("state", LongText, nullable=True),  # the last good TargetState JSON (kept while down)
     Column("state_fresh", Boolean, nullable=False),  # the state is this poll's (the target is up)
+    # The overview row's figures (overview_fields_json), built once per poll by the poller, so
+    # GET /api/overview decodes no TargetInfo. NULL in rows written before migration 0008.
+    Column("overview", LongText, nullable=True),
     Index("ix_target_latest_seq", "seq"),
 )
 
@@ -73,6 +80,42 @@ live_alert_events = Table(
 SAMPLES = TypeAdapter(list[Sample])
 MAX_IN_LIST = 500
 NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+# One notification per target written by a batch (PostgreSQL delivers them at commit).
+NOTIFY_EACH = text("SELECT pg_notify(:channel, t) FROM unnest(CAST(:names AS TEXT[])) AS t")
+# SQLite: one upsert executed for every target of a batch, plain SQL on the driver (building
+# and compiling SQLAlchemy statements per row cost more than running them). The sequence is
+# evaluated by each row's statement under SQLite's write lock, so it follows commit order. A
+# down poll (state NULL) leaves the stored state alone: it stays the last good one.
+SQLITE_UPSERT = (
+    "INSERT INTO target_latest (target, seq, ts, status, info, samples, state, state_fresh, overview) "
+    "VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM target_latest), ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (target) DO UPDATE SET seq = excluded.seq, ts = excluded.ts, "
+    "status = excluded.status, info = excluded.info, samples = excluded.samples, "
+    "state = coalesce(excluded.state, target_latest.state), state_fresh = excluded.state_fresh, "
+    "overview = excluded.overview"
+)
+# The overview row's fields that come from the poll (name, tags and alerts are the API's).
+OVERVIEW_EXCLUDE = {"name", "tags", "active_alerts"}
+
+
+def overview_fields_json(info: TargetInfo) -> str:
+    """The poll's part of the target's OverviewRow, as a JSON object in the row's field order."""
+    summary = info.summary
+    return OverviewRow(
+        name=info.name,
+        status=info.status,
+        reason=info.reason,
+        last_poll_at=info.last_poll_at,
+        pool_enabled=info.server.pool_enabled if info.server else None,
+        groups=summary.groups,
+        stalled_groups=summary.stalled_groups,
+        queue_length=summary.queue_length,
+        queued_connections=summary.queued_connections,
+        longest_wait_ms=summary.longest_wait_ms,
+        threads_connected=summary.threads_connected,
+        threads_running=summary.threads_running,
+        qps=summary.qps,
+    ).model_dump_json(exclude=OVERVIEW_EXCLUDE)
 
 
 @dataclass(frozen=True)
@@ -121,6 +164,11 @@ ROW_COLUMNS = (
 )
 
 
+INFO_STATE = select(target_latest.c.info, target_latest.c.state).where(
+    target_latest.c.target == bindparam("t")
+)
+
+
 def _row(r: Any) -> LatestRow:
     return LatestRow(r.target, int(r.seq), float(r.ts), r.info, r.samples, r.state, bool(r.state_fresh))
 
@@ -135,70 +183,101 @@ def _only(stmt: Any, targets: Collection[str] | None) -> Any:
 class LatestRows:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.postgres = engine.dialect.name == "postgresql"
-        # Rows this process wrote: its own targets are read from memory.
+        self.dialect = engine.dialect.name
+        self.postgres = self.dialect == "postgresql"
+        # Rows this process wrote: its own targets are read from memory (decoded, and the info
+        # and overview JSON as stored).
         self._mine: dict[str, Latest] = {}
+        self._mine_json: dict[str, tuple[str, str]] = {}
         self._statements = self._build_statements()
+        self._pg_upsert: Any = self._build_pg_upsert() if self.postgres else None
 
     # --- writing -------------------------------------------------------------------------
 
-    async def write(
-        self,
-        conn: AsyncConnection,
-        info: TargetInfo,
-        state: TargetState | None,
-        poll_samples: Sequence[Sample],
-        ts: float,
-    ) -> None:
-        """Rewrite the target's row inside the poll's write transaction."""
-        params: dict[str, Any] = {
-            "t": info.name,
-            "ts": ts,
-            "status": info.status,
-            "info": info.model_dump_json(),
-            "samples": SAMPLES.dump_json(list(poll_samples)).decode(),
-            "state_fresh": state is not None,
-        }
-        if state is not None:
-            params["state"] = state.model_dump_json()
-        # A down poll leaves the stored state alone: it stays the last good one.
-        update_stmt, insert_stmt = self._statements[state is not None]
-        if self.postgres:
-            # The NOTIFY rides on the write itself (RETURNING pg_notify): no extra round trip.
-            if not (await conn.execute(update_stmt, params)).fetchall():
-                await conn.execute(insert_stmt, params)
-        elif (await conn.execute(update_stmt, params)).rowcount == 0:
+    async def write(self, conn: AsyncConnection, polls: Sequence[Poll]) -> None:
+        """Rewrite the rows of a batch's targets inside its write transaction: one statement for
+        all of them on SQLite and PostgreSQL. A target polled twice in one batch gets its newest
+        poll (and the newest good state): the batch commits at once, so no reader saw the other."""
+        rows: dict[str, dict[str, Any]] = {}
+        for poll in polls:
+            info, state = poll.info, poll.state
+            name = info.name
+            info_json, overview = info.model_dump_json(), overview_fields_json(info)
+            state_json = state.model_dump_json() if state is not None else None
+            earlier = rows.get(name)
+            if state_json is None and earlier is not None:
+                state_json = earlier["state"]
+            rows[name] = {
+                "t": name,
+                "ts": poll.ts,
+                "status": info.status,
+                "info": info_json,
+                "samples": SAMPLES.dump_json(list(poll.samples)).decode(),
+                "state": state_json,
+                "state_fresh": state is not None,
+                "overview": overview,
+            }
+            previous = self._mine.get(name)
+            last_good = state if state is not None else (previous.state if previous else None)
+            self._mine[name] = Latest(info, last_good, list(poll.samples))
+            self._mine_json[name] = (info_json, overview)
+        if not rows:
+            return
+        if self.dialect == "sqlite":
+            raw = await conn.get_raw_connection()
+            await raw.driver_connection.executemany(  # type: ignore[union-attr]
+                SQLITE_UPSERT,
+                [
+                    (r["t"], r["ts"], r["status"], r["info"], r["samples"], r["state"])
+                    + (int(r["state_fresh"]), r["overview"])
+                    for r in rows.values()
+                ],
+            )
+        elif self.postgres:
+            # SQLAlchemy here: its first statement opens the transaction the samples' COPY joins.
+            await conn.execute(self._pg_upsert, list(rows.values()))
+            await conn.execute(NOTIFY_EACH, {"channel": CHANNEL, "names": list(rows)})
+        else:
+            for params in rows.values():
+                await self._write_one(conn, params)
+
+    async def _write_one(self, conn: AsyncConnection, params: dict[str, Any]) -> None:
+        """Any other database (MariaDB): update, else insert."""
+        with_state = params["state"] is not None
+        if not with_state:
+            params = {k: v for k, v in params.items() if k != "state"}
+        update_stmt, insert_stmt = self._statements[with_state]
+        if (await conn.execute(update_stmt, params)).rowcount == 0:
             await conn.execute(insert_stmt, params)
-        previous = self._mine.get(info.name)
-        last_good = state if state is not None else (previous.state if previous else None)
-        self._mine[info.name] = Latest(info, last_good, list(poll_samples))
 
     def _build_statements(self) -> dict[bool, tuple[Any, Any]]:
         """Built once, executed with parameters: building a statement per poll costs more than running it."""
-        if self.postgres:
-            seq: Any = func.nextval(PG_SEQUENCE)
-        else:
-            # Evaluated by the UPDATE itself, which holds SQLite's write lock: no two writers get
-            # one. The derived table is for MySQL/MariaDB, which refuse the updated table in a subquery.
-            newest = select((func.coalesce(func.max(target_latest.c.seq), 0) + 1).label("n")).subquery(
-                "newest"
-            )
-            seq = select(newest.c.n).scalar_subquery()
+        # Evaluated by the UPDATE itself, which holds the write lock: no two writers get one. The
+        # derived table is for MySQL/MariaDB, which refuse the updated table in a subquery.
+        newest = select((func.coalesce(func.max(target_latest.c.seq), 0) + 1).label("n")).subquery("newest")
+        seq = select(newest.c.n).scalar_subquery()
         out = {}
         for with_state in (False, True):
-            names = ["ts", "status", "info", "samples", "state_fresh"] + (["state"] if with_state else [])
-            values: dict[str, Any] = {name: bindparam(name) for name in names}
+            names = ["ts", "status", "info", "samples", "state_fresh", "overview"]
+            values: dict[str, Any] = {name: bindparam(name) for name in names + ["state"] * with_state}
             update_stmt = (
                 update(target_latest)
                 .where(target_latest.c.target == bindparam("t"))
                 .values(seq=seq, **values)
             )
             insert_stmt = insert(target_latest).values(target=bindparam("t"), seq=seq, **values)
-            if self.postgres:
-                notify = func.pg_notify(CHANNEL, target_latest.c.target)
-                update_stmt, insert_stmt = update_stmt.returning(notify), insert_stmt.returning(notify)
             out[with_state] = (update_stmt, insert_stmt)
         return out
+
+    @staticmethod
+    def _build_pg_upsert() -> Any:
+        names = ["ts", "status", "info", "samples", "state", "state_fresh", "overview"]
+        stmt = postgresql.insert(target_latest).values(
+            target=bindparam("t"), seq=func.nextval(PG_SEQUENCE), **{n: bindparam(n) for n in names}
+        )
+        changed: dict[str, Any] = {n: stmt.excluded[n] for n in ["seq"] + names}
+        changed["state"] = func.coalesce(stmt.excluded.state, target_latest.c.state)
+        return stmt.on_conflict_do_update(index_elements=[target_latest.c.target], set_=changed)
 
     async def write_alert_event(
         self, target: str, ts: float, data: str, keep_after: float | None = None
@@ -221,19 +300,49 @@ class LatestRows:
             rows = await self.rows_for(conn, [target])
         return rows[0].decode() if rows else None
 
+    async def info_state(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
+        """The target's info and last good state, without its samples (which are not decoded)."""
+        mine = self._mine.get(target)
+        if mine is not None:
+            return mine.info, mine.state
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(INFO_STATE, {"t": target})).first()
+        if row is None:
+            return None
+        state = TargetState.model_validate_json(row.state) if row.state else None
+        return TargetInfo.model_validate_json(row.info), state
+
     async def info_json(self, targets: Collection[str]) -> dict[str, str]:
         """The latest TargetInfo JSON of each target that has a row (one query for all of them),
         as stored: an API answer can be put together from it without decoding each one."""
-        out = {name: self._mine[name].info.model_dump_json() for name in targets if name in self._mine}
+        out = {name: self._mine_json[name][0] for name in targets if name in self._mine_json}
         rest = [name for name in targets if name not in out]
         if rest:
-            wanted = set(rest)
-            stmt = select(target_latest.c.target, target_latest.c.info)
             async with self.engine.connect() as conn:
-                for r in await conn.execute(_only(stmt, rest)):
-                    if r.target in wanted:
-                        out[r.target] = r.info
+                out |= await self._column(conn, target_latest.c.info, rest)
         return out
+
+    async def overview_json(self, targets: Collection[str]) -> dict[str, str]:
+        """overview_fields_json of each target that has a row, as the poller stored it (one query)."""
+        out = {name: self._mine_json[name][1] for name in targets if name in self._mine_json}
+        rest = [name for name in targets if name not in out]
+        if rest:
+            async with self.engine.connect() as conn:
+                stored = await self._column(conn, target_latest.c.overview, rest)
+                # Rows from before the overview column: from their info (until their next poll).
+                old = [name for name in rest if name not in stored]
+                for name, text in (await self._column(conn, target_latest.c.info, old)).items():
+                    stored[name] = overview_fields_json(TargetInfo.model_validate_json(text))
+            out |= stored
+        return out
+
+    async def _column(self, conn: AsyncConnection, column: Any, targets: Collection[str]) -> dict[str, str]:
+        """One column of these targets' rows, where it is not NULL."""
+        if not targets:
+            return {}
+        wanted = set(targets)
+        stmt = select(target_latest.c.target, column).where(column.is_not(None))
+        return {t: v for t, v in await conn.execute(_only(stmt, targets)) if t in wanted}
 
     async def infos(self, targets: Collection[str]) -> dict[str, TargetInfo]:
         """The latest TargetInfo of each target that has a row."""

@@ -90,8 +90,7 @@ class SqlStore:
         rows = await self._series.rows(self.engine, polls)
         async with self.engine.begin() as conn:
             # Latest rows first: on PostgreSQL they open the transaction that the COPY then joins.
-            for poll in polls:
-                await self.latest_rows.write(conn, poll.info, poll.state, poll.samples, poll.ts)
+            await self.latest_rows.write(conn, polls)
             await insert_samples(conn, self.dialect, rows)
         for poll in polls:
             self._published(poll)
@@ -113,8 +112,7 @@ class SqlStore:
         return latest.samples if latest else []
 
     async def latest(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
-        latest = await self.latest_rows.get(target)
-        return (latest.info, latest.state) if latest else None
+        return await self.latest_rows.info_state(target)
 
     async def query(
         self,
