@@ -192,7 +192,10 @@ class TargetPoller:
         parse_started = time.perf_counter()
         parse_error: str | None = None
         try:
-            output = collector.parse(result.rows or [], ctx)
+            if result.raw is not None:
+                output = collector.parse_raw(result.raw, ctx)
+            else:
+                output = collector.parse(result.rows or [], ctx)
         except Exception as exc:
             log.exception("target %s: collector %s could not parse", self.name, collector.name)
             parse_error = f"parse failed: {type(exc).__name__}: {exc}"
@@ -221,7 +224,7 @@ class TargetPoller:
         identities = self.memory.identities
         if outputs.processlist is None:
             return CollectorStatus(name=name, ok=False, skipped="needs the processlist collector")
-        identities.learn(outputs.processlist.identities)
+        identities.learn(outputs.processlist.identities, complete=outputs.processlist.complete)
         unknown = identities.unknown(referenced_ids(outputs))
         if not unknown:
             return CollectorStatus(name=name, ok=True, note="on demand: everyone listed is already known")
@@ -267,7 +270,9 @@ class TargetPoller:
                     note=f"read every {collector.every_s:g} s; last {carried_s:.1f} s ago",
                 )
 
-        results = await self.connection.run_batch([c.sql(server) for c in to_run])
+        statements = [c.sql(server) for c in to_run]
+        raw = {sql for collector, sql in zip(to_run, statements, strict=True) if collector.reads_raw()}
+        results = await self.connection.run_batch(statements, raw=raw)
         sent_before = self._statements_sent
         self._statements_sent += len(results)
         ctx = ParseContext(now=now, server=server, counters=self.counters, connections=self._connections)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,13 +55,52 @@ class Shape:
     decoders: tuple[Decoder, ...]
 
 
+class RawRows:
+    """A result set's rows as they came off the wire, each decoded only when asked for.
+
+    For a statement whose rows are mostly skipped: SHOW FULL PROCESSLIST lists every idle
+    session, of which the poll needs nothing unless one of them is queued or holds a
+    transaction (collectors/processlist.py). Decoding a column is exactly what the decoded form
+    does (_row), so either form gives a collector the same values.
+    """
+
+    __slots__ = ("names", "packets", "_shape")
+
+    def __init__(self, shape: Shape, packets: list[bytes]) -> None:
+        self._shape = shape
+        self.names = shape.names
+        self.packets = packets
+
+    def __len__(self) -> int:
+        return len(self.packets)
+
+    def row(self, packet: bytes) -> dict[str, Any]:
+        return _row(packet, self._shape)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [_row(packet, self._shape) for packet in self.packets]
+
+    def raw(self, packet: bytes, index: int) -> bytes | None:
+        """Column `index` of a row as sent (None for NULL or a short row), not decoded."""
+        return _field(packet, index)
+
+    def value(self, packet: bytes, index: int) -> Any:
+        """Column `index` of a row, decoded as _row decodes it."""
+        data = _field(packet, index)
+        return None if data is None else _decode(data, self._shape.decoders[index])
+
+
 @dataclass
 class StatementResult:
-    """One statement's outcome: rows (an OK packet gives none) or the server's error for it."""
+    """One statement's outcome: rows (an OK packet gives none) or the server's error for it.
+
+    `raw` instead of `rows` when the caller asked for that statement's rows undecoded.
+    """
 
     rows: list[dict[str, Any]] | None
     error: BaseException | None
     duration_ms: float
+    raw: RawRows | None = None
 
 
 class _Packets:
@@ -162,6 +201,26 @@ def _shape(conn: aiomysql.Connection, definitions: list[bytes]) -> Shape:
     return Shape(tuple(names), tuple(decoders))
 
 
+def _field(packet: bytes, index: int) -> bytes | None:
+    pos = 0
+    end = len(packet)
+    for _ in range(index):
+        if pos >= end:
+            return None
+        length, pos = _lenenc_int(packet, pos)
+        pos += length or 0
+    if pos >= end:
+        return None
+    length, pos = _lenenc_int(packet, pos)
+    return None if length is None else packet[pos : pos + length]
+
+
+def _decode(data: bytes, decoder: Decoder) -> Any:
+    encoding, converter = decoder
+    value: Any = data if encoding is None else data.decode(encoding)
+    return value if converter is None else converter(value)
+
+
 def _row(packet: bytes, shape: Shape) -> dict[str, Any]:
     values: list[Any] = []
     pos = 0
@@ -198,9 +257,12 @@ class MultiReader:
             shape = self._shapes[key] = _shape(conn, definitions)
         return shape
 
-    async def run(self, conn: aiomysql.Connection, sql: str, count: int) -> list[StatementResult]:
+    async def run(
+        self, conn: aiomysql.Connection, sql: str, count: int, raw: Sequence[bool] = ()
+    ) -> list[StatementResult]:
         """Result sets of `sql` (`count` statements) in order; it stops after the first one that
-        failed, as the server does. Raises when the connection itself breaks."""
+        failed, as the server does. Raises when the connection itself breaks. A statement whose
+        `raw` flag is set has its rows handed over undecoded (StatementResult.raw)."""
         await conn._execute_command(COMMAND.COM_QUERY, sql.encode(conn.encoding, "surrogateescape"))
         packets = _Packets(conn)
         results: list[StatementResult] = []
@@ -208,7 +270,8 @@ class MultiReader:
         more = True
         try:
             while more:
-                result, more = await self._one(conn, packets, started)
+                index = len(results)
+                result, more = await self._one(conn, packets, started, index < len(raw) and raw[index])
                 # A server that answers more result sets than statements (a procedure's extra set)
                 # has them read and dropped, as aiomysql drops them before the next command.
                 if len(results) < count:
@@ -225,7 +288,7 @@ class MultiReader:
         return results
 
     async def _one(
-        self, conn: aiomysql.Connection, packets: _Packets, started: float
+        self, conn: aiomysql.Connection, packets: _Packets, started: float, raw: bool = False
     ) -> tuple[StatementResult, bool]:
         """The next statement's result set, and whether another follows."""
         first = await packets.next()
@@ -242,13 +305,21 @@ class MultiReader:
             raise err.InternalError("Protocol error, expecting EOF after the column definitions")
         shape = self._shape_for(conn, definitions)
         rows: list[dict[str, Any]] = []
+        undecoded: list[bytes] = []
         while True:
             packet = await packets.next()
             if _is_eof(packet):
-                return StatementResult(rows, None, _ms(started)), _more_after_eof(packet)
+                if raw:
+                    result = StatementResult(None, None, _ms(started), RawRows(shape, undecoded))
+                else:
+                    result = StatementResult(rows, None, _ms(started))
+                return result, _more_after_eof(packet)
             if packet[0] == 0xFF:  # an error while rows were being sent ends the statement
                 return StatementResult(None, _server_error(packet), _ms(started)), False
-            rows.append(_row(packet, shape))
+            if raw:
+                undecoded.append(packet)
+            else:
+                rows.append(_row(packet, shape))
 
 
 def _ms(started: float) -> float:

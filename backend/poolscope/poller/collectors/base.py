@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from poolscope.analysis.counters import CounterMemory
 from poolscope.metrics import Metric
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import Sample, ServerInfo
 
 if TYPE_CHECKING:  # the record names every collector's section type: imported for types only
@@ -91,6 +92,15 @@ class Collector(Generic[SectionT]):
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[SectionT]:
         raise NotImplementedError
+
+    def reads_raw(self) -> bool:
+        """Whether this poll's statement should have its rows handed over undecoded (parse_raw):
+        for a source whose rows are mostly skipped, so that what is skipped is never decoded."""
+        return False
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[SectionT]:
+        """parse() of rows read undecoded; a source that reads_raw() decodes only what it uses."""
+        return self.parse(rows.rows(), ctx)
 
     def put(self, outputs: PollOutputs, section: SectionT) -> None:
         """Place this poll's (or the carried) section in its field of the poll's record."""
