@@ -117,6 +117,7 @@ async def stages(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: i
         poller.connection.run_batch = _wrap(clock, "statements+rows", poller.connection.run_batch)  # type: ignore[method-assign]
         for collector in poller.collectors:
             collector.parse = _wrap(clock, "parse", collector.parse)  # type: ignore[method-assign]
+            collector.parse_raw = _wrap(clock, "parse", collector.parse_raw)  # type: ignore[method-assign]
     polls = evaluations = 0
     recommend_s = 0.0
     try:

@@ -80,14 +80,29 @@ class RawRows:
     def rows(self) -> list[dict[str, Any]]:
         return [_row(packet, self._shape) for packet in self.packets]
 
-    def raw(self, packet: bytes, index: int) -> bytes | None:
-        """Column `index` of a row as sent (None for NULL or a short row), not decoded."""
-        return _field(packet, index)
+    def raw(self, packet: bytes, *indexes: int) -> list[bytes | None]:
+        """Columns `indexes` (ascending) of a row as sent (None for NULL or a short row), not decoded."""
+        return _fields(packet, indexes)
+
+    def is_text(self, index: int) -> bool:
+        """Column `index` decodes to its bytes' text and nothing more (a string column): a value
+        can then be compared as bytes, encoded as the column is, without decoding each row's."""
+        encoding, converter = self._shape.decoders[index]
+        return encoding is not None and converter is None
+
+    def encode(self, index: int, text: str) -> bytes:
+        """`text` as column `index` carries it (is_text columns)."""
+        encoding = self._shape.decoders[index][0]
+        assert encoding is not None
+        return text.encode(encoding)
+
+    def decode(self, index: int, data: bytes | None) -> Any:
+        """Column `index`'s bytes (from raw()) decoded as _row decodes them."""
+        return None if data is None else _decode(data, self._shape.decoders[index])
 
     def value(self, packet: bytes, index: int) -> Any:
         """Column `index` of a row, decoded as _row decodes it."""
-        data = _field(packet, index)
-        return None if data is None else _decode(data, self._shape.decoders[index])
+        return self.decode(index, _fields(packet, (index,))[0])
 
 
 @dataclass
@@ -201,18 +216,32 @@ def _shape(conn: aiomysql.Connection, definitions: list[bytes]) -> Shape:
     return Shape(tuple(names), tuple(decoders))
 
 
-def _field(packet: bytes, index: int) -> bytes | None:
+def _fields(packet: bytes, indexes: tuple[int, ...]) -> list[bytes | None]:
+    """Columns `indexes` (ascending) of a row as sent, in one walk over the row; None for NULL
+    or past a short row's end. Lengths under 251 (one byte) are stepped over inline."""
+    out: list[bytes | None] = []
     pos = 0
     end = len(packet)
-    for _ in range(index):
+    column = 0
+    for index in indexes:
+        while column < index and pos < end:
+            first = packet[pos]
+            if first < 0xFB:
+                pos += 1 + first
+            elif first == 0xFB:
+                pos += 1
+            else:
+                length, pos = _lenenc_int(packet, pos)
+                pos += length or 0
+            column += 1
         if pos >= end:
-            return None
+            out.append(None)
+            continue
         length, pos = _lenenc_int(packet, pos)
+        column += 1
+        out.append(None if length is None else packet[pos : pos + length])
         pos += length or 0
-    if pos >= end:
-        return None
-    length, pos = _lenenc_int(packet, pos)
-    return None if length is None else packet[pos : pos + length]
+    return out
 
 
 def _decode(data: bytes, decoder: Decoder) -> Any:

@@ -139,15 +139,19 @@ class Processlist(Collector[ProcesslistSection]):
     def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[ProcesslistSection]:
         """parse() that decodes only the active sessions' rows, and of the idle ones their command."""
         command_at, info_at = rows.names.index("command"), rows.names.index("info")
+        if not rows.is_text(command_at):  # not a string column: decoded, as parse() reads it
+            return self.parse(rows.rows(), ctx)
+        idle = {rows.encode(command_at, command) for command in IDLE_COMMANDS}
         active: list[Row] = []
         huge = False
         for packet in rows.packets:
-            if str(rows.value(packet, command_at)) not in IDLE_COMMANDS:
+            (command,) = rows.raw(packet, command_at)
+            if command not in idle:
                 row = rows.row(packet)
                 active.append(row)
                 huge = huge or _is_huge(row["info"])
-            elif not huge and len(rows.raw(packet, info_at) or b"") > SHOW_MAX_STATEMENT_CHARS:
-                huge = _is_huge(rows.value(packet, info_at))  # bytes over the limit; characters?
+            elif not huge and len(packet) > SHOW_MAX_STATEMENT_CHARS:  # else its info cannot be
+                huge = _is_huge(rows.value(packet, info_at))
         return self._output(active, SessionListing(rows), len(rows), huge, ctx)
 
     def _output(
