@@ -16,6 +16,7 @@ the poller a row per queued request during a burst (thread_pool_queue_summary).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import copysign
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from poolscope.analysis.counters import CounterMemory
@@ -137,8 +138,25 @@ def as_float(value: Any) -> float | None:
         return None
 
 
+# Samples are never changed once made (the store, the alert engine and the live feed only read
+# them), so a series whose value has not changed since a poll made its Sample (most of an idle
+# server's series, every second, and the same zeros on every target) reuses that Sample instead
+# of validating a new one. Bounded: cleared when full, as busy servers' values keep changing.
+_SAMPLES: dict[tuple[object, ...], Sample] = {}
+_MAX_SAMPLES = 8192
+
+
 def sample(metric: str, value: float | None, **labels: str) -> Sample:
-    return Sample(metric=metric, labels=labels, value=value)
+    if value is not None and type(value) is not float:
+        return Sample(metric=metric, labels=labels, value=value)  # validated as given (ints, strings)
+    key = (metric, value, *labels.items())
+    made = _SAMPLES.get(key)
+    # 0.0 and -0.0 are one key; NaN never equals a key, so it is always made afresh.
+    if made is None or (value == 0.0 and copysign(1.0, value) != copysign(1.0, made.value or 0.0)):
+        if len(_SAMPLES) >= _MAX_SAMPLES:
+            _SAMPLES.clear()
+        made = _SAMPLES[key] = Sample(metric=metric, labels=labels, value=value)
+    return made
 
 
 def needs_pool_kind(server: ServerInfo, kind: str, table: str | None = None) -> str | None:
