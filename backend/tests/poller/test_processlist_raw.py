@@ -78,7 +78,7 @@ async def test_parse_raw_gives_the_section_parse_gives(mariadb: MariaDBSandbox) 
         assert dict(fast.section.identities) == dict(slow.section.identities)
         for session in (idle, in_trx):
             who = fast.section.identities.get(session.thread_id())
-            assert who == (SBTEST_USER, who.host, "sbtest") and who.host, "idle sessions are named"
+            assert who is not None and (who.user, who.db) == (SBTEST_USER, "sbtest") and who.host
         assert 0 not in fast.section.identities and fast.section.identities.get(0) is None
         assert collectors["raw"].use_show == collectors["rows"].use_show
     finally:

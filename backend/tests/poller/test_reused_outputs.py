@@ -10,6 +10,11 @@ from poolscope.schemas import CollectorStatus, Sample
 from .helpers import poller_for
 
 
+def _value(made: Sample) -> float:
+    assert made.value is not None
+    return made.value
+
+
 def test_an_unchanged_series_reuses_its_sample_and_a_changed_one_gets_a_new_one() -> None:
     first = sample("tp_group_stalls_per_s", 0.5, group="1")
     assert sample("tp_group_stalls_per_s", 0.5, group="1") is first
@@ -19,9 +24,9 @@ def test_an_unchanged_series_reuses_its_sample_and_a_changed_one_gets_a_new_one(
     assert sample("tp_group_stalls_per_s", 0.5, group="2").labels == {"group": "2"}
     assert sample("qps", None) is sample("qps", None)
     # What a fresh Sample would hold, exactly: the sign of a zero, NaN, an int made a float.
-    assert math.copysign(1.0, sample("qps", 0.0).value) == 1.0
-    assert math.copysign(1.0, sample("qps", -0.0).value) == -1.0
-    assert math.isnan(sample("qps", math.nan).value)
+    assert math.copysign(1.0, _value(sample("qps", 0.0))) == 1.0
+    assert math.copysign(1.0, _value(sample("qps", -0.0))) == -1.0
+    assert math.isnan(_value(sample("qps", math.nan)))
     whole = sample("qps", 3)  # type: ignore[arg-type]
     assert whole.value == 3.0 and isinstance(whole.value, float)
 
