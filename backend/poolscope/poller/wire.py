@@ -152,6 +152,23 @@ class _Packets:
             if length < _MAX_PACKET:  # a payload of 16 MB or more continues in the next packet
                 return payload
 
+    def ready(self) -> bytes | None:
+        """The next packet when the bytes already read hold all of it, without awaiting; else
+        None (then next() waits for it). Most of a poll's answer arrives before it is parsed."""
+        buf, pos = self._buf, self._pos
+        if len(buf) - pos < 4:
+            return None
+        length = buf[pos] | buf[pos + 1] << 8 | buf[pos + 2] << 16
+        # An empty payload (never a whole packet of a poll's answer) is left to next(), so that
+        # `ready() or await next()` cannot mistake it for "not read yet".
+        if length == 0 or length >= _MAX_PACKET or len(buf) - pos - 4 < length:
+            return None
+        if buf[pos + 3] != self._seq:
+            raise err.InternalError(f"Packet sequence number wrong - got {buf[pos + 3]} expected {self._seq}")
+        self._pos = pos + 4 + length
+        self._seq = (self._seq + 1) % 256
+        return buf[pos + 4 : self._pos]
+
     @property
     def drained(self) -> bool:
         return self._pos == len(self._buf)
@@ -257,7 +274,11 @@ def _row(packet: bytes, shape: Shape) -> dict[str, Any]:
     for encoding, converter in shape.decoders:
         if pos >= end:  # a row shorter than its columns (PyMySQL pads it the same way)
             break
-        length, pos = _lenenc_int(packet, pos)
+        length: int | None = packet[pos]
+        if packet[pos] < 0xFB:  # a value under 251 bytes: its one-byte length inline
+            pos += 1
+        else:
+            length, pos = _lenenc_int(packet, pos)
         if length is None:
             values.append(None)
             continue
@@ -320,7 +341,7 @@ class MultiReader:
         self, conn: aiomysql.Connection, packets: _Packets, started: float, raw: bool = False
     ) -> tuple[StatementResult, bool]:
         """The next statement's result set, and whether another follows."""
-        first = await packets.next()
+        first = packets.ready() or await packets.next()
         kind = first[0]
         if kind == 0xFF:  # the server stops a multi-statement at its first error
             return StatementResult(None, _server_error(first), _ms(started)), False
@@ -329,14 +350,14 @@ class MultiReader:
         if kind == 0xFB:
             raise err.OperationalError(CR.CR_COMMANDS_OUT_OF_SYNC, "LOCAL INFILE request refused")
         columns, _ = _lenenc_int(first, 0)
-        definitions = [await packets.next() for _ in range(columns or 0)]
-        if not _is_eof(await packets.next()):
+        definitions = [packets.ready() or await packets.next() for _ in range(columns or 0)]
+        if not _is_eof(packets.ready() or await packets.next()):
             raise err.InternalError("Protocol error, expecting EOF after the column definitions")
         shape = self._shape_for(conn, definitions)
         rows: list[dict[str, Any]] = []
         undecoded: list[bytes] = []
         while True:
-            packet = await packets.next()
+            packet = packets.ready() or await packets.next()
             if _is_eof(packet):
                 if raw:
                     result = StatementResult(None, None, _ms(started), RawRows(shape, undecoded))
