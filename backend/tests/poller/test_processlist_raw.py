@@ -7,32 +7,18 @@ decoded rows make, idle sessions and sessions in a transaction included.
 
 from __future__ import annotations
 
-import aiomysql
-from pymysql.constants import CLIENT
-
 from poolscope.poller.collectors.processlist import SHOW_SQL, Processlist, SessionListing
 from poolscope.poller.wire import MultiReader
-from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
+from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 
-from .helpers import parse_context
+from .helpers import multi_statement_connection, parse_context
 
 # Sessions' clocks and states move between two reads: the same read is compared, both ways.
 CYCLE = 2
 
 
-async def _connect(mariadb: MariaDBSandbox) -> aiomysql.Connection:
-    return await aiomysql.connect(
-        host=mariadb.host,
-        port=mariadb.port,
-        user=MONITOR_USER,
-        password=MONITOR_PASSWORD,
-        autocommit=True,
-        client_flag=CLIENT.MULTI_STATEMENTS,
-    )
-
-
 async def test_raw_rows_decode_to_the_rows_of_the_decoded_read(mariadb: MariaDBSandbox) -> None:
-    conn = await _connect(mariadb)
+    conn = await multi_statement_connection(mariadb)
     try:
         reader = MultiReader()
         sql = "SELECT NULL AS n, 7 AS i, 'é' AS s, CAST(1.5 AS DECIMAL(4,2)) AS d;\nSELECT 2 AS b"
@@ -54,7 +40,7 @@ async def test_raw_rows_decode_to_the_rows_of_the_decoded_read(mariadb: MariaDBS
 async def test_parse_raw_gives_the_section_parse_gives(mariadb: MariaDBSandbox) -> None:
     idle = mariadb.connect(SBTEST_USER, database="sbtest")
     in_trx = mariadb.connect(SBTEST_USER, database="sbtest")
-    conn = await _connect(mariadb)
+    conn = await multi_statement_connection(mariadb)
     try:
         with in_trx.cursor() as cur:
             cur.execute("CREATE TABLE IF NOT EXISTS raw_probe (id INT PRIMARY KEY, v INT)")
