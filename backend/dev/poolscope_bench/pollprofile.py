@@ -1,13 +1,15 @@
 """Where a target-poll's CPU goes, in one process against an idle sandbox (docs/FLEET-PROFILE.md).
 
     python -m poolscope_bench.pollprofile stages --targets 50 --rounds 20
+    python -m poolscope_bench.pollprofile poll --targets 75 --rounds 10
     python -m poolscope_bench.pollprofile fleet --targets 100 --seconds 30
 
 `stages` polls the targets one after another (nothing else runs in the process meanwhile), so
 the process CPU time around each step is that step's own: statement round trip with row
 decoding, collectors' parse, derive, the store write, alert evaluation, recommendation
 evaluation (amortised over its cadence), live-channel encoding and the /api/targets summary.
-`fleet` runs the whole role-"all" service stack (scheduler, alert engine, recommender) for a
+`poll` times nothing but the poll path (TargetPoller.poll_once, no store, no timing wrappers):
+the process CPU, user and system apart, divided by the polls. `fleet` runs the whole role-"all" service stack (scheduler, alert engine, recommender) for a
 while and divides the process CPU by the polls it made; run it under `py-spy record` to see
 the frames. CPU time, not wall time: the machine is shared.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import tempfile
 import time
 from collections import defaultdict
@@ -117,6 +120,7 @@ async def stages(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: i
         poller.connection.run_batch = _wrap(clock, "statements+rows", poller.connection.run_batch)  # type: ignore[method-assign]
         for collector in poller.collectors:
             collector.parse = _wrap(clock, "parse", collector.parse)  # type: ignore[method-assign]
+            collector.parse_raw = _wrap(clock, "parse", collector.parse_raw)  # type: ignore[method-assign]
     polls = evaluations = 0
     recommend_s = 0.0
     try:
@@ -180,6 +184,34 @@ async def stages(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: i
     }
 
 
+async def poll_path(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: int) -> dict[str, Any]:
+    settings = _settings(sandbox, workdir, targets)
+    pollers = [TargetPoller(t, settings) for t in settings.targets]
+    polls = 0
+    try:
+        for _ in range(3):  # connect, discover, the processlist's form; not per-poll costs
+            for poller in pollers:
+                await poller.poll_once()
+        before, cpu0 = os.times(), time.process_time()
+        for _ in range(rounds):
+            for poller in pollers:
+                result = await poller.poll_once()
+                if result.info.status != "up":
+                    raise SystemExit(f"{poller.name} is {result.info.status}: {result.info.reason}")
+                polls += 1
+        cpu_s, after = time.process_time() - cpu0, os.times()
+    finally:
+        for poller in pollers:
+            await poller.close()
+    return {
+        "targets": targets,
+        "target_polls": polls,
+        "poll_path_ms_per_target_poll": round(cpu_s * 1000 / polls, 3),
+        "user_ms": round((after.user - before.user) * 1000 / polls, 3),
+        "system_ms": round((after.system - before.system) * 1000 / polls, 3),
+    }
+
+
 async def fleet(sandbox: MariaDBSandbox, workdir: Path, targets: int, seconds: float) -> dict[str, Any]:
     settings = _settings(sandbox, workdir, targets)
     polls = 0
@@ -212,9 +244,9 @@ async def fleet(sandbox: MariaDBSandbox, workdir: Path, targets: int, seconds: f
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m poolscope_bench.pollprofile", description=__doc__)
-    parser.add_argument("mode", choices=("stages", "fleet"))
+    parser.add_argument("mode", choices=("stages", "poll", "fleet"))
     parser.add_argument("--targets", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=20, help="stages: polls per target")
+    parser.add_argument("--rounds", type=int, default=20, help="stages, poll: polls per target")
     parser.add_argument("--seconds", type=float, default=30.0, help="fleet: measured window")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pollprofile-") as tmp:
@@ -222,6 +254,8 @@ def main(argv: list[str] | None = None) -> None:
         with MariaDBSandbox(workdir / "sandbox", max_connections=args.targets + 50) as sandbox:
             if args.mode == "stages":
                 out = asyncio.run(stages(sandbox, workdir, args.targets, args.rounds))
+            elif args.mode == "poll":
+                out = asyncio.run(poll_path(sandbox, workdir, args.targets, args.rounds))
             else:
                 out = asyncio.run(fleet(sandbox, workdir, args.targets, args.seconds))
     print(json.dumps(out, indent=2))

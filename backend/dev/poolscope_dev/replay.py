@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +123,11 @@ class FixtureConnection(TargetConnection):
 
         self._files = {sql: c.name for c in all_collectors() for sql in c.statements(self.server)}
 
-    async def run_batch(self, statements: list[str]) -> list[StatementResult]:
+    async def run_batch(
+        self, statements: list[str], raw: Collection[str] = frozenset()
+    ) -> list[StatementResult]:
+        # Captured rows are decoded already: `raw` (statements the live reader hands over
+        # undecoded) is ignored, and the collector parses them as rows.
         if self.conn is None:
             raise ConnectError("not connected")
         results = []

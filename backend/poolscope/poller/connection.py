@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Literal
 
 import aiomysql
@@ -190,12 +190,14 @@ class TargetConnection:
                 raise ConnectError(f"cannot read server variables: {describe_mysql_error(result.error)}")
         return server_from_discovery(results[0].rows or [], results[1].rows or [])
 
-    async def run_batch(self, statements: list[str]) -> list[StatementResult]:
+    async def run_batch(
+        self, statements: list[str], raw: Collection[str] = frozenset()
+    ) -> list[StatementResult]:
         """Run statements in as few round trips as possible, isolating each statement's failure.
 
         The server stops a multi-statement at the first error, so the statements after a failed
         one are sent again as a new batch: a missing privilege costs one extra round trip, not
-        the whole poll.
+        the whole poll. The rows of the statements in `raw` come undecoded (StatementResult.raw).
         """
         if self.conn is None:
             raise ConnectError("not connected")
@@ -205,14 +207,15 @@ class TargetConnection:
         for _ in range(len(statements) + 1):
             if not pending:
                 break
-            done = await self._run_multi(pending)
+            done = await self._run_multi(pending, raw)
             results.extend(done)
             pending = pending[len(done) :]
         return results
 
-    async def _run_multi(self, statements: list[str]) -> list[StatementResult]:
+    async def _run_multi(self, statements: list[str], raw: Collection[str]) -> list[StatementResult]:
         assert self.conn is not None
-        return await self._reader.run(self.conn, ";\n".join(statements), len(statements))
+        flags = [s in raw for s in statements] if raw else []
+        return await self._reader.run(self.conn, ";\n".join(statements), len(statements), flags)
 
     async def close(self) -> None:
         if self.conn is not None:

@@ -15,6 +15,7 @@ from poolscope.analysis.session_identity import SessionIdentities
 from poolscope.analysis.stalls import StallDetector
 from poolscope.flavors import flavor_spec
 from poolscope.metrics import Metric
+from poolscope.poller.collectors.base import sample
 from poolscope.poller.collectors.global_status import StatusSection
 from poolscope.poller.collectors.innodb_trx import MIN_LISTED_AGE_S
 from poolscope.poller.collectors.processlist import ProcesslistSection
@@ -128,11 +129,7 @@ def derive_groups(
         group.stalled = group.stall_reason is not None
         # Shrinking thread_pool_size leaves old groups listed with their connections (§6).
         group.retired = pool_size is not None and group.group_id >= pool_size
-        samples.append(
-            Sample(
-                metric="tp_group_stalled", labels={"group": str(group.group_id)}, value=float(group.stalled)
-            )
-        )
+        samples.append(sample("tp_group_stalled", float(group.stalled), group=str(group.group_id)))
         if queue_summary is not None:
             group.oldest_queued_ms = queue_summary.oldest_ms_by_group.get(group.group_id)
     return groups
@@ -232,8 +229,8 @@ def derive_state(
     # MySQL Enterprise's plugin reports thread_handling=loaded-dynamically: still a pool.
     regime = "pool-of-threads" if server.pool_enabled else server.thread_handling
     thread_ratio, buffer_ratio = memory.ratios.update(now, status.values, regime)
-    samples.append(Sample(metric="thread_cache_miss_ratio", value=thread_ratio.value))
-    samples.append(Sample(metric="buffer_pool_miss_ratio", value=buffer_ratio.value))
+    samples.append(sample("thread_cache_miss_ratio", thread_ratio.value))
+    samples.append(sample("buffer_pool_miss_ratio", buffer_ratio.value))
 
     queue = outputs.thread_pool_queues
     transactions = derive_transactions(outputs)

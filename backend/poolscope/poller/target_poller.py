@@ -24,7 +24,7 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.dsn import DsnError
 from poolscope.metrics import Metric
 from poolscope.poller.collectors import all_collectors
-from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, sample
 from poolscope.poller.collectors.session_lookup import SessionLookup
 from poolscope.poller.connection import (
     PRIVILEGE_ERRORS,
@@ -82,6 +82,9 @@ class TargetPoller:
         self._carried: dict[str, CollectorOutput[Any]] = {}
         self._refresh_next: set[str] = set()
         self._connections: int | None = None  # Threads_connected as the last poll read it
+        # Statuses that read the same poll after poll (a source that does not apply, the lookup
+        # not needed), by source: reused while unchanged instead of made again every second.
+        self._standing: dict[str, CollectorStatus] = {}
         self.info = TargetInfo(
             name=config.name, tags=dict(config.tags), poll_interval_s=settings.poll_interval_s
         )
@@ -159,6 +162,15 @@ class TargetPoller:
         )
         return PollResult(self.info, None, [Sample(metric="target_up", value=0.0)])
 
+    def _standing_status(
+        self, name: str, ok: bool, skipped: str | None = None, note: str | None = None
+    ) -> CollectorStatus:
+        """A status with nothing per poll in it (no duration, no age): the last one when the same."""
+        status = self._standing.get(name)
+        if status is None or (status.ok, status.skipped, status.note) != (ok, skipped, note):
+            status = self._standing[name] = CollectorStatus(name=name, ok=ok, skipped=skipped, note=note)
+        return status
+
     def _may_wait(self, collector: Collector[Any]) -> bool:
         """Slow sources take turns, one per poll, so that no poll pays for all of them at once."""
         return (
@@ -192,7 +204,10 @@ class TargetPoller:
         parse_started = time.perf_counter()
         parse_error: str | None = None
         try:
-            output = collector.parse(result.rows or [], ctx)
+            if result.raw is not None:
+                output = collector.parse_raw(result.raw, ctx)
+            else:
+                output = collector.parse(result.rows or [], ctx)
         except Exception as exc:
             log.exception("target %s: collector %s could not parse", self.name, collector.name)
             parse_error = f"parse failed: {type(exc).__name__}: {exc}"
@@ -220,11 +235,11 @@ class TargetPoller:
         name = self.session_lookup.name
         identities = self.memory.identities
         if outputs.processlist is None:
-            return CollectorStatus(name=name, ok=False, skipped="needs the processlist collector")
-        identities.learn(outputs.processlist.identities)
+            return self._standing_status(name, ok=False, skipped="needs the processlist collector")
+        identities.learn(outputs.processlist.identities, complete=outputs.processlist.complete)
         unknown = identities.unknown(referenced_ids(outputs))
         if not unknown:
-            return CollectorStatus(name=name, ok=True, note="on demand: everyone listed is already known")
+            return self._standing_status(name, ok=True, note="on demand: everyone listed is already known")
         lookup = self.session_lookup.for_ids(unknown)
         (result,) = await self.connection.run_batch([lookup.sql(ctx.server)])
         self._statements_sent += 1
@@ -250,7 +265,7 @@ class TargetPoller:
                 privilege, error = self._missing_privileges[collector.name]
                 skipped = f"needs {privilege} ({error}); retrying in {retry_at - now:.0f} s"
             if skipped is not None:
-                statuses[collector.name] = CollectorStatus(name=collector.name, ok=False, skipped=skipped)
+                statuses[collector.name] = self._standing_status(collector.name, ok=False, skipped=skipped)
             elif self._due(collector, now) and not (slow_read and self._may_wait(collector)):
                 to_run.append(collector)
                 slow_read = slow_read or self._may_wait(collector)
@@ -267,7 +282,9 @@ class TargetPoller:
                     note=f"read every {collector.every_s:g} s; last {carried_s:.1f} s ago",
                 )
 
-        results = await self.connection.run_batch([c.sql(server) for c in to_run])
+        statements = [c.sql(server) for c in to_run]
+        raw = {sql for collector, sql in zip(to_run, statements, strict=True) if collector.reads_raw()}
+        results = await self.connection.run_batch(statements, raw=raw)
         sent_before = self._statements_sent
         self._statements_sent += len(results)
         ctx = ParseContext(now=now, server=server, counters=self.counters, connections=self._connections)
@@ -287,7 +304,7 @@ class TargetPoller:
         state.collectors = [statuses[c.name] for c in (*self.collectors, self.session_lookup)]
         duration_ms = (time.perf_counter() - started) * 1000
         samples.append(Sample(metric="poll_duration_ms", value=round(duration_ms, 3)))
-        samples.append(Sample(metric="target_up", value=1.0))
+        samples.append(sample("target_up", 1.0))
         failed = [s.name for s in state.collectors if s.error]
         self.info = self.info.model_copy(
             update={

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,13 +55,67 @@ class Shape:
     decoders: tuple[Decoder, ...]
 
 
+class RawRows:
+    """A result set's rows as they came off the wire, each decoded only when asked for.
+
+    For a statement whose rows are mostly skipped: SHOW FULL PROCESSLIST lists every idle
+    session, of which the poll needs nothing unless one of them is queued or holds a
+    transaction (collectors/processlist.py). Decoding a column is exactly what the decoded form
+    does (_row), so either form gives a collector the same values.
+    """
+
+    __slots__ = ("names", "packets", "_shape")
+
+    def __init__(self, shape: Shape, packets: list[bytes]) -> None:
+        self._shape = shape
+        self.names = shape.names
+        self.packets = packets
+
+    def __len__(self) -> int:
+        return len(self.packets)
+
+    def row(self, packet: bytes) -> dict[str, Any]:
+        return _row(packet, self._shape)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [_row(packet, self._shape) for packet in self.packets]
+
+    def raw(self, packet: bytes, *indexes: int) -> list[bytes | None]:
+        """Columns `indexes` (ascending) of a row as sent (None for NULL or a short row), not decoded."""
+        return _fields(packet, indexes)
+
+    def is_text(self, index: int) -> bool:
+        """Column `index` decodes to its bytes' text and nothing more (a string column): a value
+        can then be compared as bytes, encoded as the column is, without decoding each row's."""
+        encoding, converter = self._shape.decoders[index]
+        return encoding is not None and converter is None
+
+    def encode(self, index: int, text: str) -> bytes:
+        """`text` as column `index` carries it (is_text columns)."""
+        encoding = self._shape.decoders[index][0]
+        assert encoding is not None
+        return text.encode(encoding)
+
+    def decode(self, index: int, data: bytes | None) -> Any:
+        """Column `index`'s bytes (from raw()) decoded as _row decodes them."""
+        return None if data is None else _decode(data, self._shape.decoders[index])
+
+    def value(self, packet: bytes, index: int) -> Any:
+        """Column `index` of a row, decoded as _row decodes it."""
+        return self.decode(index, _fields(packet, (index,))[0])
+
+
 @dataclass
 class StatementResult:
-    """One statement's outcome: rows (an OK packet gives none) or the server's error for it."""
+    """One statement's outcome: rows (an OK packet gives none) or the server's error for it.
+
+    `raw` instead of `rows` when the caller asked for that statement's rows undecoded.
+    """
 
     rows: list[dict[str, Any]] | None
     error: BaseException | None
     duration_ms: float
+    raw: RawRows | None = None
 
 
 class _Packets:
@@ -97,6 +151,23 @@ class _Packets:
             self._seq = (self._seq + 1) % 256
             if length < _MAX_PACKET:  # a payload of 16 MB or more continues in the next packet
                 return payload
+
+    def ready(self) -> bytes | None:
+        """The next packet when the bytes already read hold all of it, without awaiting; else
+        None (then next() waits for it). Most of a poll's answer arrives before it is parsed."""
+        buf, pos = self._buf, self._pos
+        if len(buf) - pos < 4:
+            return None
+        length = buf[pos] | buf[pos + 1] << 8 | buf[pos + 2] << 16
+        # An empty payload (never a whole packet of a poll's answer) is left to next(), so that
+        # `ready() or await next()` cannot mistake it for "not read yet".
+        if length == 0 or length >= _MAX_PACKET or len(buf) - pos - 4 < length:
+            return None
+        if buf[pos + 3] != self._seq:
+            raise err.InternalError(f"Packet sequence number wrong - got {buf[pos + 3]} expected {self._seq}")
+        self._pos = pos + 4 + length
+        self._seq = (self._seq + 1) % 256
+        return buf[pos + 4 : self._pos]
 
     @property
     def drained(self) -> bool:
@@ -162,6 +233,40 @@ def _shape(conn: aiomysql.Connection, definitions: list[bytes]) -> Shape:
     return Shape(tuple(names), tuple(decoders))
 
 
+def _fields(packet: bytes, indexes: tuple[int, ...]) -> list[bytes | None]:
+    """Columns `indexes` (ascending) of a row as sent, in one walk over the row; None for NULL
+    or past a short row's end. Lengths under 251 (one byte) are stepped over inline."""
+    out: list[bytes | None] = []
+    pos = 0
+    end = len(packet)
+    column = 0
+    for index in indexes:
+        while column < index and pos < end:
+            first = packet[pos]
+            if first < 0xFB:
+                pos += 1 + first
+            elif first == 0xFB:
+                pos += 1
+            else:
+                length, pos = _lenenc_int(packet, pos)
+                pos += length or 0
+            column += 1
+        if pos >= end:
+            out.append(None)
+            continue
+        length, pos = _lenenc_int(packet, pos)
+        column += 1
+        out.append(None if length is None else packet[pos : pos + length])
+        pos += length or 0
+    return out
+
+
+def _decode(data: bytes, decoder: Decoder) -> Any:
+    encoding, converter = decoder
+    value: Any = data if encoding is None else data.decode(encoding)
+    return value if converter is None else converter(value)
+
+
 def _row(packet: bytes, shape: Shape) -> dict[str, Any]:
     values: list[Any] = []
     pos = 0
@@ -169,7 +274,11 @@ def _row(packet: bytes, shape: Shape) -> dict[str, Any]:
     for encoding, converter in shape.decoders:
         if pos >= end:  # a row shorter than its columns (PyMySQL pads it the same way)
             break
-        length, pos = _lenenc_int(packet, pos)
+        length: int | None = packet[pos]
+        if packet[pos] < 0xFB:  # a value under 251 bytes: its one-byte length inline
+            pos += 1
+        else:
+            length, pos = _lenenc_int(packet, pos)
         if length is None:
             values.append(None)
             continue
@@ -198,9 +307,12 @@ class MultiReader:
             shape = self._shapes[key] = _shape(conn, definitions)
         return shape
 
-    async def run(self, conn: aiomysql.Connection, sql: str, count: int) -> list[StatementResult]:
+    async def run(
+        self, conn: aiomysql.Connection, sql: str, count: int, raw: Sequence[bool] = ()
+    ) -> list[StatementResult]:
         """Result sets of `sql` (`count` statements) in order; it stops after the first one that
-        failed, as the server does. Raises when the connection itself breaks."""
+        failed, as the server does. Raises when the connection itself breaks. A statement whose
+        `raw` flag is set has its rows handed over undecoded (StatementResult.raw)."""
         await conn._execute_command(COMMAND.COM_QUERY, sql.encode(conn.encoding, "surrogateescape"))
         packets = _Packets(conn)
         results: list[StatementResult] = []
@@ -208,7 +320,8 @@ class MultiReader:
         more = True
         try:
             while more:
-                result, more = await self._one(conn, packets, started)
+                index = len(results)
+                result, more = await self._one(conn, packets, started, index < len(raw) and raw[index])
                 # A server that answers more result sets than statements (a procedure's extra set)
                 # has them read and dropped, as aiomysql drops them before the next command.
                 if len(results) < count:
@@ -225,10 +338,10 @@ class MultiReader:
         return results
 
     async def _one(
-        self, conn: aiomysql.Connection, packets: _Packets, started: float
+        self, conn: aiomysql.Connection, packets: _Packets, started: float, raw: bool = False
     ) -> tuple[StatementResult, bool]:
         """The next statement's result set, and whether another follows."""
-        first = await packets.next()
+        first = packets.ready() or await packets.next()
         kind = first[0]
         if kind == 0xFF:  # the server stops a multi-statement at its first error
             return StatementResult(None, _server_error(first), _ms(started)), False
@@ -237,18 +350,26 @@ class MultiReader:
         if kind == 0xFB:
             raise err.OperationalError(CR.CR_COMMANDS_OUT_OF_SYNC, "LOCAL INFILE request refused")
         columns, _ = _lenenc_int(first, 0)
-        definitions = [await packets.next() for _ in range(columns or 0)]
-        if not _is_eof(await packets.next()):
+        definitions = [packets.ready() or await packets.next() for _ in range(columns or 0)]
+        if not _is_eof(packets.ready() or await packets.next()):
             raise err.InternalError("Protocol error, expecting EOF after the column definitions")
         shape = self._shape_for(conn, definitions)
         rows: list[dict[str, Any]] = []
+        undecoded: list[bytes] = []
         while True:
-            packet = await packets.next()
+            packet = packets.ready() or await packets.next()
             if _is_eof(packet):
-                return StatementResult(rows, None, _ms(started)), _more_after_eof(packet)
+                if raw:
+                    result = StatementResult(None, None, _ms(started), RawRows(shape, undecoded))
+                else:
+                    result = StatementResult(rows, None, _ms(started))
+                return result, _more_after_eof(packet)
             if packet[0] == 0xFF:  # an error while rows were being sent ends the statement
                 return StatementResult(None, _server_error(packet), _ms(started)), False
-            rows.append(_row(packet, shape))
+            if raw:
+                undecoded.append(packet)
+            else:
+                rows.append(_row(packet, shape))
 
 
 def _ms(started: float) -> float:

@@ -45,9 +45,9 @@ async def stalled_poll(fixture: str) -> PollResult:
     await poller.poll_once()
     frozen = poller.connection.run_batch
 
-    async def same_frame(statements: list[str]):  # type: ignore[no-untyped-def]
+    async def same_frame(statements: list[str], **options):  # type: ignore[no-untyped-def]
         poller.connection.polls = 2  # type: ignore[attr-defined]
-        return await frozen(statements)
+        return await frozen(statements, **options)
 
     poller.connection.run_batch = same_frame  # type: ignore[method-assign]
     await poller.poll_once()

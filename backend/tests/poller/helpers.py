@@ -7,17 +7,32 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import aiomysql
+from pymysql.constants import CLIENT
+
 from poolscope.analysis.counters import CounterMemory
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.schemas import ServerInfo
-from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
+from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
 
 # A MariaDB server with its thread pool on, as discovery describes it: for parse steps run on rows.
 MARIADB_POOL = ServerInfo(
     flavor="mariadb", version="10.11.19-MariaDB", thread_handling="pool-of-threads", pool_enabled=True
 )
+
+
+async def multi_statement_connection(sandbox: MariaDBSandbox) -> aiomysql.Connection:
+    """A bare aiomysql connection of the monitoring user that may send multi-statements, as the poller's."""
+    return await aiomysql.connect(
+        host=sandbox.host,
+        port=sandbox.port,
+        user=MONITOR_USER,
+        password=MONITOR_PASSWORD,
+        autocommit=True,
+        client_flag=CLIENT.MULTI_STATEMENTS,
+    )
 
 
 def parse_context(connections: int | None = None, now: float = 0.0) -> ParseContext:

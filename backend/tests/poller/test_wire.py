@@ -12,14 +12,15 @@ from typing import Any
 
 import aiomysql
 import pytest
-from pymysql.constants import CLIENT
 
 from poolscope.config import TargetConfig
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.connection import TargetConnection, error_code
 from poolscope.poller.discovery import discovery_statements
 from poolscope.poller.wire import MultiReader
-from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, MariaDBSandbox
+from poolscope_dev.sandbox import MariaDBSandbox
+
+from .helpers import multi_statement_connection
 
 # Values of every kind the protocol encodes differently: NULL, integers, decimals, floats, dates,
 # binary strings, JSON, and strings whose length needs a 1-, 2- and 3-byte length prefix.
@@ -49,17 +50,6 @@ def _types(rows: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return {(name, type(value).__name__) for row in rows for name, value in row.items() if value is not None}
 
 
-async def _connect(mariadb: MariaDBSandbox) -> aiomysql.Connection:
-    return await aiomysql.connect(
-        host=mariadb.host,
-        port=mariadb.port,
-        user=MONITOR_USER,
-        password=MONITOR_PASSWORD,
-        autocommit=True,
-        client_flag=CLIENT.MULTI_STATEMENTS,
-    )
-
-
 async def test_values_match_aiomysql_cursor(mariadb: MariaDBSandbox, monitor_dsn: str) -> None:
     connection = TargetConnection(TargetConfig(name="wire", dsn=monitor_dsn, extra_port=0))
     await connection.connect()
@@ -75,7 +65,7 @@ async def test_values_match_aiomysql_cursor(mariadb: MariaDBSandbox, monitor_dsn
         ),
         TYPED,
     ]
-    conn = await _connect(mariadb)
+    conn = await multi_statement_connection(mariadb)
     try:
         expected = await _cursor_rows(conn, statements)
         reader = MultiReader()
@@ -101,7 +91,7 @@ async def test_values_match_aiomysql_cursor(mariadb: MariaDBSandbox, monitor_dsn
 async def test_a_failed_statement_ends_the_answer_and_the_connection_stays_usable(
     mariadb: MariaDBSandbox,
 ) -> None:
-    conn = await _connect(mariadb)
+    conn = await multi_statement_connection(mariadb)
     try:
         reader = MultiReader()
         got = await reader.run(conn, "SELECT 1 AS a;\nSELECT * FROM no_such_db.t;\nSELECT 3 AS c", 3)
@@ -118,7 +108,7 @@ async def test_a_failed_statement_ends_the_answer_and_the_connection_stays_usabl
 
 
 async def test_a_cancelled_read_closes_the_connection(mariadb: MariaDBSandbox) -> None:
-    conn = await _connect(mariadb)
+    conn = await multi_statement_connection(mariadb)
     try:
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(MultiReader().run(conn, "SELECT SLEEP(5)", 1), timeout=0.3)

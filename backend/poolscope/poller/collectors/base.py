@@ -16,10 +16,12 @@ the poller a row per queued request during a burst (thread_pool_queue_summary).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import copysign
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from poolscope.analysis.counters import CounterMemory
 from poolscope.metrics import Metric
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import Sample, ServerInfo
 
 if TYPE_CHECKING:  # the record names every collector's section type: imported for types only
@@ -92,6 +94,15 @@ class Collector(Generic[SectionT]):
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[SectionT]:
         raise NotImplementedError
 
+    def reads_raw(self) -> bool:
+        """Whether this poll's statement should have its rows handed over undecoded (parse_raw):
+        for a source whose rows are mostly skipped, so that what is skipped is never decoded."""
+        return False
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[SectionT]:
+        """parse() of rows read undecoded; a source that reads_raw() decodes only what it uses."""
+        return self.parse(rows.rows(), ctx)
+
     def put(self, outputs: PollOutputs, section: SectionT) -> None:
         """Place this poll's (or the carried) section in its field of the poll's record."""
         raise NotImplementedError
@@ -127,8 +138,25 @@ def as_float(value: Any) -> float | None:
         return None
 
 
+# Samples are never changed once made (the store, the alert engine and the live feed only read
+# them), so a series whose value has not changed since a poll made its Sample (most of an idle
+# server's series, every second, and the same zeros on every target) reuses that Sample instead
+# of validating a new one. Bounded: cleared when full, as busy servers' values keep changing.
+_SAMPLES: dict[tuple[object, ...], Sample] = {}
+_MAX_SAMPLES = 8192
+
+
 def sample(metric: str, value: float | None, **labels: str) -> Sample:
-    return Sample(metric=metric, labels=labels, value=value)
+    if value is not None and type(value) is not float:
+        return Sample(metric=metric, labels=labels, value=value)  # validated as given (ints, strings)
+    key = (metric, value, *labels.items())
+    made = _SAMPLES.get(key)
+    # 0.0 and -0.0 are one key; NaN never equals a key, so it is always made afresh.
+    if made is None or (value == 0.0 and copysign(1.0, value) != copysign(1.0, made.value or 0.0)):
+        if len(_SAMPLES) >= _MAX_SAMPLES:
+            _SAMPLES.clear()
+        made = _SAMPLES[key] = Sample(metric=metric, labels=labels, value=value)
+    return made
 
 
 def needs_pool_kind(server: ServerInfo, kind: str, table: str | None = None) -> str | None:

@@ -36,6 +36,7 @@ OTHERS = (
     "Uptime",
 )
 NAMES = (*GAUGES, *RATES, *OTHERS)
+SQL = "SHOW GLOBAL STATUS WHERE Variable_name IN ({})".format(", ".join(f"'{n}'" for n in NAMES))
 
 METRICS = (
     Metric("threads_connected", "Threads_connected", prometheus="poolscope_threads_connected"),
@@ -68,8 +69,7 @@ class GlobalStatus(Collector[StatusSection]):
     metrics = METRICS
 
     def sql(self, server: ServerInfo) -> str:
-        names = ", ".join(f"'{n}'" for n in NAMES)
-        return f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})"
+        return SQL
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[StatusSection]:
         values: dict[str, float] = {}

@@ -21,12 +21,14 @@ Two forms, the next poll's chosen by what this one read:
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from poolscope.analysis.session_identity import SessionIdentity
 from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, sample
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo, Session
 
 if TYPE_CHECKING:
@@ -55,7 +57,44 @@ class ProcesslistSection:
     by_id: dict[int, Session] = field(default_factory=dict)
     active: list[Session] = field(default_factory=list)
     # Who every session this read saw is, idle ones included (all of them in the SHOW form).
-    identities: dict[int, SessionIdentity] = field(default_factory=dict)
+    identities: Mapping[int, SessionIdentity] = field(default_factory=dict)
+    # The read listed every session the server has (the SHOW form), not only the active ones.
+    complete: bool = False
+
+
+class SessionListing(Mapping[int, SessionIdentity]):
+    """Who each session of a SHOW FULL PROCESSLIST read is, decoded only for the ids asked about.
+
+    An idle application pool lists hundreds of sleeping sessions every second; the poll names
+    only the few that are queued or hold a transaction (analysis/session_identity.py).
+    """
+
+    def __init__(self, rows: RawRows) -> None:
+        self._rows = rows
+        names = rows.names
+        self._id_at = names.index("id")
+        self._who_at = (names.index("user"), names.index("host"), names.index("db"))
+        self._by_id: dict[int, bytes] | None = None
+
+    def _index(self) -> dict[int, bytes]:
+        if self._by_id is None:
+            rows, at = self._rows, self._id_at
+            self._by_id = {int(rows.value(packet, at)): packet for packet in rows.packets}
+        return self._by_id
+
+    def __getitem__(self, connection_id: int) -> SessionIdentity:
+        packet = self._index()[connection_id]
+        user, host, db = (self._rows.value(packet, at) for at in self._who_at)
+        return SessionIdentity(user, host, db)
+
+    def __contains__(self, connection_id: object) -> bool:
+        return connection_id in self._index()
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._index())
+
+    def __len__(self) -> int:
+        return len(self._index())
 
 
 class Processlist(Collector[ProcesslistSection]):
@@ -86,28 +125,65 @@ class Processlist(Collector[ProcesslistSection]):
     def statements(self, server: ServerInfo) -> list[str]:
         return [self.information_schema_sql(server), SHOW_SQL]
 
+    def reads_raw(self) -> bool:
+        # SHOW lists every idle session: those rows are decoded only if one is looked up.
+        return self.use_show
+
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[ProcesslistSection]:
         # SHOW lists idle sessions too (only who they are is kept of those), and captured output
-        # replayed as is may. Our own polling session is not activity worth showing.
+        # replayed as is may.
         identities = {int(row["id"]): SessionIdentity(row["user"], row["host"], row["db"]) for row in rows}
+        huge = any(_is_huge(row["info"]) for row in rows)
+        return self._output(rows, identities, len(rows), huge, ctx)
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[ProcesslistSection]:
+        """parse() that decodes only the active sessions' rows, and of the idle ones their command."""
+        command_at, info_at = rows.names.index("command"), rows.names.index("info")
+        if not rows.is_text(command_at):  # not a string column: decoded, as parse() reads it
+            return self.parse(rows.rows(), ctx)
+        idle = {rows.encode(command_at, command) for command in IDLE_COMMANDS}
+        active: list[Row] = []
+        huge = False
+        for packet in rows.packets:
+            (command,) = rows.raw(packet, command_at)
+            if command not in idle:
+                row = rows.row(packet)
+                active.append(row)
+                huge = huge or _is_huge(row["info"])
+            elif not huge and len(packet) > SHOW_MAX_STATEMENT_CHARS:  # else its info cannot be
+                huge = _is_huge(rows.value(packet, info_at))
+        return self._output(active, SessionListing(rows), len(rows), huge, ctx)
+
+    def _output(
+        self,
+        rows: list[Row],
+        identities: Mapping[int, SessionIdentity],
+        listed: int,
+        huge: bool,
+        ctx: ParseContext,
+    ) -> CollectorOutput[ProcesslistSection]:
+        # Our own polling session is not activity worth showing.
         sessions = (_session(row) for row in rows if str(row["command"]) not in IDLE_COMMANDS)
         active = [s for s in sessions if not _is_own_poll(s)]
         active.sort(key=lambda s: -(s.time_s or 0.0))
         running = sum(1 for s in active if s.command in ("Query", "Execute"))
         section = ProcesslistSection(
-            by_id={s.id: s for s in active}, active=active[:MAX_ACTIVE_LISTED], identities=identities
+            by_id={s.id: s for s in active},
+            active=active[:MAX_ACTIVE_LISTED],
+            identities=identities,
+            complete=self.use_show,  # this read was SHOW's (sql() chose by it)
         )
-        self.use_show = self._next_read_is_show(rows, ctx)
+        self.use_show = self._next_read_is_show(listed, huge, ctx)
         return CollectorOutput(section=section, samples=[sample("sessions_active", float(running))])
 
     def put(self, outputs: PollOutputs, section: ProcesslistSection) -> None:
         outputs.processlist = section
 
-    def _next_read_is_show(self, rows: list[Row], ctx: ParseContext) -> bool:
+    def _next_read_is_show(self, listed: int, huge: bool, ctx: ParseContext) -> bool:
         connections = ctx.connections  # as the previous poll's status read it
         if self.use_show:
-            connections = len(rows)  # SHOW lists every session: the count as of this read
-            if any(isinstance(r["info"], str) and len(r["info"]) > SHOW_MAX_STATEMENT_CHARS for r in rows):
+            connections = listed  # SHOW lists every session: the count as of this read
+            if huge:
                 self.information_schema_until = ctx.now + SHOW_BACKOFF_S
         return (
             connections is not None
@@ -134,6 +210,10 @@ def _session(row: Row) -> Session:
         state=row["state"],
         info=info,
     )
+
+
+def _is_huge(info: object) -> bool:
+    return isinstance(info, str) and len(info) > SHOW_MAX_STATEMENT_CHARS
 
 
 def _is_own_poll(session: Session) -> bool:

@@ -32,6 +32,9 @@ COUNTERS = (
     "dequeues_by_worker",
 )
 
+SQL = "SELECT GROUP_ID, {} FROM information_schema.THREAD_POOL_STATS ORDER BY GROUP_ID".format(
+    ", ".join(c.upper() for c in COUNTERS)
+)
 
 METRICS = (
     Metric(
@@ -80,8 +83,7 @@ class ThreadPoolStats(Collector[dict[int, GroupCounters]]):
         return needs_pool_table(server, "THREAD_POOL_STATS")
 
     def sql(self, server: ServerInfo) -> str:
-        columns = ", ".join(c.upper() for c in COUNTERS)
-        return f"SELECT GROUP_ID, {columns} FROM information_schema.THREAD_POOL_STATS ORDER BY GROUP_ID"
+        return SQL
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[int, GroupCounters]]:
         groups: dict[int, GroupCounters] = {}
