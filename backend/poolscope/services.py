@@ -13,6 +13,7 @@ engine, notifications and automatic snapshots, with no HTTP; "api" serves HTTP a
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -179,6 +180,11 @@ async def run_services(
             )
             watcher.start()
             stack.push_async_callback(watcher.stop)
+        if role != "all":
+            # A process of its own (`serve`'s children, `poolscope poller` / `api`): what start-up
+            # built lives as long as the process, so full collections need not walk it again (they
+            # made a 24 h chart page alternate between ~55 and ~100 ms CPU: docs/STORE-PERF.md).
+            gc.freeze()
         log.info(
             "poolscope (%s): %d target(s), polling every %g s",
             role if services.fleet is None else f"poller {services.fleet.node_id}",
