@@ -101,7 +101,9 @@ async def samples_only(
     server_pid: int | None,
 ) -> dict[str, Any]:
     """The samples part of write_polls alone, in batches of SAMPLES_BATCH_POLLS polls."""
-    polls = [Poll(*args) for args in _polls(poll, model, start_ts, max(total_polls // BATCH_TARGETS, 1), 0.75)]
+    polls = [
+        Poll(*args) for args in _polls(poll, model, start_ts, max(total_polls // BATCH_TARGETS, 1), 0.75)
+    ]
     progress(f"store ingest: {len(polls)} polls' samples alone, {SAMPLES_BATCH_POLLS} polls per transaction")
     ingest = store.samples
     server0 = _server_cpu_s(server_pid)

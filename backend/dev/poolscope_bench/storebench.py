@@ -171,7 +171,9 @@ async def run(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
         progress("starting a private PostgreSQL for the store parts")
         await asyncio.to_thread(pg.start)
         url = pg.create_database("bench_ingest")
-        out["store_ingest"]["postgresql"] = await ingest(ctx, poll, url, None, pg.proc.pid if pg.proc else None)
+        out["store_ingest"]["postgresql"] = await ingest(
+            ctx, poll, url, None, pg.proc.pid if pg.proc else None
+        )
         out["chart"]["postgresql"] = await charts(ctx, poll, pg.create_database("bench_chart"))
     except (PostgresSandboxError, OSError, subprocess.CalledProcessError) as exc:
         out["store_ingest"].setdefault("postgresql", {"skipped": f"PostgreSQL: {exc}"})

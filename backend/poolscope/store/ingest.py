@@ -124,7 +124,6 @@ class SampleIngest:
             return postgresql.insert(series).on_conflict_do_nothing()
         return insert(series).prefix_with("IGNORE")
 
-
     async def insert(self, conn: AsyncConnection, rows: list[SampleRow]) -> None:
         """Insert the rows inside the connection's transaction (raises on a duplicate (series_id, ts))."""
         if not rows:

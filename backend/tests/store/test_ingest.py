@@ -71,11 +71,15 @@ async def test_postgres_copy_stores_what_sqlite_stores(tmp_path, postgres):
     by_target_metric = {(r[0], r[1], r[2]) for r in on_sqlite}
     # Unlabeled and labeled tp_group_queue_length are apart; label order made no second series.
     assert len(by_target_metric) == 3 * 7
-    unlabeled_queue = [r[4] for r in on_sqlite if r[0] == "db-a" and r[1:3] == ("tp_group_queue_length", "{}")]
+    unlabeled_queue = [
+        r[4] for r in on_sqlite if r[0] == "db-a" and r[1:3] == ("tp_group_queue_length", "{}")
+    ]
     assert unlabeled_queue == [None, None, None, None]  # missing and non-finite values are gaps
     group2 = [r[4] for r in on_sqlite if r[0] == "db-b" and r[2] == '{"group":"2","kind":"pool"}']
     assert group2 == [20.0, 21.0, 22.0, 23.0]
-    assert [r[4] for r in on_sqlite if r[0] == "db-c" and r[1] == "qps"] == [1234.5678 * n for n in (1, 2, 3, 4)]
+    assert [r[4] for r in on_sqlite if r[0] == "db-c" and r[1] == "qps"] == [
+        1234.5678 * n for n in (1, 2, 3, 4)
+    ]
 
 
 async def test_a_new_store_finds_the_series_already_stored(sqlite_pg_url):
