@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from poolscope.store.ingest import Poll
@@ -28,11 +29,17 @@ BATCH_TARGETS = 100
 SAMPLES_BATCH_POLLS = 150
 
 
-def _server_cpu_s(server_pid: int | None) -> float:
-    return tree_usage(server_pid).cpu_s if server_pid else 0.0
-
-
-def _figures(samples: int, wall_s: float, cpu_s: float, server_cpu_s: float | None) -> dict[str, Any]:
+async def _measured(
+    samples: int, work: Callable[[], Awaitable[Any]], server_pid: int | None
+) -> dict[str, Any]:
+    """Run `work()`: wall and CPU figures per sample, this process's and the server's."""
+    server0 = tree_usage(server_pid).cpu_s if server_pid else 0.0
+    cpu0 = time.process_time()
+    started = time.perf_counter()
+    await work()
+    wall_s = time.perf_counter() - started
+    cpu_s = time.process_time() - cpu0
+    server_cpu_s = tree_usage(server_pid).cpu_s - server0 if server_pid else None
     return {
         "samples": samples,
         "total_s": round(wall_s, 3),
@@ -77,18 +84,16 @@ async def batched(
     submits = _polls(poll, model, start_ts, max(total_polls // BATCH_TARGETS, 1), 0.5)
     progress(f"store ingest: {len(submits)} polls of {BATCH_TARGETS} targets through the batch writer")
     before = store.writer.batches_written
-    server0 = _server_cpu_s(server_pid)
-    cpu0 = time.process_time()
-    started = time.perf_counter()
-    await asyncio.gather(*(store.writer.submit(*args) for args in submits))
-    wall_s = time.perf_counter() - started
-    cpu_s = time.process_time() - cpu0
-    server = _server_cpu_s(server_pid) - server0 if server_pid else None
+    figures = await _measured(
+        len(submits) * len(poll.samples),
+        lambda: asyncio.gather(*(store.writer.submit(*args) for args in submits)),
+        server_pid,
+    )
     return {
         "targets": BATCH_TARGETS,
         "polls": len(submits),
         "batches": store.writer.batches_written - before,
-        **_figures(len(submits) * len(poll.samples), wall_s, cpu_s, server),
+        **figures,
     }
 
 
@@ -106,19 +111,16 @@ async def samples_only(
     ]
     progress(f"store ingest: {len(polls)} polls' samples alone, {SAMPLES_BATCH_POLLS} polls per transaction")
     ingest = store.samples
-    server0 = _server_cpu_s(server_pid)
-    cpu0 = time.process_time()
-    started = time.perf_counter()
-    for i in range(0, len(polls), SAMPLES_BATCH_POLLS):
-        chunk = polls[i : i + SAMPLES_BATCH_POLLS]
-        rows = await ingest.rows(store.engine, chunk)
-        async with store.engine.begin() as conn:
-            await ingest.insert(conn, rows)
-    wall_s = time.perf_counter() - started
-    cpu_s = time.process_time() - cpu0
-    server = _server_cpu_s(server_pid) - server0 if server_pid else None
+
+    async def work() -> None:
+        for i in range(0, len(polls), SAMPLES_BATCH_POLLS):
+            rows = await ingest.rows(store.engine, polls[i : i + SAMPLES_BATCH_POLLS])
+            async with store.engine.begin() as conn:
+                await ingest.insert(conn, rows)
+
+    figures = await _measured(len(polls) * len(poll.samples), work, server_pid)
     return {
         "polls": len(polls),
         "polls_per_batch": SAMPLES_BATCH_POLLS,
-        **_figures(len(polls) * len(poll.samples), wall_s, cpu_s, server),
+        **figures,
     }
