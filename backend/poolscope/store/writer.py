@@ -11,6 +11,7 @@ poll loses only itself. `stop()` flushes everything accepted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -106,10 +107,8 @@ class BatchWriter:
             if first is None:
                 break
             if not self._wake.is_set():
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self.max_delay_s)
-                except TimeoutError:
-                    pass
             if not self._stopped:
                 self._wake.clear()
             items = [first]
