@@ -210,6 +210,15 @@ def render(results: dict[str, Any]) -> str:
             f" {_f(bt['samples_per_s'], 0)} samples/s; {_f(bt['samples_per_cpu_s'], 0)} samples per CPU-second"
             " of this process"
         )
+        so = part.get("samples_only")
+        if so:  # store/ingest.py alone: series ids + the bulk insert, no latest rows
+            server = so.get("server_us_per_sample")
+            out.append(
+                f"     samples alone ({so['polls_per_batch']} polls per transaction): {_f(so['samples_per_s'], 0)}"
+                f" samples/s; {_f(so['samples_per_cpu_s'], 0)} per CPU-second of this process"
+                + (f"; server {_f(server, 2)} µs per sample" if server is not None else "")
+                + f" (load {so['load_average'][0]})"
+            )
         size = f"; db {part['db_bytes'] / 1e6:.1f} MB" if part.get("db_bytes") else ""
         out.append(
             f"     maintain() after it: {_f(part['maintain_ms'])} ms ({part['rolled_up_rows']:,} rollup rows){size}"

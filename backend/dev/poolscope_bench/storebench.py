@@ -30,13 +30,12 @@ from poolscope.poller.target_poller import PollResult
 from poolscope.schemas import MetricsOut, Sample, TargetInfo, TargetState
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import ROLLUP_HWM_KEY, SqlStore, canonical_labels
+from poolscope_bench import ingestbench
 from poolscope_bench.common import BenchContext, progress
 from poolscope_bench.stats import summarize
 from poolscope_dev.pgsandbox import PostgresSandbox, PostgresSandboxError
 
 TARGET = "bench"
-# Targets whose polls the batched ingest interleaves (the scheduler's store path).
-BATCH_TARGETS = 100
 ROLLUP_STEP_S = 60
 FILL_CHUNK_ROWS = 100_000
 # The target page's charts (frontend/src/features/target/metrics.ts).
@@ -174,7 +173,9 @@ async def run(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
         progress("starting a private PostgreSQL for the store parts")
         await asyncio.to_thread(pg.start)
         url = pg.create_database("bench_ingest")
-        out["store_ingest"]["postgresql"] = await ingest(ctx, poll, url, None)
+        out["store_ingest"]["postgresql"] = await ingest(
+            ctx, poll, url, None, pg.proc.pid if pg.proc else None
+        )
         out["chart"]["postgresql"] = await charts(ctx, poll, pg.create_database("bench_chart"))
     except (PostgresSandboxError, OSError, subprocess.CalledProcessError) as exc:
         out["store_ingest"].setdefault("postgresql", {"skipped": f"PostgreSQL: {exc}"})
@@ -184,7 +185,11 @@ async def run(ctx: BenchContext, poll: RealisticPoll) -> dict[str, Any]:
     return out
 
 
-async def ingest(ctx: BenchContext, poll: RealisticPoll, url: str, path: Path | None) -> dict[str, Any]:
+async def ingest(
+    ctx: BenchContext, poll: RealisticPoll, url: str, path: Path | None, server_pid: int | None = None
+) -> dict[str, Any]:
+    """write_poll one poll at a time, then the batched paths (ingestbench.py); `server_pid`: the
+    PostgreSQL server whose CPU the batched figures report."""
     cfg = ctx.cfg
     store = await _new_store(url, raw_retention_s=6 * 3600)
     model = ValueModel(poll)
@@ -205,7 +210,10 @@ async def ingest(ctx: BenchContext, poll: RealisticPoll, url: str, path: Path | 
         total_s = time.perf_counter() - started
         # Process-wide, so it includes aiosqlite's worker thread: all the CPU a write costs.
         cpu_ms = (time.process_time() - cpu0) * 1000
-        batched = await _ingest_batched(store, poll, model, start_ts, cfg.ingest_polls * 5)
+        batched = await ingestbench.batched(store, poll, model, start_ts, cfg.ingest_polls * 5, server_pid)
+        samples_only = await ingestbench.samples_only(
+            store, poll, model, start_ts, cfg.ingest_polls * 5, server_pid
+        )
         t0 = time.perf_counter()
         counts = await store.maintain(now=start_ts + cfg.ingest_polls + 1)
         maintain_ms = (time.perf_counter() - t0) * 1000
@@ -225,47 +233,10 @@ async def ingest(ctx: BenchContext, poll: RealisticPoll, url: str, path: Path | 
         "first_write_ms": round(walls[0], 3) if walls else None,
         "cpu_ms_per_write": round(cpu_ms / cfg.ingest_polls, 3),
         "batched": batched,
+        "samples_only": samples_only,
         "maintain_ms": round(maintain_ms, 1),
         "rolled_up_rows": counts["rolled_up"],
         "db_bytes": _db_bytes(path) if path is not None else None,
-    }
-
-
-async def _ingest_batched(
-    store: SqlStore, poll: RealisticPoll, model: ValueModel, start_ts: int, total_polls: int
-) -> dict[str, Any]:
-    """The scheduler's path: BATCH_TARGETS targets' polls submitted at once through store.writer."""
-    rounds = max(total_polls // BATCH_TARGETS, 1)
-    submits = []
-    for i in range(rounds):
-        values = model.values(start_ts + i)
-        info, state, samples = poll.at(start_ts + i + 0.5, values)  # between write_poll's seconds
-        for k in range(BATCH_TARGETS):
-            name = f"{TARGET}-{k}"
-            submits.append(
-                (
-                    info.model_copy(update={"name": name}),
-                    state.model_copy(update={"target": name}),
-                    samples,
-                    state.ts,
-                )
-            )
-    progress(f"store ingest: {len(submits)} polls of {BATCH_TARGETS} targets through the batch writer")
-    before = store.writer.batches_written
-    cpu0 = time.process_time()
-    started = time.perf_counter()
-    await asyncio.gather(*(store.writer.submit(*args) for args in submits))
-    total_s = time.perf_counter() - started
-    cpu_s = time.process_time() - cpu0
-    samples_total = len(submits) * len(poll.samples)
-    return {
-        "targets": BATCH_TARGETS,
-        "polls": len(submits),
-        "batches": store.writer.batches_written - before,
-        "total_s": round(total_s, 3),
-        "samples_per_s": round(samples_total / total_s, 1),
-        # This process only (on PostgreSQL the server's CPU is not in it).
-        "samples_per_cpu_s": round(samples_total / cpu_s, 1) if cpu_s > 0 else None,
     }
 
 

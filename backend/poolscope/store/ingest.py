@@ -23,6 +23,8 @@ from poolscope.store.tables import samples, series
 SampleRow = tuple[int, float, float | None]
 # (target, metric, canonical labels JSON): the identity of a series row.
 SeriesKey = tuple[str, str, str]
+SAMPLE_COLUMNS = ["series_id", "ts", "value"]
+INSERT_SQL = "INSERT INTO samples (series_id, ts, value) VALUES (?, ?, ?)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +41,10 @@ def canonical_labels(labels: dict[str, str]) -> str:
     return json.dumps(labels, sort_keys=True, separators=(",", ":"))
 
 
-class SeriesIds:
-    """Series ids by identity, so a sample costs a dict lookup rather than a query.
+class SampleIngest:
+    """Sample rows of polls and their bulk insert, for one dialect.
 
+    Series ids come from an in-process cache, so a sample costs a dict lookup rather than a query.
     New series are inserted (insert-or-ignore, so another process inserting the same series at
     once is harmless) and committed before the samples that use them: an id cached here is never
     one a rolled-back transaction handed out.
@@ -50,9 +53,11 @@ class SeriesIds:
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
         self._ids: dict[SeriesKey, int] = {}
-        # Per target, keyed by the labels' items in the order the collector built them: most
-        # lookups skip the JSON encoding of the canonical key.
-        self._fast: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], int]] = {}
+        # Per target, what a sample is looked up by without encoding the canonical key: the metric
+        # alone for unlabeled samples (most of them), else the metric and the labels' items in the
+        # order the collector built them.
+        self._plain: dict[str, dict[str, int]] = {}
+        self._labeled: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], int]] = {}
 
     async def rows(self, engine: AsyncEngine, polls: Iterable[Poll]) -> list[SampleRow]:
         """The (series_id, ts, value) rows of the polls' samples, non-finite values as NULL."""
@@ -62,25 +67,30 @@ class SeriesIds:
         isfinite = math.isfinite
         for poll in polls:
             target = poll.info.name
-            known = self._fast.get(target)
-            if known is None:
-                known = self._fast[target] = {}
+            plain = self._plain.get(target)
+            if plain is None:
+                plain = self._plain[target] = {}
+                self._labeled[target] = {}
+            plain_id, labeled_id = plain.get, self._labeled[target].get
             ts = float(poll.ts)
             for s in poll.samples:
+                labels = s.labels
+                sid = labeled_id((s.metric, tuple(labels.items()))) if labels else plain_id(s.metric)
                 value = s.value
-                if value is not None:
+                if value is not None and (value.__class__ is not float or not isfinite(value)):
                     value = float(value) if isfinite(value) else None
-                items = tuple(s.labels.items()) if s.labels else ()
-                sid = known.get((s.metric, items))
                 if sid is None:
-                    pending.append((target, s.metric, items, ts, value))
+                    pending.append((target, s.metric, tuple(labels.items()), ts, value))
                 else:
                     append((sid, ts, value))
         if pending:
             await self._resolve(engine, {(t, m, canonical_labels(dict(i))) for t, m, i, _, _ in pending})
             for target, metric, items, ts, value in pending:
                 sid = self._ids[(target, metric, canonical_labels(dict(items)))]
-                self._fast[target][(metric, items)] = sid
+                if items:
+                    self._labeled[target][(metric, items)] = sid
+                else:
+                    self._plain[target][metric] = sid
                 append((sid, ts, value))
         return out
 
@@ -114,20 +124,17 @@ class SeriesIds:
             return postgresql.insert(series).on_conflict_do_nothing()
         return insert(series).prefix_with("IGNORE")
 
-
-async def insert_samples(conn: AsyncConnection, dialect: str, rows: list[SampleRow]) -> None:
-    """Insert the rows inside the connection's transaction (raises on a duplicate (series_id, ts))."""
-    if not rows:
-        return
-    if dialect == "sqlite":
-        raw = await conn.get_raw_connection()
-        await raw.driver_connection.executemany(  # type: ignore[union-attr]
-            "INSERT INTO samples (series_id, ts, value) VALUES (?, ?, ?)", rows
-        )
-    elif dialect == "postgresql":
-        raw = await conn.get_raw_connection()
-        await raw.driver_connection.copy_records_to_table(  # type: ignore[union-attr]
-            "samples", records=rows, columns=["series_id", "ts", "value"]
-        )
-    else:
-        await conn.execute(insert(samples), [{"series_id": r[0], "ts": r[1], "value": r[2]} for r in rows])
+    async def insert(self, conn: AsyncConnection, rows: list[SampleRow]) -> None:
+        """Insert the rows inside the connection's transaction (raises on a duplicate (series_id, ts))."""
+        if not rows:
+            return
+        if self.dialect == "sqlite":
+            raw = await conn.get_raw_connection()
+            await raw.driver_connection.executemany(INSERT_SQL, rows)  # type: ignore[union-attr]
+        elif self.dialect == "postgresql":
+            raw = await conn.get_raw_connection()
+            await raw.driver_connection.copy_records_to_table(  # type: ignore[union-attr]
+                "samples", records=rows, columns=SAMPLE_COLUMNS
+            )
+        else:
+            await conn.execute(insert(samples), [dict(zip(SAMPLE_COLUMNS, r, strict=True)) for r in rows])

@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
-from poolscope.store.ingest import Poll, SeriesIds, canonical_labels, insert_samples
+from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
 from poolscope.store.query import Aggregate, StoreMarks
@@ -62,7 +62,8 @@ class SqlStore:
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_tuning)
         self.hub = LiveHub()
-        self._series = SeriesIds(self.dialect)
+        # Sample rows and their bulk insert (store/ingest.py).
+        self.samples = SampleIngest(self.dialect)
         # Each target's latest poll, readable by every process (store/latest.py).
         self.latest_rows = LatestRows(self.engine)
         self._marks: StoreMarks | None = None
@@ -87,11 +88,11 @@ class SqlStore:
 
         All or nothing: on an error nothing of the batch is stored (store/writer.py retries).
         """
-        rows = await self._series.rows(self.engine, polls)
+        rows = await self.samples.rows(self.engine, polls)
         async with self.engine.begin() as conn:
             # Latest rows first: on PostgreSQL they open the transaction that the COPY then joins.
             await self.latest_rows.write(conn, polls)
-            await insert_samples(conn, self.dialect, rows)
+            await self.samples.insert(conn, rows)
         for poll in polls:
             self._published(poll)
         marks = self._marks

@@ -52,6 +52,11 @@ def test_quick_store_and_chart_parts(tmp_path, capsys):
         batched = ingest["batched"]
         assert batched["polls"] == 1000 and 1 <= batched["batches"] < 1000  # polls shared commits
         assert _positive(batched["samples_per_s"])
+        alone = ingest["samples_only"]  # the samples without latest rows (ingestbench.py)
+        assert alone["samples"] == 1000 * ingest["samples_per_poll"]
+        assert _positive(alone["samples_per_cpu_s"])
+        # The PostgreSQL server's CPU is measured beside this process's; SQLite has no server.
+        assert (alone["server_us_per_sample"] is None) == (dialect == "sqlite")
 
         chart = results["chart"][dialect]
         assert chart["hours"] == 24

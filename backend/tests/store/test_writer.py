@@ -83,3 +83,15 @@ async def test_submit_after_stop_writes_at_once(sqlite_pg_url):
     await store.writer.submit(*poll_args("db1", T0, 4.0))
     assert await stored(store, "db1") == [4.0]
     await store.close()
+
+
+async def test_a_full_batch_does_not_wait_for_its_delay(sqlite_pg_url):
+    store = make_store(sqlite_pg_url)
+    store.writer.max_delay_s = 600.0  # only the row cap can flush these batches in time
+    store.writer.max_rows = 4  # two polls of two samples
+    submits = [store.writer.submit(*poll_args(f"db{i}", T0, float(i))) for i in range(6)]
+    await asyncio.wait_for(asyncio.gather(*submits), timeout=60)
+    assert store.writer.batches_written == 3
+    for i in range(6):
+        assert await stored(store, f"db{i}") == [float(i)]
+    await store.close()
