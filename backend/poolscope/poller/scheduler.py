@@ -36,6 +36,9 @@ MAX_RETRY_INTERVAL_S = 10.0
 MAX_POLLS_IN_FLIGHT = 128
 # Of those, polls that first connect (handshake, discovery, every collector): the costly kind.
 MAX_CONNECTS_IN_FLIGHT = 16
+# Retries of targets that are down queue apart: a partition of unreachable targets, each holding
+# its slot for the connect timeout, must not keep healthy targets from (re)connecting.
+MAX_RETRIES_IN_FLIGHT = 16
 MAINTENANCE_INTERVAL_S = 30.0
 # How long past the poll timeout a stopping target's loop may take to store its last poll.
 STOP_GRACE_S = 5.0
@@ -90,6 +93,7 @@ class Scheduler:
         self._loops: dict[str, _Loop] = {}
         self._in_flight = asyncio.Semaphore(MAX_POLLS_IN_FLIGHT)
         self._connecting = asyncio.Semaphore(MAX_CONNECTS_IN_FLIGHT)
+        self._retrying = asyncio.Semaphore(MAX_RETRIES_IN_FLIGHT)
         self._maintenance: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._running = False
@@ -211,7 +215,7 @@ class Scheduler:
                 # Return without awaiting, so a lease won back meanwhile finds this loop done and
                 # starts a new one; the next ownership change closes the connection (_stop_tasks).
                 return
-            result = await self._poll(poller, loop)
+            result = await self._poll(poller, loop, retrying=retry > interval)
             if result is None:
                 return
             if result.info.status == "down":
@@ -233,15 +237,21 @@ class Scheduler:
             except Exception:
                 log.exception("target %s: storing the poll failed", poller.name)
 
-    async def _poll(self, poller: TargetPoller, loop: _Loop) -> PollResult | None:
+    async def _poll(self, poller: TargetPoller, loop: _Loop, *, retrying: bool) -> PollResult | None:
         """One poll once it has a turn: its timeout counts from then, not while it queued. A halt
-        while it queues cancels it (None: a stop must not wait for the queue)."""
+        while it queues cancels it (None: a stop must not wait for the queue). The lease is checked
+        again once the turn comes: a poller that queued for seconds may have lost the target to
+        another member meanwhile (the lease keeper allows a poll only with a second of lease left,
+        which assumed it starts at once)."""
         cold = poller.connection.conn is None
+        gate = self._retrying if retrying else self._connecting if cold else contextlib.nullcontext()
         loop.idle = True
         try:
-            async with self._connecting if cold else contextlib.nullcontext(), self._in_flight:
+            async with gate, self._in_flight:
                 loop.idle = False
-                return None if loop.halted else await poller.poll_once()
+                if loop.halted or not self._may_poll(poller.name):
+                    return None
+                return await poller.poll_once()
         finally:
             loop.idle = False
 

@@ -62,7 +62,7 @@ def prepare(
     column type (PostgreSQL casts each parameter to it); integers by default.
     """
     size = padded(n_items)
-    key = (dialect.name, size, *shape)
+    key = (dialect.name, dialect.driver, dialect.paramstyle, size, *shape)
     hit = _cache.get(key)
     if hit is not None:
         return hit

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import pytest
@@ -17,7 +18,7 @@ from pydantic import SecretStr
 
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller import scheduler as scheduler_module
-from poolscope.poller.connection import register_scheme
+from poolscope.poller.connection import ConnectError, register_scheme
 from poolscope.poller.scheduler import Scheduler
 from poolscope.schemas import PollEvent
 from poolscope_dev.replay import FixtureConnection
@@ -47,6 +48,35 @@ class SlowConnect(FixtureConnection):
         await super().connect()
 
 
+class Blackholed(FixtureConnection):
+    """A server behind a partition: the first connect fails at once (the target is down from the
+    start), every retry hangs for the connect timeout before failing."""
+
+    attempts: dict[str, int] = {}
+
+    async def connect(self) -> None:
+        n = Blackholed.attempts[self.config.name] = Blackholed.attempts.get(self.config.name, 0) + 1
+        if n > 1:
+            await asyncio.sleep(BLACKHOLE_HANG_S)
+        raise ConnectError("connect timed out (blackholed)")
+
+
+class HeldLeases:
+    """The lease keeper's side the scheduler reads (Ownership): which targets this member holds."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = set(names)
+
+    def holds(self, target: str) -> bool:
+        return target in self.names
+
+
+BLACKHOLE_HANG_S = 3.0
+
+register_scheme(
+    "blackholed",
+    lambda config: Blackholed(config.model_copy(update={"dsn": SecretStr(FIXTURE_DSN)}), FIXTURES_ROOT),
+)
 register_scheme(
     "busyconnect",
     lambda config: BusyConnect(config.model_copy(update={"dsn": SecretStr(FIXTURE_DSN)}), FIXTURES_ROOT),
@@ -159,3 +189,70 @@ async def test_a_sleeping_loop_holds_no_extra_task_and_a_halt_ends_it_at_once(st
         assert not scheduler.polling()
     finally:
         await scheduler.stop()
+
+
+async def test_a_poll_whose_lease_lapsed_while_it_queued_is_not_made(store, monkeypatch):
+    # One connect at a time, half a second each: 10 targets queue for ~5 s. Meanwhile this member
+    # loses half of them (another member holds them now): those must not be polled when their turn
+    # comes (the old scheduler checked the lease only before queueing, and polled them all).
+    monkeypatch.setattr(scheduler_module, "MAX_CONNECTS_IN_FLIGHT", 1)
+    names = [f"queued{i:02d}" for i in range(10)]
+    lost = set(names[5:])
+    leases = HeldLeases(set(names))
+    settings = Settings(
+        poll_interval_s=0.1, targets=[TargetConfig(name=n, dsn="slowconnect://x/") for n in names]
+    )
+    scheduler = Scheduler(settings, store, ownership=leases)
+    polled: set[str] = set()
+    async with store.hub.subscribe() as queue:
+        scheduler.start()
+        try:
+            await asyncio.sleep(0.3)  # every loop has checked its lease and queued for a turn
+            leases.names -= lost
+            end = time.monotonic() + 15
+            while set(names) - lost - polled and (left := end - time.monotonic()) > 0:
+                with contextlib.suppress(TimeoutError):
+                    event = await asyncio.wait_for(queue.get(), timeout=left)
+                    if isinstance(event, PollEvent):
+                        polled.add(event.target)
+            await asyncio.sleep(1.0)  # time for a wrongly kept poll to land too
+            while not queue.empty():
+                event = queue.get_nowait()
+                if isinstance(event, PollEvent):
+                    polled.add(event.target)
+        finally:
+            await scheduler.stop()
+    assert set(names) - lost <= polled
+    assert not polled & lost, sorted(polled & lost)
+
+
+async def test_retries_of_unreachable_targets_do_not_hold_up_a_healthy_connect(store, monkeypatch):
+    # One connect slot. Twelve blackholed targets go down at once, then retry every few seconds,
+    # each retry hanging 3 s: queued with first connects they would keep the one slot busy for
+    # ~36 s per round, and a healthy target added now would wait behind them.
+    monkeypatch.setattr(scheduler_module, "MAX_CONNECTS_IN_FLIGHT", 1)
+    Blackholed.attempts.clear()
+    down = [f"partitioned{i:02d}" for i in range(12)]
+    targets = [TargetConfig(name=n, dsn="blackholed://x/") for n in down]
+    settings = Settings(poll_interval_s=1.0, targets=targets)
+    scheduler = Scheduler(settings, store)
+    scheduler.start()
+    try:
+        first = await first_polls(store, set(down), timeout_s=30)
+        assert {e.target_info.status for e in first.values()} == {"down"}
+        for _ in range(200):  # at most 20 s, until retries are hanging
+            if sum(1 for n in down if Blackholed.attempts.get(n, 0) > 1) >= 6:
+                break
+            await asyncio.sleep(0.1)
+        healthy = TargetConfig(name="healthy", dsn=FIXTURE_DSN)
+        added_at = time.time()
+        waiting = asyncio.create_task(first_polls(store, {"healthy"}, timeout_s=30))
+        await asyncio.sleep(0)  # subscribed before the target starts
+        await scheduler.set_targets([*targets, healthy])
+        seen = await waiting
+    finally:
+        await scheduler.stop()
+    assert seen["healthy"].target_info.status == "up"
+    # Behind the retries it would have waited for several 3 s hangs; apart from them, at once.
+    polled_after_s = (seen["healthy"].target_info.last_poll_at or 0.0) - added_at
+    assert polled_after_s < 2 * BLACKHOLE_HANG_S, polled_after_s
