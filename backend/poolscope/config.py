@@ -246,8 +246,12 @@ class Settings(BaseSettings):
     )
     node_id: str | None = Field(
         default=None,
-        pattern=r"^[A-Za-z0-9_.:@-]{1,128}$",
-        description="this poller's name in the fleet; default host:pid (each forked poller adds /N)",
+        # 120, not the column's 128: `serve` adds "/N" (up to "/256") per forked poller.
+        pattern=r"^[A-Za-z0-9_.:@-]{1,120}$",
+        description=(
+            "this poller's name in the fleet, unique per process; default host:pid (each forked"
+            " poller adds /N). In a config shared by several hosts, set POOLSCOPE_NODE_ID per host"
+        ),
     )
     lease_ttl_s: float = Field(
         default=6.0,
@@ -265,7 +269,8 @@ class Settings(BaseSettings):
 
     def worker_count(self) -> int:
         """Poller processes `poolscope serve` runs (0 = none: the API process polls itself)."""
-        return (os.cpu_count() or 1) if self.workers == "auto" else int(self.workers)
+        # The CPUs this process may run on (a container's cpuset), not every CPU of the host.
+        return len(os.sched_getaffinity(0)) if self.workers == "auto" else int(self.workers)
 
     @field_validator("trusted_proxies")
     @classmethod

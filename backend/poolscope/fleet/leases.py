@@ -64,6 +64,10 @@ async def store_now(conn: AsyncConnection) -> float:
     return time.time()
 
 
+class DuplicateNodeId(RuntimeError):
+    """Another live process heartbeats under this poller's node_id."""
+
+
 class LeaseKeeper:
     def __init__(
         self,
@@ -87,6 +91,8 @@ class LeaseKeeper:
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._started_at = time.time()
+        self._host, self._pid = socket.gethostname(), os.getpid()
+        self._joined = False  # a heartbeat stored as this process: only then are the name's rows ours
         # (live members, targets) -> ours: hashing every target each round cost ~5 ms at 1,000.
         self._shares: tuple[frozenset[str], frozenset[str], set[str]] | None = None
 
@@ -144,19 +150,36 @@ class LeaseKeeper:
         return set(self._shares[2])
 
     async def _heartbeat(self, conn: AsyncConnection, now: float) -> None:
+        member = fleet_members.c
+        me = (member.node_id == self.node_id, member.host == self._host, member.pid == self._pid)
         beat = await conn.execute(
-            update(fleet_members).where(fleet_members.c.node_id == self.node_id).values(heartbeat_at=now)
+            update(fleet_members).where(*me, member.started_at == self._started_at).values(heartbeat_at=now)
         )
         if beat.rowcount == 0:
-            await conn.execute(
-                insert(fleet_members).values(
-                    node_id=self.node_id,
-                    host=socket.gethostname(),
-                    pid=os.getpid(),
-                    started_at=self._started_at,
-                    heartbeat_at=now,
+            other = (
+                await conn.execute(
+                    select(member.host, member.pid, member.heartbeat_at).where(member.node_id == self.node_id)
                 )
-            )
+            ).first()
+            if other is not None and other.heartbeat_at >= now - self.ttl_s:
+                # Two processes under one name would both think the name's leases are theirs and
+                # poll the same targets: this one stays out until the other's heartbeat is a TTL old.
+                raise DuplicateNodeId(
+                    f"node_id {self.node_id!r} is in use by {other.host} pid {other.pid}: every poller"
+                    " needs its own (set POOLSCOPE_NODE_ID per host, or leave node_id unset for host:pid)"
+                )
+            identity = {"host": self._host, "pid": self._pid, "started_at": self._started_at}
+            if other is not None:  # a dead process's row under our name: ours now
+                await conn.execute(
+                    update(fleet_members)
+                    .where(member.node_id == self.node_id)
+                    .values(**identity, heartbeat_at=now)
+                )
+            else:
+                await conn.execute(
+                    insert(fleet_members).values(node_id=self.node_id, **identity, heartbeat_at=now)
+                )
+        self._joined = True
         await conn.execute(
             delete(fleet_members).where(fleet_members.c.heartbeat_at < now - FORGET_AFTER_TTLS * self.ttl_s)
         )
@@ -225,6 +248,8 @@ class LeaseKeeper:
             every = self.renew_s
             try:
                 await self.cycle()
+            except DuplicateNodeId as exc:
+                log.error("fleet: %s", exc)  # polls nothing meanwhile: it holds no lease
             except Exception:
                 # The store is unreachable: held leases lapse by their deadline, polling stops.
                 log.exception("fleet: lease round of %s failed", self.node_id)
@@ -248,6 +273,8 @@ class LeaseKeeper:
         self._deadline.clear()
         if held:
             await self._notify(set(), held)
+        if not self._joined:
+            return  # the name's rows, if any, are another process's
         with contextlib.suppress(Exception):
             async with self.engine.begin() as conn:
                 await conn.execute(delete(target_leases).where(target_leases.c.owner == self.node_id))

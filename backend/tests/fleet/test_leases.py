@@ -8,9 +8,10 @@ import asyncio
 import random
 import time
 
+import pytest
 from sqlalchemy import select
 
-from poolscope.fleet.leases import LeaseKeeper, rendezvous_owner
+from poolscope.fleet.leases import DuplicateNodeId, LeaseKeeper, rendezvous_owner
 from poolscope.fleet.tables import fleet_members, target_leases
 from poolscope.store.sql import SqlStore
 
@@ -157,3 +158,42 @@ async def test_a_slow_store_round_does_not_let_the_leases_lapse(store):
         assert lapsed == 0
     finally:
         await member.stop()
+
+
+async def test_a_second_process_under_a_live_members_node_id_polls_nothing(store):
+    # One shared config with node_id set gives every host the same name: the second process must
+    # not take the name's leases as its own (both would poll every target), nor free them at stop.
+    first = keeper(store, "poller-1")
+    await first.cycle()
+    assert first.held() == set(TARGETS)
+    twin = keeper(store, "poller-1")
+    twin._pid += 1  # another process (same host here; another host or pid in real life)
+    with pytest.raises(DuplicateNodeId, match="in use by"):
+        await twin.cycle()
+    assert not twin.held()
+    await twin.stop()
+    assert await lease_rows(store) == dict.fromkeys(TARGETS, "poller-1")
+    await first.cycle()  # the first keeps its name and its leases
+    assert first.held() == set(TARGETS)
+    await first.stop()
+    assert await lease_rows(store) == {}
+
+
+async def test_a_dead_processes_node_id_is_taken_over_once_its_heartbeat_is_old(store):
+    dead = keeper(store, "poller-1")
+    await dead.cycle()
+    successor = keeper(store, "poller-1")
+    successor._pid += 1
+    with pytest.raises(DuplicateNodeId):
+        await successor.cycle()  # the dead one's heartbeat is still fresh
+    for _ in range(int(3 * TTL_S / 0.25)):  # bounded: well past the TTL
+        await asyncio.sleep(0.25)
+        try:
+            await successor.cycle()
+            break
+        except DuplicateNodeId:
+            continue
+    assert successor.held() == set(TARGETS)
+    with pytest.raises(DuplicateNodeId):
+        await dead.cycle()  # come back to life: it is the duplicate now, and polls nothing
+    await successor.stop()
