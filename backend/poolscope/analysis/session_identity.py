@@ -4,8 +4,9 @@ A session is learnt when the processlist shows it (every session in the SHOW FUL
 form, active ones in the information_schema form), or from an on-demand lookup by id
 (poller/collectors/session_lookup.py). A listing of every session (the SHOW form) is kept as it
 came, not copied entry by entry: a server's idle application pool lists hundreds of sessions
-every second, and the poll needs to name only the few that are queued or hold a transaction. The db is the one of its last statement, which is the one a
-queued request of it will most likely run in.
+every second, and the poll needs to name only the few that are queued or hold a transaction.
+The db is the one of its last statement, which is the one a queued request of it will most
+likely run in.
 """
 
 from __future__ import annotations

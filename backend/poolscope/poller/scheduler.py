@@ -8,8 +8,10 @@ one interval (and keep that phase), and polls wait for a turn (MAX_POLLS_IN_FLIG
 most MAX_CONNECTS_IN_FLIGHT connect) before their timeout starts, so a process short of CPU polls
 late instead of timing out. It did time out: 500 first polls at the same instant on a busy 2-core
 machine each took over poll_timeout_s, every connection was closed, and the retries met the same
-herd, so at 1,000 targets nothing ever came up (docs/FLEET.md, "1,000 targets"). In a fleet (poolscope/fleet/) the scheduler
-polls only the targets whose lease this process holds: the lease is checked before each poll, and
+herd, so at 1,000 targets nothing ever came up (docs/FLEET.md, "1,000 targets").
+
+In a fleet (poolscope/fleet/) the scheduler polls only the targets whose lease this process
+holds: the lease is checked before each poll (and again when a queued poll gets its turn), and
 the lease keeper tells it (on_ownership) when one is won or given up. The target list can change
 while it runs (set_targets): a target whose configuration did not change keeps its poller, its
 connection and its schedule.
