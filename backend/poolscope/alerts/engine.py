@@ -67,6 +67,9 @@ class AlertEngine:
         self._rules_by_name = {r.name: r for r in self.rules}
         self.active: dict[str, Alert] = {}
         self._fire_times: dict[str, deque[float]] = defaultdict(deque)
+        # Recent polls per target, only while a rule reads them: each holds a whole TargetState, and
+        # 120 s of them for every target were most of a poller's memory and of its full collections.
+        self._keeps_history = any(rule.reads_history for rule in self.rules)
         self._history: dict[str, deque[Observation]] = defaultdict(deque)
         self.silences: list[Silence] = []
         # In a fleet, the targets whose alerts this engine evaluates (on_ownership); None: all.
@@ -142,30 +145,26 @@ class AlertEngine:
         self.evaluations += 1
         await self._refresh_silences()  # before anything fires: a silenced alert sends nothing
         target, now = event.target, event.ts
-        history = self._history[target]
-        history.append(Observation(event.ts, event.target_info, event.state))
-        while history and history[0].ts < now - self.settings.history_s:
-            history.popleft()
+        observation = Observation(event.ts, event.target_info, event.state)
         thresholds = self.settings.thresholds_for(target)
         ctx = AlertContext(
             target=target,
             now=now,
             info=event.target_info,
             state=event.state,
-            history=tuple(history),
+            history=self._observe(target, observation) if self._keeps_history else (observation,),
             thresholds=thresholds,
         )
         untouched: set[str] = set()
         for rule in self.rules:
-            mine = {fp for fp, a in self.active.items() if a.target == target and a.rule == rule.name}
             if rule.needs_state and event.state is None:
-                untouched |= mine  # target down: nothing is known, nothing fires or resolves
+                untouched |= self._alerts_of(target, rule)  # target down: nothing fires or resolves
                 continue
             try:
                 findings = rule.evaluate(ctx)
             except Exception:
                 log.exception("alert rule %s failed on %s", rule.name, target)
-                untouched |= mine
+                untouched |= self._alerts_of(target, rule)
                 continue
             for finding in findings:
                 fp = fingerprint(target, rule.name, finding.group)
@@ -184,6 +183,18 @@ class AlertEngine:
             if now - alert.last_active_at >= delay:
                 await self._resolve(fp, alert, now)
         await self._apply_silences(now)
+
+    def _observe(self, target: str, observation: Observation) -> tuple[Observation, ...]:
+        """The target's polls of the last history_s, this one last (kept only for rules that read them)."""
+        history = self._history[target]
+        history.append(observation)
+        while history and history[0].ts < observation.ts - self.settings.history_s:
+            history.popleft()
+        return tuple(history)
+
+    def _alerts_of(self, target: str, rule: AlertRule) -> set[str]:
+        """The fingerprints of the target's active alerts of this rule (a rule touches only its own)."""
+        return {fp for fp, a in self.active.items() if a.target == target and a.rule == rule.name}
 
     async def _refresh_silences(self) -> None:
         """Silences may be added or ended by another process (an API node in a fleet): re-read

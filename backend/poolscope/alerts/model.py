@@ -44,7 +44,8 @@ class Observation:
 @dataclass(frozen=True, kw_only=True)
 class AlertContext(RuleContext):
     state: TargetState | None
-    # Recent polls, oldest first, including the current one.
+    # Recent polls, oldest first, including the current one (only the current one unless the rule
+    # declares reads_history).
     history: Sequence[Observation]
     thresholds: ThresholdValues  # alerts/settings.py Thresholds, with the target's overrides
 
@@ -67,6 +68,9 @@ class AlertRule(Rule[AlertContext, list[AlertFinding]]):
     # The threshold holding how long the condition must last before it fires; None: it fires on
     # the first poll (the value is itself a duration, e.g. a transaction's age).
     for_duration: Threshold[float] | None = None
+    # Rules that read AlertContext.history (earlier polls): the engine keeps history_s of polls
+    # only while one of its rules does; otherwise the history is the current poll alone.
+    reads_history: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()

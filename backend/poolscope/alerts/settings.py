@@ -117,7 +117,10 @@ class AlertSettings(BaseModel):
         default=120.0, ge=0, le=86400, description="a flapping alert resolves only after this long clear"
     )
     # Each kept poll holds a whole TargetState (tens of kB on a busy server): keep the window short.
-    history_s: float = Field(default=120.0, ge=10, le=3600, description="recent polls kept for rules")
+    # Kept only while a rule reads it (AlertRule.reads_history; none of the built-in rules does).
+    history_s: float = Field(
+        default=120.0, ge=10, le=3600, description="recent polls kept for rules that read them"
+    )
     external_url: str | None = Field(
         default=None, description="Poolscope's address for links in webhooks; default http://listen_host:port"
     )
