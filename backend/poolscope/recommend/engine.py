@@ -42,18 +42,25 @@ def local_cpu_count() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def host_cpus(target: TargetConfig) -> tuple[int | None, str | None]:
-    """CPUs of the server's host: configured, or this machine's when the server is on loopback."""
-    if target.cpus:
-        return target.cpus, "configured"
+def on_loopback(target: TargetConfig) -> bool:
+    """Whether the target's server is on this machine (its DSN names a loopback host)."""
     try:
         host = target.connection_params().host
     except ValueError:
-        return None, None
+        return False
     try:
-        local = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
-        local = False
+        return False
+
+
+def host_cpus(target: TargetConfig, local: bool | None = None) -> tuple[int | None, str | None]:
+    """CPUs of the server's host: configured, or this machine's when the server is on loopback
+    (`local`: on_loopback(target), when the caller knows it already)."""
+    if target.cpus:
+        return target.cpus, "configured"
+    if local is None:
+        local = on_loopback(target)
     return (local_cpu_count(), "local host") if local else (None, None)
 
 
@@ -127,15 +134,44 @@ class Recommender:
         self.settings = settings
         self.store = store
         self.rules = rules
-        self.targets = {t.name: t for t in settings.targets}
-        self._state = {name: TargetRecommendations() for name in self.targets}
+        self._metrics = sorted({m for rule in rules for m in rule.metrics})
+        self.targets: dict[str, TargetConfig] = {}
+        self._state: dict[str, TargetRecommendations] = {}
         self._task: asyncio.Task[None] | None = None
-        self._locks = {name: asyncio.Lock() for name in self.targets}
+        self._locks: dict[str, asyncio.Lock] = {}
         self._followups: set[asyncio.Task[None]] = set()
-        self._schedule = RecommendSchedule(list(self.targets), settings)
+        self._schedule = RecommendSchedule([], settings)
         self._wake = asyncio.Event()
         # The variables each target's rules last ran on: a poll showing others brings the next run forward.
         self._evaluated_variables: dict[str, dict[str, str]] = {}
+        # Whether each target's server is on loopback, by its configuration (parsing the DSN was
+        # 5 % of an evaluation).
+        self._loopback: dict[str, tuple[TargetConfig, bool]] = {}
+        self._targets_seen: list[TargetConfig] | None = None
+        self._follow_targets()
+
+    def _follow_targets(self) -> None:
+        """Follow settings.targets, which a reload of the targets files replaces (targets_source.py):
+        an added target gets its (empty) recommendations and is due at once, a removed one is forgotten."""
+        if self.settings.targets is self._targets_seen:
+            return
+        self._targets_seen = self.settings.targets
+        self.targets = {t.name: t for t in self.settings.targets}
+        for name in list(self._state):
+            if name not in self.targets:
+                del self._state[name]
+                self._locks.pop(name, None)
+                self._evaluated_variables.pop(name, None)
+        for name in self.targets:
+            self._state.setdefault(name, TargetRecommendations())
+            self._locks.setdefault(name, asyncio.Lock())
+        self._schedule.sync(list(self.targets))
+
+    def _host_cpus(self, target: TargetConfig) -> tuple[int | None, str | None]:
+        known = self._loopback.get(target.name)
+        if known is None or known[0] is not target:
+            known = self._loopback[target.name] = (target, on_loopback(target))
+        return host_cpus(target, known[1])
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="recommender")
@@ -156,13 +192,16 @@ class Recommender:
         schedule = self._schedule
         while True:
             self._wake.clear()
-            schedule.sync(list(self.targets))
+            self._follow_targets()
             for name in schedule.due(time.monotonic()):
+                if name not in self._state:
+                    continue  # removed by a reload while an earlier one was evaluated
                 try:
                     await self.evaluate(name)
                 except Exception:
                     log.exception("recommendations for %s failed", name)
-                schedule.done(name, time.monotonic(), evaluated=self._state[name].evaluated_at is not None)
+                if (st := self._state.get(name)) is not None:
+                    schedule.done(name, time.monotonic(), evaluated=st.evaluated_at is not None)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     self._wake.wait(),
@@ -182,6 +221,7 @@ class Recommender:
                     self._wake.set()
 
     def get(self, name: str) -> RecommendationsOut:
+        self._follow_targets()
         st = self._state[name]
         return RecommendationsOut(
             target=name,
@@ -193,9 +233,11 @@ class Recommender:
         )
 
     def find(self, name: str, rec_id: str) -> Recommendation | None:
+        self._follow_targets()
         return self._state[name].active.get(rec_id)
 
     async def evaluate(self, name: str, now: float | None = None) -> RecommendationsOut:
+        self._follow_targets()
         async with self._locks[name]:
             await self._evaluate(name, time.time() if now is None else now)
         return self.get(name)
@@ -220,7 +262,7 @@ class Recommender:
             log.exception("re-evaluating %s after a change failed", name)
 
     async def _evaluate(self, name: str, now: float) -> None:
-        st = self._state[name]
+        st, target = self._state[name], self.targets[name]
         latest = await self.store.latest(name)
         if latest is None or latest[1] is None or latest[0].server is None:
             st.note = "no successful poll yet"
@@ -233,13 +275,11 @@ class Recommender:
             return
         window_s = self.settings.recommend_window_s
         start = now - window_s
-        metrics = sorted({m for rule in self.rules for m in rule.metrics})
         points = int(min(MAX_WINDOW_POINTS, max(10, window_s / self.settings.poll_interval_s)))
         history = await self.store.query(
-            name, metrics, start, now, points, "avg", min_step_s=self.settings.poll_interval_s
+            name, self._metrics, start, now, points, "avg", min_step_s=self.settings.poll_interval_s
         )
-        target = self.targets[name]
-        cpus, cpus_source = host_cpus(target)
+        cpus, cpus_source = self._host_cpus(target)
         ctx = RecommendContext(
             target=name,
             now=now,
