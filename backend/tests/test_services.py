@@ -5,12 +5,13 @@ other way round), a stall alert's snapshot is linked by the engine, and stopping
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 
 from poolscope.alerts.engine import AlertEngine
 from poolscope.auth import AuthService
 from poolscope.config import Settings, TargetConfig
-from poolscope.services import run_services
+from poolscope.services import POLLER_GC_THRESHOLD, run_services
 from poolscope_dev.sandbox import free_port
 from tests.alerts.states import stalled
 from tests.snapshots.test_service import write_polls
@@ -66,3 +67,17 @@ async def test_with_alerting_off_there_is_no_engine_and_snapshots_still_run(tmp_
         await write_polls(services.store, time.time())
         snapshot_id = await services.snapshots.capture("db1", "manual")
         assert (await services.snapshots.document(snapshot_id)).trigger == "manual"
+
+
+async def test_a_poller_process_collects_young_objects_less_often_and_role_all_is_left_alone(tmp_path):
+    before = gc.get_threshold()
+    settings = settings_for(tmp_path)
+    try:
+        async with run_services(settings, AuthService(settings), start_poller=False):
+            assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+        async with run_services(settings, None, start_poller=False, role="poller"):
+            assert gc.get_threshold() == POLLER_GC_THRESHOLD
+            assert gc.get_freeze_count() > 0  # what start-up built is out of the collections
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
