@@ -15,6 +15,8 @@ class Window:
         self._by_metric: dict[str, list[SeriesOut]] = {}
         for item in series:
             self._by_metric.setdefault(item.metric, []).append(item)
+        # Each metric's totals, summed once: rules ask for the same metric's count, mean and peak.
+        self._totals: dict[str, list[float]] = {}
 
     @property
     def seconds(self) -> float:
@@ -22,30 +24,36 @@ class Window:
 
     def totals(self, metric: str) -> list[float]:
         """One value per poll: the sum across label sets (e.g. all thread groups)."""
-        per_ts: dict[float, float] = {}
-        for item in self._by_metric.get(metric, []):
-            for ts, value in item.points:
-                if value is not None and math.isfinite(value):
-                    per_ts[ts] = per_ts.get(ts, 0.0) + value
-        return [per_ts[ts] for ts in sorted(per_ts)]
+        return list(self._summed(metric))
+
+    def _summed(self, metric: str) -> list[float]:
+        summed = self._totals.get(metric)
+        if summed is None:
+            per_ts: dict[float, float] = {}
+            for item in self._by_metric.get(metric, []):
+                for ts, value in item.points:
+                    if value is not None and math.isfinite(value):
+                        per_ts[ts] = per_ts.get(ts, 0.0) + value
+            summed = self._totals[metric] = [per_ts[ts] for ts in sorted(per_ts)]
+        return summed
 
     def count(self, metric: str) -> int:
-        return len(self.totals(metric))
+        return len(self._summed(metric))
 
     def mean(self, metric: str) -> float | None:
-        values = self.totals(metric)
+        values = self._summed(metric)
         return sum(values) / len(values) if values else None
 
     def peak(self, metric: str) -> float | None:
-        values = self.totals(metric)
+        values = self._summed(metric)
         return max(values) if values else None
 
     def fraction(self, metric: str, condition: Callable[[float], bool]) -> float | None:
-        values = self.totals(metric)
+        values = self._summed(metric)
         return sum(1 for v in values if condition(v)) / len(values) if values else None
 
     def quantile(self, metric: str, q: float) -> float | None:
-        values = sorted(self.totals(metric))
+        values = sorted(self._summed(metric))
         if not values:
             return None
         return values[min(len(values) - 1, max(0, math.ceil(q * len(values)) - 1))]
