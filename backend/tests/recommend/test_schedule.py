@@ -70,20 +70,13 @@ async def test_a_changed_variable_brings_the_next_run_forward(tmp_path: Path) ->
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
     store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
     recommender = Recommender(settings, store)
-    calls: list[str] = []
-    original = recommender.evaluate
-
-    async def counted(name: str, now: float | None = None):  # type: ignore[no-untyped-def]
-        calls.append(name)
-        return await original(name, now)
-
-    recommender.evaluate = counted  # type: ignore[method-assign]
+    calls = evaluations(recommender)
     try:
         for name in NAMES:
             info = TargetInfo(name=name, poll_interval_s=1.0, status="up")
             await store.write_poll(info, _state(name, "1"), [], ts=time.time())
         recommender.start()
-        await _until(lambda: len(calls) >= len(NAMES))
+        await until(lambda: len(calls) >= len(NAMES))
         # The store has no server description: nothing to evaluate yet, so each is retried per poll.
         assert set(calls) == set(NAMES)
         calls.clear()
@@ -98,7 +91,7 @@ async def test_a_changed_variable_brings_the_next_run_forward(tmp_path: Path) ->
         assert calls == []
         # ... a changed variable does, for that target only.
         store.hub.publish(_event("b", "2"))
-        await _until(lambda: calls == ["b"])
+        await until(lambda: calls == ["b"])
     finally:
         await recommender.stop()
         await store.close()
@@ -113,7 +106,20 @@ def _event(name: str, pool_size: str) -> PollEvent:
     return PollEvent(target=name, ts=time.time(), target_info=info, state=_state(name, pool_size), samples=[])
 
 
-async def _until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+def evaluations(recommender: Recommender) -> list[str]:
+    """The targets the recommender evaluates from now on, in order (a list it appends to)."""
+    calls: list[str] = []
+    original = recommender.evaluate
+
+    async def counted(name: str, now: float | None = None):  # type: ignore[no-untyped-def]
+        calls.append(name)
+        return await original(name, now)
+
+    recommender.evaluate = counted  # type: ignore[method-assign]
+    return calls
+
+
+async def until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"

@@ -5,13 +5,13 @@ changed one's host CPUs come from its new configuration."""
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 from poolscope.config import Settings, TargetConfig
 from poolscope.recommend.engine import Recommender, local_cpu_count
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from tests.recommend.test_schedule import evaluations, until
 
 
 def _target(name: str, host: str = "127.0.0.1") -> TargetConfig:
@@ -28,23 +28,16 @@ async def test_targets_added_and_removed_by_a_reload_are_followed(tmp_path: Path
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
     store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
     recommender = Recommender(settings, store)
-    calls: list[str] = []
-    original = recommender.evaluate
-
-    async def counted(name: str, now: float | None = None):  # type: ignore[no-untyped-def]
-        calls.append(name)
-        return await original(name, now)
-
-    recommender.evaluate = counted  # type: ignore[method-assign]
+    calls = evaluations(recommender)
     try:
         recommender.start()
-        await _until(lambda: {"a", "b"} <= set(calls))
+        await until(lambda: {"a", "b"} <= set(calls))
         settings.targets = [_target("b"), _target("c")]  # what TargetsWatcher does on a change
         assert recommender.get("c").note == "not evaluated yet"  # was a KeyError (HTTP 500)
         assert set(recommender.targets) == {"b", "c"}
         calls.clear()
         # Nothing is stored for them, so each is retried every poll interval: c is, a no longer.
-        await _until(lambda: "c" in calls and "b" in calls)
+        await until(lambda: "c" in calls and "b" in calls)
         await asyncio.sleep(0.3)
         assert "a" not in calls
         assert (await recommender.evaluate("c")).note == "no successful poll yet"
@@ -63,10 +56,3 @@ def test_host_cpus_follow_a_changed_target_configuration(tmp_path: Path) -> None
     settings.targets = [TargetConfig(name="a", dsn="mysql://u:p@db.example.com:3306/", cpus=8)]
     recommender._follow_targets()
     assert recommender._host_cpus(recommender.targets["a"]) == (8, "configured")
-
-
-async def _until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
