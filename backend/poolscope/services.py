@@ -190,11 +190,11 @@ async def run_services(
         yield services
 
 
-# A poller allocates ~15k container objects a second that live about a poll (a target's state
-# until the next poll, a writer batch until it commits): at the default threshold (700) each was
-# walked by a young collection or two and many were promoted, so collections took 8 % of a
-# poller's CPU at 300 targets; at 50,000 they take ~2 %, with one ~15 ms collection every few
-# seconds and no visible change in RSS (docs/FLEET-PROFILE.md, "Third round").
+# A poller's objects mostly live about a poll (a target's state until the next poll, a writer
+# batch until it commits): at the default threshold (700) young collections ran ~20 times a second
+# while they were alive, walked them and promoted many, so collections took 8 % of a poller's CPU
+# at 300 targets; at 50,000 most are freed before the count gets there: 0.3-1.4 %, one collection
+# of 15-50 ms every few seconds to a minute, RSS unchanged (docs/FLEET-PROFILE.md, "Third round").
 POLLER_GC_THRESHOLD = (50_000, 10, 10)
 
 
