@@ -69,6 +69,16 @@ class Exposition:
         return "\n".join(lines) + "\n"
 
 
+def tag_labels(tags: dict[str, str]) -> dict[str, str]:
+    """A target's tags as Prometheus label names: `tag_` + the name with . and - as _ (config.py
+    allows them in tag names, Prometheus does not in label names). Two names that meet (`a.b`,
+    `a_b`): the first in sorted order keeps the label, so the series' labels stay stable."""
+    labels: dict[str, str] = {}
+    for name in sorted(tags):
+        labels.setdefault("tag_" + name.replace(".", "_").replace("-", "_"), tags[name])
+    return labels
+
+
 def _target_metrics(
     out: Exposition, info: TargetInfo, state: TargetState | None, samples: list[Sample]
 ) -> None:
@@ -143,6 +153,9 @@ async def metrics(services: ServicesDep, store: StoreDep, settings: SettingsDep)
     out = Exposition()
     out.add("poolscope_build_info", 1, version=__version__)
     names = [t.name for t in settings.targets]
+    # Tags live in the config, so every configured target has its info series, polled yet or not.
+    for target in settings.targets:
+        out.add("poolscope_target_info", 1, target=target.name, **tag_labels(target.tags))
     latest = await store.latest_rows.many(names)
     for name in names:
         if name in latest:

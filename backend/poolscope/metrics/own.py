@@ -20,6 +20,12 @@ METRICS = (
         labels=("version",),
     ),
     _family(
+        "poolscope_target_info",
+        "always 1, one series per configured target; its tags as labels tag_<name> (. and - in a "
+        "name become _), for joins such as `* on(target) group_left(tag_cluster) poolscope_target_info`",
+        labels=("target",),
+    ),
+    _family(
         "poolscope_poll_duration_seconds",
         "wall time of the last poll",
         unit="s",

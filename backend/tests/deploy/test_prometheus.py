@@ -25,7 +25,7 @@ def poolscope(monitor_dsn: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     settings = Settings(
         poll_interval_s=0.5,
         store_url=f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('poolscope') / 'store.db'}",
-        targets=[TargetConfig(name="db1", dsn=monitor_dsn)],
+        targets=[TargetConfig(name="db1", dsn=monitor_dsn, tags={"cluster": "orders", "dc-zone": "eu-1"})],
     )
     with uvicorn_app(settings) as base:
         wait_until(lambda: status_of(f"{base}/readyz") == 200, 30, "Poolscope never got ready")
@@ -77,6 +77,18 @@ def test_prometheus_scrapes_per_group_metrics(prometheus: str, poolscope: str) -
         "the recording rules never produced a value",
     )
     assert float(threads["value"][1]) >= 2
+
+    # Tags reach Prometheus as labels of poolscope_target_info, joined onto any per-target series.
+    joined = query(
+        prometheus,
+        "poolscope_tp_group_active_threads * on(target) group_left(tag_cluster, tag_dc_zone) poolscope_target_info",
+    )
+    assert {
+        (s["metric"]["group"], s["metric"]["tag_cluster"], s["metric"]["tag_dc_zone"]) for s in joined
+    } == {
+        ("0", "orders", "eu-1"),
+        ("1", "orders", "eu-1"),
+    }
 
 
 def test_rules_load_and_evaluate_healthy(prometheus: str) -> None:
