@@ -27,12 +27,16 @@ def _set_compression(method: str) -> None:
         return
     # default_toast_compression lists the methods this server was built with.
     methods = bind.execute(
-        sa.text("SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'")
+        sa.text(
+            "SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'"
+        )
     ).scalar()
     if method not in (methods or []):
         return
     for column in COLUMNS:
-        op.execute(f"ALTER TABLE target_latest ALTER COLUMN {column} SET COMPRESSION {method}")
+        op.execute(
+            f"ALTER TABLE target_latest ALTER COLUMN {column} SET COMPRESSION {method}"
+        )
 
 
 def upgrade() -> None:

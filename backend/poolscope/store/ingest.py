@@ -124,7 +124,9 @@ class SampleIngest:
             return postgresql.insert(series).on_conflict_do_nothing()
         return insert(series).prefix_with("IGNORE")
 
-    async def insert(self, conn: AsyncConnection, rows: list[SampleRow], *, open_transaction: bool = False) -> None:
+    async def insert(
+        self, conn: AsyncConnection, rows: list[SampleRow], *, open_transaction: bool = False
+    ) -> None:
         """Insert the rows inside the connection's transaction (raises on a duplicate (series_id, ts)).
 
         On PostgreSQL the COPY joins the transaction only once a statement through SQLAlchemy has
