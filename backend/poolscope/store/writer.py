@@ -7,8 +7,8 @@ samples; the queue is bounded, so a store that falls behind slows submitters ins
 memory. A failed batch is retried once, then each of its polls is written on its own, so one bad
 poll loses only itself. `stop()` flushes everything accepted.
 
-On PostgreSQL two batches are in flight at once, each on its own connection (one server process
-inserting a batch was the limit; docs/STORE-PERF.md). Their samples are inserted side by side,
+On PostgreSQL two batches are in flight at once, each on its own connection (with one at a time
+the writer and the server took turns; docs/STORE-PERF.md). Their samples are inserted side by side,
 but the latest rows keep batch order: a batch writes its latest rows and commits only after the
 batch before it is done (committed, or given up after its retries), so a target's latest row
 never goes back to an older poll and the rows' sequence follows commit order. A submitter is
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 MAX_DELAY_S = 0.15
 MAX_ROWS = 20_000
 MAX_QUEUED_POLLS = 5_000
-# Batches in flight on PostgreSQL (the machine measured has 2 cores; more did not help there).
+# Batches in flight on PostgreSQL: one server process each, for the 2 cores measured on.
 PG_IN_FLIGHT = 2
 
 _Item = tuple[Poll, asyncio.Future[None]]
