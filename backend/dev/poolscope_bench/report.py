@@ -5,6 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 
+def _server_figures(part: dict[str, Any]) -> str:
+    """PostgreSQL's side of an ingest figure (ingestbench.py); nothing on SQLite."""
+    server = part.get("server_us_per_sample")
+    if server is None:
+        return ""
+    flight = part.get("batches_in_flight")
+    busiest = part.get("server_busiest_cores") or []
+    return (
+        f"; server {_f(server, 2)} µs per sample, WAL {_f(part.get('wal_bytes_per_sample'), 0)} B"
+        + (f"; {flight} batch(es) in flight" if flight else "")
+        + (
+            f", busiest server processes {' / '.join(f'{c:.2f}' for c in busiest[:2])} cores"
+            if busiest
+            else ""
+        )
+    )
+
+
 def _f(value: Any, digits: int = 1, unit: str = "") -> str:
     if value is None:
         return "n/a"
@@ -208,15 +226,14 @@ def render(results: dict[str, Any]) -> str:
         out.append(
             f"     batched ({bt['targets']} targets, {bt['polls']} polls in {bt['batches']} batches):"
             f" {_f(bt['samples_per_s'], 0)} samples/s; {_f(bt['samples_per_cpu_s'], 0)} samples per CPU-second"
-            " of this process"
+            " of this process" + _server_figures(bt)
         )
         so = part.get("samples_only")
         if so:  # store/ingest.py alone: series ids + the bulk insert, no latest rows
-            server = so.get("server_us_per_sample")
             out.append(
                 f"     samples alone ({so['polls_per_batch']} polls per transaction): {_f(so['samples_per_s'], 0)}"
                 f" samples/s; {_f(so['samples_per_cpu_s'], 0)} per CPU-second of this process"
-                + (f"; server {_f(server, 2)} µs per sample" if server is not None else "")
+                + _server_figures(so)
                 + f" (load {so['load_average'][0]})"
             )
         size = f"; db {part['db_bytes'] / 1e6:.1f} MB" if part.get("db_bytes") else ""

@@ -124,14 +124,22 @@ class SampleIngest:
             return postgresql.insert(series).on_conflict_do_nothing()
         return insert(series).prefix_with("IGNORE")
 
-    async def insert(self, conn: AsyncConnection, rows: list[SampleRow]) -> None:
-        """Insert the rows inside the connection's transaction (raises on a duplicate (series_id, ts))."""
+    async def insert(
+        self, conn: AsyncConnection, rows: list[SampleRow], *, open_transaction: bool = False
+    ) -> None:
+        """Insert the rows inside the connection's transaction (raises on a duplicate (series_id, ts)).
+
+        On PostgreSQL the COPY joins the transaction only once a statement through SQLAlchemy has
+        opened it (asyncpg's own would commit at once): `open_transaction` opens it first.
+        """
         if not rows:
             return
         if self.dialect == "sqlite":
             raw = await conn.get_raw_connection()
             await raw.driver_connection.executemany(INSERT_SQL, rows)  # type: ignore[union-attr]
         elif self.dialect == "postgresql":
+            if open_transaction:
+                await conn.exec_driver_sql("SELECT 1")
             raw = await conn.get_raw_connection()
             await raw.driver_connection.copy_records_to_table(  # type: ignore[union-attr]
                 "samples", records=rows, columns=SAMPLE_COLUMNS

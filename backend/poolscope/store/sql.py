@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import replace
 
 from sqlalchemy import event
@@ -83,16 +83,23 @@ class SqlStore:
         """Store one poll's samples and the target's latest state, then tell live subscribers."""
         await self.write_polls([Poll(info, state, poll_samples, ts)])
 
-    async def write_polls(self, polls: Sequence[Poll]) -> None:
+    async def write_polls(self, polls: Sequence[Poll], *, after: Awaitable[None] | None = None) -> None:
         """Store many polls (of any targets) in one transaction, then tell live subscribers.
 
         All or nothing: on an error nothing of the batch is stored (store/writer.py retries).
+        `after` (store/writer.py, batches in flight): the samples are inserted first, then this is
+        awaited (the batch before is done) before the latest rows are written and committed.
         """
         rows = await self.samples.rows(self.engine, polls)
         async with self.engine.begin() as conn:
-            # Latest rows first: on PostgreSQL they open the transaction that the COPY then joins.
-            await self.latest_rows.write(conn, polls)
-            await self.samples.insert(conn, rows)
+            if after is None:
+                # Latest rows first: on PostgreSQL they open the transaction the COPY then joins.
+                await self.latest_rows.write(conn, polls)
+                await self.samples.insert(conn, rows)
+            else:
+                await self.samples.insert(conn, rows, open_transaction=True)
+                await after
+                await self.latest_rows.write(conn, polls)
         for poll in polls:
             self._published(poll)
         marks = self._marks

@@ -52,6 +52,9 @@ def test_quick_store_and_chart_parts(tmp_path, capsys):
         batched = ingest["batched"]
         assert batched["polls"] == 1000 and 1 <= batched["batches"] < 1000  # polls shared commits
         assert _positive(batched["samples_per_s"])
+        # PostgreSQL: two batches in flight (store/writer.py), the server's CPU measured beside.
+        assert batched["batches_in_flight"] == (2 if dialect == "postgresql" else 1)
+        assert (batched["server_us_per_sample"] is None) == (dialect == "sqlite")
         alone = ingest["samples_only"]  # the samples without latest rows (ingestbench.py)
         assert alone["samples"] == 1000 * ingest["samples_per_poll"]
         assert _positive(alone["samples_per_cpu_s"])
