@@ -57,6 +57,29 @@ class CollectorOutput(Generic[SectionT]):
     samples: list[Sample] = field(default_factory=list)
 
 
+class LastRead(Generic[SectionT]):
+    """The last read's rows and the output they gave, for a parse step that depends on its rows
+    alone: an idle server's rows repeat poll after poll, and equal rows give an equal output.
+
+    Only for a section nothing downstream changes (derive.py reads it): the same object is then
+    handed out again. Its samples list is a new one each time (the caller may extend it).
+    """
+
+    def __init__(self) -> None:
+        self._rows: list[Row] | None = None
+        self._output: CollectorOutput[SectionT] | None = None
+
+    def get(self, rows: list[Row]) -> CollectorOutput[SectionT] | None:
+        if self._output is None or rows != self._rows:
+            return None
+        return CollectorOutput(section=self._output.section, samples=list(self._output.samples))
+
+    def keep(self, rows: list[Row], output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
+        self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
+        self._output = output
+        return CollectorOutput(section=output.section, samples=list(output.samples))
+
+
 class Collector(Generic[SectionT]):
     """Subclass per source, typed by the section it reads: `class ThreadPoolGroups(Collector[list[GroupState]])`.
 
