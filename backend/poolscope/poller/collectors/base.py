@@ -164,21 +164,27 @@ def as_float(value: Any) -> float | None:
 # Samples are never changed once made (the store, the alert engine and the live feed only read
 # them), so a series whose value has not changed since a poll made its Sample (most of an idle
 # server's series, every second, and the same zeros on every target) reuses that Sample instead
-# of validating a new one. Bounded: cleared when full, as busy servers' values keep changing.
+# of validating a new one. Bounded in two generations: when the newer is full, it becomes the
+# older and the oldest is dropped, so the Samples still in use survive the values of busy
+# series that keep changing (a plain clear made every steady series' Sample again).
 _SAMPLES: dict[tuple[object, ...], Sample] = {}
+_OLDER: dict[tuple[object, ...], Sample] = {}
 _MAX_SAMPLES = 8192
 
 
 def sample(metric: str, value: float | None, **labels: str) -> Sample:
+    global _SAMPLES, _OLDER
     if value is not None and type(value) is not float:
         return Sample(metric=metric, labels=labels, value=value)  # validated as given (ints, strings)
     key = (metric, value, *labels.items())
     made = _SAMPLES.get(key)
+    if made is None and (made := _OLDER.get(key)) is not None:
+        _SAMPLES[key] = made  # still in use: kept into the next generation
     # 0.0 and -0.0 are one key; NaN never equals a key, so it is always made afresh.
     if made is None or (value == 0.0 and copysign(1.0, value) != copysign(1.0, made.value or 0.0)):
-        if len(_SAMPLES) >= _MAX_SAMPLES:
-            _SAMPLES.clear()
         made = _SAMPLES[key] = Sample(metric=metric, labels=labels, value=value)
+    if len(_SAMPLES) >= _MAX_SAMPLES:
+        _OLDER, _SAMPLES = _SAMPLES, {}
     return made
 
 

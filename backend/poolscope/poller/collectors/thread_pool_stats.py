@@ -85,65 +85,46 @@ class ThreadPoolStats(Collector[dict[int, GroupCounters]]):
     def sql(self, server: ServerInfo) -> str:
         return SQL
 
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        # The last read's rows, each group's counters as read, and the rates and output they gave.
-        self._rows: list[Row] | None = None
-        self._read: list[tuple[int, dict[str, int]]] = []
-        self._rates: list[list[float | None]] | None = None
-        self._output: CollectorOutput[dict[int, GroupCounters]] | None = None
-
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[int, GroupCounters]]:
-        if rows != self._rows:
-            self._read = [(int(row["group_id"]), {name: int(row[name]) for name in COUNTERS}) for row in rows]
-            self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
-            self._output = None  # its raw counters are the last read's
+        # A pool's counters move on every poll (the poller's own statements are dequeued too):
+        # nothing here repeats, so it is made as directly as it can be.
+        groups: dict[int, GroupCounters] = {}
+        samples = []
         rate, now = ctx.counters.rate, ctx.now
-        # Every counter's rate is taken every poll (the counter memory moves on with the clock);
-        # when they are the last poll's rates (an idle pool's zeros) of the same counters, so is
-        # the output. Its section is only read downstream (derive.py), never changed.
-        rates = [[rate(key, now, raw[name]) for key, name in _keys(group_id)] for group_id, raw in self._read]
-        if self._output is None or rates != self._rates:
-            self._output = _output(self._read, rates)
-            self._rates = rates
-        return CollectorOutput(section=self._output.section, samples=list(self._output.samples))
+        for row in rows:
+            group_id = int(row["group_id"])
+            label, keys = _keys(group_id)
+            raw = {name: int(row[name]) for name in COUNTERS}
+            rates = {name: rate(key, now, raw[name]) for name, key in keys}
+            dequeue_rate = None
+            if rates["dequeues_by_listener"] is not None and rates["dequeues_by_worker"] is not None:
+                dequeue_rate = rates["dequeues_by_listener"] + rates["dequeues_by_worker"]
+            rates["dequeues"] = dequeue_rate
+            groups[group_id] = GroupCounters(group_id=group_id, raw=raw, rates=rates)
+            samples += [
+                sample("tp_group_stalls_per_s", rates["stalls"], group=label),
+                sample("tp_group_dequeues_per_s", dequeue_rate, group=label),
+                sample("tp_group_thread_creations_per_s", rates["thread_creations"], group=label),
+            ]
+        return CollectorOutput(section=groups, samples=samples)
 
     def put(self, outputs: PollOutputs, section: dict[int, GroupCounters]) -> None:
         outputs.thread_pool_stats = section
 
 
-_KEYS: dict[int, tuple[tuple[tuple[str, int, str], str], ...]] = {}
+GroupKeys = tuple[str, tuple[tuple[str, tuple[str, int, str]], ...]]
+_KEYS: dict[int, GroupKeys] = {}
 _MAX_KEYS = 4096  # group ids; a pool has at most a few hundred groups
 
 
-def _keys(group_id: int) -> tuple[tuple[tuple[str, int, str], str], ...]:
-    """A group's counter-memory keys, each with its counter's name (made once per group id)."""
+def _keys(group_id: int) -> GroupKeys:
+    """A group's label and each counter's name with its counter-memory key, made once per group id."""
     keys = _KEYS.get(group_id)
     if keys is None:
         if len(_KEYS) >= _MAX_KEYS:
             _KEYS.clear()
-        keys = _KEYS[group_id] = tuple((("tp_stats", group_id, name), name) for name in COUNTERS)
+        keys = _KEYS[group_id] = (
+            str(group_id),
+            tuple((name, ("tp_stats", group_id, name)) for name in COUNTERS),
+        )
     return keys
-
-
-def _output(
-    read: list[tuple[int, dict[str, int]]], rates_read: list[list[float | None]]
-) -> CollectorOutput[dict[int, GroupCounters]]:
-    groups: dict[int, GroupCounters] = {}
-    samples = []
-    for (group_id, raw), group_rates in zip(read, rates_read, strict=True):
-        rates = dict(zip(COUNTERS, group_rates, strict=True))
-        dequeue_rate = None
-        if rates["dequeues_by_listener"] is not None and rates["dequeues_by_worker"] is not None:
-            dequeue_rate = rates["dequeues_by_listener"] + rates["dequeues_by_worker"]
-        rates["dequeues"] = dequeue_rate
-        groups[group_id] = GroupCounters(group_id=group_id, raw=raw, rates=rates)
-        label = str(group_id)
-        samples += [
-            sample("tp_group_stalls_per_s", rates["stalls"], group=label),
-            sample("tp_group_dequeues_per_s", dequeue_rate, group=label),
-            sample("tp_group_thread_creations_per_s", rates["thread_creations"], group=label),
-        ]
-    return CollectorOutput(section=groups, samples=samples)
