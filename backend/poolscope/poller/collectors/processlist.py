@@ -114,7 +114,7 @@ class Processlist(Collector[ProcesslistSection]):
         self._shape_names: tuple[str, ...] | None = None
         self._idle: tuple[bytes, ...] = ()
         self._previous: dict[bytes, Session] = {}
-        self._heads: list[RowHead] = []
+        self._heads = RowHeads()
 
     def information_schema_sql(self, server: ServerInfo) -> str:
         time_ms = "TIME_MS" if server.flavor == "mariadb" else "TIME * 1000"
@@ -158,7 +158,7 @@ class Processlist(Collector[ProcesslistSection]):
             self._shape_names = rows.names
             self._idle = tuple(_length_prefixed(rows.encode(command_at, c)) for c in IDLE_COMMANDS)
             self._previous = {}
-            self._heads = []
+            self._heads = RowHeads()
         previous, current = self._previous, {}
         sessions: list[Session] = []
         huge = False
@@ -248,27 +248,51 @@ def _length_prefixed(value: bytes) -> bytes:
 RowHead = tuple[bytes | None, bool]
 
 
+@dataclass
+class RowHeads:
+    """Each row's head of a SHOW read, in its order, and which rows were active."""
+
+    heads: list[RowHead] = field(default_factory=list)
+    # Every head's bytes, when each row's is known; else None.
+    prefixes: list[bytes] | None = None
+    active_at: list[int] = field(default_factory=list)
+
+
 def _active_packets(
-    rows: RawRows, command_at: int, idle: tuple[bytes, ...], last: list[RowHead]
-) -> tuple[list[bytes], list[RowHead]]:
+    rows: RawRows, command_at: int, idle: tuple[bytes, ...], last: RowHeads
+) -> tuple[list[bytes], RowHeads]:
     """The rows whose command is not one of `idle` (length-prefixed, as sent), without decoding;
     and each row's head, for the next read.
 
     Sessions are listed in the same order read after read, and an idle one's id, user, host, db
     and command stay the same (its Time moves, after them): a row that begins with the same
-    row's head of the last read has the same command, so is told apart by one comparison.
+    row's head of the last read has the same command, so is told apart by one comparison, and
+    a read whose every row does (an idle server's, poll after poll) by one pass in C.
     """
-    active: list[bytes] = []
-    heads: list[RowHead] = []
-    for index, packet in enumerate(rows.packets):
-        if index < len(last) and (head := last[index])[0] is not None and packet.startswith(head[0]):
+    packets = rows.packets
+    prefixes = last.prefixes
+    if (
+        prefixes is not None
+        and len(prefixes) == len(packets)
+        and all(map(bytes.startswith, packets, prefixes))
+    ):
+        return [packets[at] for at in last.active_at], last
+    read = RowHeads()
+    for index, packet in enumerate(packets):
+        if (
+            index < len(last.heads)
+            and (head := last.heads[index])[0] is not None
+            and packet.startswith(head[0])
+        ):
             pass
         else:
             head = _row_head(rows, packet, command_at, idle)
-        heads.append(head)
+        read.heads.append(head)
         if not head[1]:
-            active.append(packet)
-    return active, heads
+            read.active_at.append(index)
+    known = [prefix for prefix, _ in read.heads if prefix is not None]
+    read.prefixes = known if len(known) == len(read.heads) else None
+    return [packets[at] for at in read.active_at], read
 
 
 def _row_head(rows: RawRows, packet: bytes, command_at: int, idle: tuple[bytes, ...]) -> RowHead:
