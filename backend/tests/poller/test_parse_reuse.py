@@ -17,12 +17,13 @@ import pytest
 
 from poolscope.poller.collectors import base
 from poolscope.poller.collectors.base import CollectorOutput, sample
+from poolscope.poller.collectors.global_status import GlobalStatus
 from poolscope.poller.collectors.innodb_trx_summary import InnodbTrxSummary
 from poolscope.poller.collectors.processlist import SHOW_SQL, Processlist
 from poolscope.poller.collectors.thread_pool_groups import ThreadPoolGroups
 from poolscope.poller.collectors.thread_pool_queue_summary import ThreadPoolQueueSummary
 from poolscope.poller.target_poller import TargetPoller
-from poolscope.poller.wire import RawRows, Shape, StatementResult
+from poolscope.poller.wire import Decoder, RawRows, Shape, StatementResult
 from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 
 from .helpers import parse_context, poller_for
@@ -123,6 +124,67 @@ def test_an_active_row_read_again_unchanged_reuses_its_session_and_a_changed_one
     later, fresh = _raw_and_fresh(collector, [_session_row(2, "Query", 8, info="SELECT SLEEP(60)")])
     assert later.section.active[0] is not first.section.active[0]
     assert later.section.active[0].time_s == 8.0 == fresh.section.active[0].time_s
+
+
+TEXT: Decoder = ("utf8", None)
+
+
+def _raw(names: tuple[str, ...], *rows: tuple[str | None, ...]) -> RawRows:
+    """Rows as a string-typed result set of one shape sends them (one Shape: one connection's)."""
+    return RawRows(_shape(names), [_packet(*row) for row in rows])
+
+
+_SHAPES: dict[tuple[str, ...], Shape] = {}
+
+
+def _shape(names: tuple[str, ...]) -> Shape:
+    return _SHAPES.setdefault(names, Shape(names, (TEXT,) * len(names)))
+
+
+def test_status_rows_read_again_undecoded_give_what_a_fresh_parse_gives() -> None:
+    names = ("variable_name", "value")
+    reads: list[list[tuple[str, str | None]]] = [
+        [("Threads_connected", "7"), ("Questions", "100"), ("Uptime", "50"), ("Com_commit", "3"), ("Com_rollback", "0")],
+        [("Threads_connected", "7"), ("Questions", "130"), ("Uptime", "51"), ("Com_commit", "3"), ("Com_rollback", "0")],
+        # A gauge moves, a row becomes unreadable (left out), one goes NULL, commits move.
+        [("Threads_connected", "9"), ("Questions", "x"), ("Uptime", None), ("Com_commit", "5"), ("Com_rollback", "0")],
+        [("Threads_connected", "7"), ("Questions", "160"), ("Uptime", "53"), ("Com_commit", "5"), ("Com_rollback", "0")],
+    ]  # fmt: skip
+    reused, fresh = GlobalStatus(), GlobalStatus()
+    reused_ctx, fresh_ctx = parse_context(), parse_context()  # each its own counter memory
+    for second, rows in enumerate(reads):
+        reused_ctx.now = fresh_ctx.now = float(second)
+        raw = _raw(names, *rows)
+        got = reused.parse_raw(raw, reused_ctx)
+        want = fresh.parse(raw.rows(), fresh_ctx)
+        assert got.section == want.section
+        assert [s.model_dump() for s in got.samples] == [s.model_dump() for s in want.samples]
+    assert got.section.values["Threads_connected"] == 7.0 and got.section.rates["tps"] == 0.0
+    assert "Questions" in got.section.values and "Uptime" in got.section.values
+
+
+def test_groups_and_summaries_read_again_undecoded_follow_a_change() -> None:
+    names = ("group_id", "connections", "threads", "active_threads", "standby_threads", "queue_length",
+             "has_listener", "is_stalled")  # fmt: skip
+    idle = ("0", "5", "3", "0", "1", "0", "1", "0")
+    groups = ThreadPoolGroups()
+    first = groups.parse_raw(_raw(names, idle), parse_context())
+    again = groups.parse_raw(_raw(names, idle), parse_context())
+    assert again.section == first.section and again.section[0] is not first.section[0]
+    queued = ("0", "5", "3", "1", "0", "4", "1", "1")
+    changed = groups.parse_raw(_raw(names, queued), parse_context())
+    assert changed.section == ThreadPoolGroups().parse(_raw(names, queued).rows(), parse_context()).section
+    assert (changed.section[0].queue_length, changed.section[0].is_stalled) == (4, True)
+
+    trx_names = ("total", "lock_waits", "longest_s")
+    trx = InnodbTrxSummary()
+    none_open = trx.parse_raw(_raw(trx_names, ("0", "0", None)), parse_context())
+    assert trx.parse_raw(_raw(trx_names, ("0", "0", None)), parse_context()).section is none_open.section
+    opened = trx.parse_raw(_raw(trx_names, ("1", "1", "3.5")), parse_context())
+    assert (opened.section.count, opened.section.lock_waits, opened.section.longest_age_s) == (1, 1, 3.5)
+    # A result of another shape (another connection's) is never compared by its bytes alone.
+    other_shape = RawRows(Shape(tuple(list(trx_names)), (TEXT,) * 3), [_packet("1", "1", "3.5")])
+    assert trx.parse_raw(other_shape, parse_context()).section is not opened.section
 
 
 def test_groups_read_again_are_new_models_equal_to_a_fresh_parse() -> None:

@@ -61,22 +61,42 @@ class LastRead(Generic[SectionT]):
     """The last read's rows and the output they gave, for a parse step that depends on its rows
     alone: an idle server's rows repeat poll after poll, and equal rows give an equal output.
 
-    Only for a section nothing downstream changes (derive.py reads it): the same object is then
-    handed out again. Its samples list is a new one each time (the caller may extend it).
+    Rows read undecoded (RawRows) are compared as sent: the same bytes of the same result shape
+    decode to the same rows, so a repeated read is not even decoded. Only for a section nothing
+    downstream changes (derive.py reads it): the same object is then handed out again. Its
+    samples list is a new one each time (the caller may extend it).
     """
 
     def __init__(self) -> None:
         self._rows: list[Row] | None = None
+        self._names: tuple[str, ...] | None = None  # the RawRows' shape, by identity
+        self._packets: list[bytes] | None = None
         self._output: CollectorOutput[SectionT] | None = None
 
     def get(self, rows: list[Row]) -> CollectorOutput[SectionT] | None:
-        if self._output is None or rows != self._rows:
+        if self._output is None or self._rows is None or rows != self._rows:
             return None
-        return CollectorOutput(section=self._output.section, samples=list(self._output.samples))
+        return self._handed(self._output)
+
+    def get_raw(self, rows: RawRows) -> CollectorOutput[SectionT] | None:
+        if self._output is None or rows.names is not self._names or rows.packets != self._packets:
+            return None
+        return self._handed(self._output)
 
     def keep(self, rows: list[Row], output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
         self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
+        self._names = self._packets = None
         self._output = output
+        return self._handed(output)
+
+    def keep_raw(self, rows: RawRows, output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
+        self._names, self._packets = rows.names, list(rows.packets)
+        self._rows = None
+        self._output = output
+        return self._handed(output)
+
+    @staticmethod
+    def _handed(output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
         return CollectorOutput(section=output.section, samples=list(output.samples))
 
 

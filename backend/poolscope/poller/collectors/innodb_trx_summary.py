@@ -15,6 +15,7 @@ from poolscope.poller.collectors.base import (
     as_float,
     sample,
 )
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -55,6 +56,12 @@ class InnodbTrxSummary(Collector[TrxSummary]):
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[TrxSummary]:
         return self._last.get(rows) or self._last.keep(rows, _parse(rows))
+
+    def reads_raw(self) -> bool:
+        return True  # a repeated read is reused undecoded (LastRead)
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[TrxSummary]:
+        return self._last.get_raw(rows) or self._last.keep_raw(rows, _parse(rows.rows()))
 
     def put(self, outputs: PollOutputs, section: TrxSummary) -> None:
         outputs.innodb_trx_summary = section

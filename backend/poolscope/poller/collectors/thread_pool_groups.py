@@ -13,6 +13,7 @@ from poolscope.poller.collectors.base import (
     needs_pool_table,
     sample,
 )
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import GroupState, Sample, ServerInfo
 
 if TYPE_CHECKING:
@@ -82,15 +83,31 @@ class ThreadPoolGroups(Collector[list[GroupState]]):
     def reset(self) -> None:
         # The last read's rows, and what they gave: each group's fields and the samples.
         self._rows: list[Row] | None = None
+        self._names: tuple[str, ...] | None = None  # or, read undecoded: the shape and the bytes
+        self._packets: list[bytes] | None = None
         self._fields: list[dict[str, Any]] = []
         self._samples: list[Sample] = []
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
         # An idle pool's groups read the same poll after poll: equal rows give equal fields and
         # samples (every field is int() or bool() of its column), so only the models are made again.
-        if rows != self._rows:
+        if self._rows is None or rows != self._rows:
             self._fields, self._samples = _read(rows)
             self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
+            self._names = self._packets = None
+        return self._output()
+
+    def reads_raw(self) -> bool:
+        return True  # a repeated read is not even decoded: the same bytes give the same rows
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
+        if rows.names is not self._names or rows.packets != self._packets:
+            self._fields, self._samples = _read(rows.rows())
+            self._names, self._packets = rows.names, list(rows.packets)
+            self._rows = None
+        return self._output()
+
+    def _output(self) -> CollectorOutput[list[GroupState]]:
         # New models every poll: derive.py sets this poll's verdicts and rates on them.
         groups = [GroupState(**fields) for fields in self._fields]
         return CollectorOutput(section=groups, samples=list(self._samples))

@@ -20,6 +20,7 @@ from poolscope.poller.collectors.base import (
     needs_pool_table,
     sample,
 )
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -71,6 +72,12 @@ class ThreadPoolQueueSummary(Collector[QueueSummary]):
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[QueueSummary]:
         return self._last.get(rows) or self._last.keep(rows, _parse(rows))
+
+    def reads_raw(self) -> bool:
+        return True  # a repeated read is reused undecoded (LastRead)
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[QueueSummary]:
+        return self._last.get_raw(rows) or self._last.keep_raw(rows, _parse(rows.rows()))
 
     def put(self, outputs: PollOutputs, section: QueueSummary) -> None:
         outputs.thread_pool_queue_summary = section
