@@ -18,6 +18,7 @@ import pytest
 from poolscope.poller.collectors import base
 from poolscope.poller.collectors.base import CollectorOutput, sample
 from poolscope.poller.collectors.global_status import GlobalStatus
+from poolscope.poller.collectors.global_variables import GlobalVariables
 from poolscope.poller.collectors.innodb_trx_summary import InnodbTrxSummary
 from poolscope.poller.collectors.processlist import SHOW_SQL, Processlist
 from poolscope.poller.collectors.thread_pool_groups import ThreadPoolGroups
@@ -182,6 +183,13 @@ def test_groups_and_summaries_read_again_undecoded_follow_a_change() -> None:
     assert trx.parse_raw(_raw(trx_names, ("0", "0", None)), parse_context()).section is none_open.section
     opened = trx.parse_raw(_raw(trx_names, ("1", "1", "3.5")), parse_context())
     assert (opened.section.count, opened.section.lock_waits, opened.section.longest_age_s) == (1, 1, 3.5)
+    variable_names = ("thread_pool_size", "thread_pool_exact_stats")
+    variables = GlobalVariables()
+    read = variables.parse_raw(_raw(variable_names, ("4", "1")), parse_context())
+    assert read.section == {"thread_pool_size": "4", "thread_pool_exact_stats": "ON"}
+    assert variables.parse_raw(_raw(variable_names, ("4", "1")), parse_context()).section is read.section
+    resized = variables.parse_raw(_raw(variable_names, ("8", "0")), parse_context())
+    assert resized.section == {"thread_pool_size": "8", "thread_pool_exact_stats": "OFF"}
     # A result of another shape (another connection's) is never compared by its bytes alone.
     other_shape = RawRows(Shape(tuple(list(trx_names)), (TEXT,) * 3), [_packet("1", "1", "3.5")])
     assert trx.parse_raw(other_shape, parse_context()).section is not opened.section
