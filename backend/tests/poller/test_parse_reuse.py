@@ -1,7 +1,7 @@
 """What a collector reuses from its last read gives exactly what a fresh parse of the same rows gives,
 and a value that changed between two reads shows up in the second.
 
-The parse steps keep per target what an idle server repeats (collectors/base.py LastRead,
+The parse steps keep per target what an idle server repeats (poller/collectors/base.py LastRead,
 processlist rows' heads and Sessions, THREAD_POOL_GROUPS fields, Samples of unchanged series).
 Each test here compares a collector that has read before with a fresh one on the same rows.
 """
