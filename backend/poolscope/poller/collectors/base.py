@@ -57,6 +57,49 @@ class CollectorOutput(Generic[SectionT]):
     samples: list[Sample] = field(default_factory=list)
 
 
+class LastRead(Generic[SectionT]):
+    """The last read's rows and the output they gave, for a parse step that depends on its rows
+    alone: an idle server's rows repeat poll after poll, and equal rows give an equal output.
+
+    Rows read undecoded (RawRows) are compared as sent: the same bytes of the same result shape
+    decode to the same rows, so a repeated read is not even decoded. Only for a section nothing
+    downstream changes (derive.py reads it): the same object is then handed out again. Its
+    samples list is a new one each time (the caller may extend it).
+    """
+
+    def __init__(self) -> None:
+        self._rows: list[Row] | None = None
+        self._names: tuple[str, ...] | None = None  # the RawRows' shape, by identity
+        self._packets: list[bytes] | None = None
+        self._output: CollectorOutput[SectionT] | None = None
+
+    def get(self, rows: list[Row]) -> CollectorOutput[SectionT] | None:
+        if self._output is None or self._rows is None or rows != self._rows:
+            return None
+        return self._handed(self._output)
+
+    def get_raw(self, rows: RawRows) -> CollectorOutput[SectionT] | None:
+        if self._output is None or rows.names is not self._names or rows.packets != self._packets:
+            return None
+        return self._handed(self._output)
+
+    def keep(self, rows: list[Row], output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
+        self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
+        self._names = self._packets = None
+        self._output = output
+        return self._handed(output)
+
+    def keep_raw(self, rows: RawRows, output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
+        self._names, self._packets = rows.names, list(rows.packets)
+        self._rows = None
+        self._output = output
+        return self._handed(output)
+
+    @staticmethod
+    def _handed(output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
+        return CollectorOutput(section=output.section, samples=list(output.samples))
+
+
 class Collector(Generic[SectionT]):
     """Subclass per source, typed by the section it reads: `class ThreadPoolGroups(Collector[list[GroupState]])`.
 
@@ -141,21 +184,27 @@ def as_float(value: Any) -> float | None:
 # Samples are never changed once made (the store, the alert engine and the live feed only read
 # them), so a series whose value has not changed since a poll made its Sample (most of an idle
 # server's series, every second, and the same zeros on every target) reuses that Sample instead
-# of validating a new one. Bounded: cleared when full, as busy servers' values keep changing.
+# of validating a new one. Bounded in two generations: when the newer is full, it becomes the
+# older and the oldest is dropped, so the Samples still in use survive the values of busy
+# series that keep changing (a plain clear made every steady series' Sample again).
 _SAMPLES: dict[tuple[object, ...], Sample] = {}
+_OLDER: dict[tuple[object, ...], Sample] = {}
 _MAX_SAMPLES = 8192
 
 
 def sample(metric: str, value: float | None, **labels: str) -> Sample:
+    global _SAMPLES, _OLDER
     if value is not None and type(value) is not float:
         return Sample(metric=metric, labels=labels, value=value)  # validated as given (ints, strings)
     key = (metric, value, *labels.items())
     made = _SAMPLES.get(key)
+    if made is None and (made := _OLDER.get(key)) is not None:
+        _SAMPLES[key] = made  # still in use: kept into the next generation
     # 0.0 and -0.0 are one key; NaN never equals a key, so it is always made afresh.
     if made is None or (value == 0.0 and copysign(1.0, value) != copysign(1.0, made.value or 0.0)):
-        if len(_SAMPLES) >= _MAX_SAMPLES:
-            _SAMPLES.clear()
         made = _SAMPLES[key] = Sample(metric=metric, labels=labels, value=value)
+    if len(_SAMPLES) >= _MAX_SAMPLES:
+        _OLDER, _SAMPLES = _SAMPLES, {}
     return made
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ OTHERS = (
     "Uptime",
 )
 NAMES = (*GAUGES, *RATES, *OTHERS)
+# Each rate's status name, metric and counter-memory key, made once.
+RATE_KEYS = tuple((name, metric, ("status", name)) for name, metric in RATES.items())
 SQL = "SHOW GLOBAL STATUS WHERE Variable_name IN ({})".format(", ".join(f"'{n}'" for n in NAMES))
 
 METRICS = (
@@ -71,31 +74,67 @@ class GlobalStatus(Collector[StatusSection]):
     def sql(self, server: ServerInfo) -> str:
         return SQL
 
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        # Of the last read undecoded: its shape (by identity) and each row's bytes -> (name, number).
+        self._names: tuple[str, ...] | None = None
+        self._read: dict[bytes, tuple[str, float | None]] = {}
+
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[StatusSection]:
         values: dict[str, float] = {}
         for row in rows:
-            number = as_float(row["value"])
+            name, number = _variable(row)
             if number is not None:
-                values[str(row["variable_name"])] = number
-        rates: dict[str, float | None] = {}
-        samples = []
-        for status_name, metric in GAUGES.items():
-            if status_name in values:
-                samples.append(sample(metric, values[status_name]))
-        for status_name, metric in RATES.items():
-            rates[metric] = ctx.counters.rate(("status", status_name), ctx.now, values.get(status_name))
+                values[name] = number
+        return self._output(values, ctx)
+
+    def reads_raw(self) -> bool:
+        return True  # most of an idle server's rows repeat: those are not decoded again
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[StatusSection]:
+        """parse() of rows read undecoded: a row sent as the last read sent it (the same bytes of
+        the same shape decode the same) gives the name and number it gave then."""
+        if rows.names is not self._names:
+            self._names, self._read = rows.names, {}
+        last, read = self._read, {}
+        values: dict[str, float] = {}
+        for packet in rows.packets:
+            variable = last.get(packet)
+            if variable is None:
+                variable = _variable(rows.row(packet))
+            read[packet] = variable
+            if variable[1] is not None:
+                values[variable[0]] = variable[1]
+        self._read = read
+        return self._output(values, ctx)
+
+    def _output(self, values: dict[str, float], ctx: ParseContext) -> CollectorOutput[StatusSection]:
+        rate, now = ctx.counters.rate, ctx.now
+        samples = [sample(metric, values[name]) for name, metric in GAUGES.items() if name in values]
+        rates: dict[str, float | None] = {
+            metric: rate(key, now, values.get(name)) for name, metric, key in RATE_KEYS
+        }
         # Every statement of the poll's multi-statement counts in Questions: without this an idle
         # server would show Poolscope's own ~10 statements/s as its load.
-        own_rate = ctx.counters.rate(("own", "statements"), ctx.now, ctx.own_statements)
+        own_rate = rate(("own", "statements"), now, ctx.own_statements)
         if rates["qps"] is not None and own_rate is not None:
             rates["qps"] = max(rates["qps"] - own_rate, 0.0)
         samples += [sample(metric, rates[metric]) for metric in RATES.values()]
         commits = None
         if "Com_commit" in values and "Com_rollback" in values:
             commits = values["Com_commit"] + values["Com_rollback"]
-        rates["tps"] = ctx.counters.rate(("status", "transactions"), ctx.now, commits)
+        rates["tps"] = rate(("status", "transactions"), now, commits)
         samples.append(sample("tps", rates["tps"]))
         return CollectorOutput(section=StatusSection(values=values, rates=rates), samples=samples)
 
     def put(self, outputs: PollOutputs, section: StatusSection) -> None:
         outputs.global_status = section
+
+
+def _variable(row: Row) -> tuple[str, float | None]:
+    """A status row's name and its value as a number (None when NULL, '' or not a number: the row
+    is then left out, and its name not read)."""
+    number = as_float(row["value"])
+    return (str(row["variable_name"]) if number is not None else ""), number

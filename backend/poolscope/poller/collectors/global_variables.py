@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row
+from poolscope.poller.collectors.base import Collector, CollectorOutput, LastRead, ParseContext, Row
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -58,6 +59,19 @@ class GlobalVariables(Collector[dict[str, str]]):
             return "SELECT " + ", ".join(f"@@GLOBAL.{n} AS `{n}`" for n in server.known_variables)
         names = ", ".join(f"'{n}'" for n in NAMES)
         return f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})"
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._last: LastRead[dict[str, str]] = LastRead()
+
+    def reads_raw(self) -> bool:
+        return True  # variables seldom change: a repeated read is not decoded (LastRead)
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[dict[str, str]]:
+        # Its section is carried between reads already (every_s), and only ever read downstream.
+        return self._last.get_raw(rows) or self._last.keep_raw(rows, self.parse(rows.rows(), ctx))
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[str, str]]:
         if rows and "variable_name" in rows[0]:

@@ -6,7 +6,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poolscope.metrics import Metric
-from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
+from poolscope.poller.collectors.base import (
+    Collector,
+    CollectorOutput,
+    LastRead,
+    ParseContext,
+    Row,
+    as_float,
+    sample,
+)
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -39,21 +48,37 @@ class InnodbTrxSummary(Collector[TrxSummary]):
             " FROM information_schema.INNODB_TRX"
         )
 
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._last: LastRead[TrxSummary] = LastRead()
+
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[TrxSummary]:
-        row: Row = rows[0] if rows else {}
-        summary = TrxSummary(
-            count=int(row.get("total") or 0),
-            lock_waits=int(row.get("lock_waits") or 0),
-            longest_age_s=as_float(row.get("longest_s")),
-        )
-        return CollectorOutput(
-            section=summary,
-            samples=[
-                sample("trx_active", float(summary.count)),
-                sample("trx_lock_waits", float(summary.lock_waits)),
-                sample("trx_longest_age_s", summary.longest_age_s or 0.0),
-            ],
-        )
+        return self._last.get(rows) or self._last.keep(rows, _parse(rows))
+
+    def reads_raw(self) -> bool:
+        return True  # a repeated read is reused undecoded (LastRead)
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[TrxSummary]:
+        return self._last.get_raw(rows) or self._last.keep_raw(rows, _parse(rows.rows()))
 
     def put(self, outputs: PollOutputs, section: TrxSummary) -> None:
         outputs.innodb_trx_summary = section
+
+
+def _parse(rows: list[Row]) -> CollectorOutput[TrxSummary]:
+    row: Row = rows[0] if rows else {}
+    summary = TrxSummary(
+        count=int(row.get("total") or 0),
+        lock_waits=int(row.get("lock_waits") or 0),
+        longest_age_s=as_float(row.get("longest_s")),
+    )
+    return CollectorOutput(
+        section=summary,
+        samples=[
+            sample("trx_active", float(summary.count)),
+            sample("trx_lock_waits", float(summary.lock_waits)),
+            sample("trx_longest_age_s", summary.longest_age_s or 0.0),
+        ],
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
@@ -13,7 +13,8 @@ from poolscope.poller.collectors.base import (
     needs_pool_table,
     sample,
 )
-from poolscope.schemas import GroupState, ServerInfo
+from poolscope.poller.wire import RawRows
+from poolscope.schemas import GroupState, Sample, ServerInfo
 
 if TYPE_CHECKING:
     from poolscope.poller.outputs import PollOutputs
@@ -76,25 +77,61 @@ class ThreadPoolGroups(Collector[list[GroupState]]):
             " HAS_LISTENER, IS_STALLED FROM information_schema.THREAD_POOL_GROUPS"
         )
 
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        # The last read's rows, and what they gave: each group's fields and the samples.
+        self._rows: list[Row] | None = None
+        self._names: tuple[str, ...] | None = None  # or, read undecoded: the shape and the bytes
+        self._packets: list[bytes] | None = None
+        self._fields: list[dict[str, Any]] = []
+        self._samples: list[Sample] = []
+
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
-        groups: list[GroupState] = []
-        samples = []
-        for row in sorted(rows, key=lambda r: int(r["group_id"])):
-            group = GroupState(
-                group_id=int(row["group_id"]),
-                connections=int(row["connections"]),
-                threads=int(row["threads"]),
-                active_threads=int(row["active_threads"]),
-                standby_threads=int(row["standby_threads"]),
-                queue_length=int(row["queue_length"]),
-                has_listener=bool(row["has_listener"]),
-                is_stalled=bool(row["is_stalled"]),
-            )
-            groups.append(group)
-            label = str(group.group_id)
-            for field_name, metric in GAUGES.items():
-                samples.append(sample(metric, float(getattr(group, field_name)), group=label))
-        return CollectorOutput(section=groups, samples=samples)
+        # An idle pool's groups read the same poll after poll: equal rows give equal fields and
+        # samples (every field is int() or bool() of its column), so only the models are made again.
+        if self._rows is None or rows != self._rows:
+            self._fields, self._samples = _read(rows)
+            self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
+            self._names = self._packets = None
+        return self._output()
+
+    def reads_raw(self) -> bool:
+        return True  # a repeated read is not even decoded: the same bytes give the same rows
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
+        if rows.names is not self._names or rows.packets != self._packets:
+            self._fields, self._samples = _read(rows.rows())
+            self._names, self._packets = rows.names, list(rows.packets)
+            self._rows = None
+        return self._output()
+
+    def _output(self) -> CollectorOutput[list[GroupState]]:
+        # New models every poll: derive.py sets this poll's verdicts and rates on them.
+        groups = [GroupState(**fields) for fields in self._fields]
+        return CollectorOutput(section=groups, samples=list(self._samples))
 
     def put(self, outputs: PollOutputs, section: list[GroupState]) -> None:
         outputs.thread_pool_groups = section
+
+
+def _read(rows: list[Row]) -> tuple[list[dict[str, Any]], list[Sample]]:
+    fields: list[dict[str, Any]] = []
+    samples: list[Sample] = []
+    for row in sorted(rows, key=lambda r: int(r["group_id"])):
+        group = {
+            "group_id": int(row["group_id"]),
+            "connections": int(row["connections"]),
+            "threads": int(row["threads"]),
+            "active_threads": int(row["active_threads"]),
+            "standby_threads": int(row["standby_threads"]),
+            "queue_length": int(row["queue_length"]),
+            "has_listener": bool(row["has_listener"]),
+            "is_stalled": bool(row["is_stalled"]),
+        }
+        fields.append(group)
+        label = str(group["group_id"])
+        for field_name, metric in GAUGES.items():
+            samples.append(sample(metric, float(group[field_name]), group=label))
+    return fields, samples

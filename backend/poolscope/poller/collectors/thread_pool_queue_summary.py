@@ -14,11 +14,13 @@ from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
+    LastRead,
     ParseContext,
     Row,
     needs_pool_table,
     sample,
 )
+from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -62,21 +64,37 @@ class ThreadPoolQueueSummary(Collector[QueueSummary]):
             " FROM information_schema.THREAD_POOL_QUEUES GROUP BY GROUP_ID"
         )
 
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._last: LastRead[QueueSummary] = LastRead()
+
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[QueueSummary]:
-        summary = QueueSummary(
-            total=sum(int(row["queued"]) for row in rows),
-            oldest_ms_by_group={int(row["group_id"]): float(row["oldest_us"]) / 1000.0 for row in rows},
-        )
-        if summary.total:
-            summary.wait_max_ms = max(summary.oldest_ms_by_group.values())
-            summary.wait_avg_ms = sum(float(row["total_us"]) for row in rows) / 1000.0 / summary.total
-        # An empty queue waits 0 ms: a gap in the chart would read as "no data".
-        samples = [
-            sample("tp_queued_connections", float(summary.total)),
-            sample("tp_queue_wait_max_ms", summary.wait_max_ms or 0.0),
-            sample("tp_queue_wait_avg_ms", summary.wait_avg_ms or 0.0),
-        ]
-        return CollectorOutput(section=summary, samples=samples)
+        return self._last.get(rows) or self._last.keep(rows, _parse(rows))
+
+    def reads_raw(self) -> bool:
+        return True  # a repeated read is reused undecoded (LastRead)
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[QueueSummary]:
+        return self._last.get_raw(rows) or self._last.keep_raw(rows, _parse(rows.rows()))
 
     def put(self, outputs: PollOutputs, section: QueueSummary) -> None:
         outputs.thread_pool_queue_summary = section
+
+
+def _parse(rows: list[Row]) -> CollectorOutput[QueueSummary]:
+    summary = QueueSummary(
+        total=sum(int(row["queued"]) for row in rows),
+        oldest_ms_by_group={int(row["group_id"]): float(row["oldest_us"]) / 1000.0 for row in rows},
+    )
+    if summary.total:
+        summary.wait_max_ms = max(summary.oldest_ms_by_group.values())
+        summary.wait_avg_ms = sum(float(row["total_us"]) for row in rows) / 1000.0 / summary.total
+    # An empty queue waits 0 ms: a gap in the chart would read as "no data".
+    samples = [
+        sample("tp_queued_connections", float(summary.total)),
+        sample("tp_queue_wait_max_ms", summary.wait_max_ms or 0.0),
+        sample("tp_queue_wait_avg_ms", summary.wait_avg_ms or 0.0),
+    ]
+    return CollectorOutput(section=summary, samples=samples)

@@ -86,20 +86,21 @@ class ThreadPoolStats(Collector[dict[int, GroupCounters]]):
         return SQL
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[int, GroupCounters]]:
+        # A pool's counters move on every poll (the poller's own statements are dequeued too):
+        # nothing here repeats, so it is made as directly as it can be.
         groups: dict[int, GroupCounters] = {}
         samples = []
+        rate, now = ctx.counters.rate, ctx.now
         for row in rows:
             group_id = int(row["group_id"])
+            label, keys = _keys(group_id)
             raw = {name: int(row[name]) for name in COUNTERS}
-            rates = {
-                name: ctx.counters.rate(("tp_stats", group_id, name), ctx.now, raw[name]) for name in COUNTERS
-            }
+            rates = {name: rate(key, now, raw[name]) for name, key in keys}
             dequeue_rate = None
             if rates["dequeues_by_listener"] is not None and rates["dequeues_by_worker"] is not None:
                 dequeue_rate = rates["dequeues_by_listener"] + rates["dequeues_by_worker"]
             rates["dequeues"] = dequeue_rate
             groups[group_id] = GroupCounters(group_id=group_id, raw=raw, rates=rates)
-            label = str(group_id)
             samples += [
                 sample("tp_group_stalls_per_s", rates["stalls"], group=label),
                 sample("tp_group_dequeues_per_s", dequeue_rate, group=label),
@@ -109,3 +110,21 @@ class ThreadPoolStats(Collector[dict[int, GroupCounters]]):
 
     def put(self, outputs: PollOutputs, section: dict[int, GroupCounters]) -> None:
         outputs.thread_pool_stats = section
+
+
+GroupKeys = tuple[str, tuple[tuple[str, tuple[str, int, str]], ...]]
+_KEYS: dict[int, GroupKeys] = {}
+_MAX_KEYS = 4096  # group ids; a pool has at most a few hundred groups
+
+
+def _keys(group_id: int) -> GroupKeys:
+    """A group's label and each counter's name with its counter-memory key, made once per group id."""
+    keys = _KEYS.get(group_id)
+    if keys is None:
+        if len(_KEYS) >= _MAX_KEYS:
+            _KEYS.clear()
+        keys = _KEYS[group_id] = (
+            str(group_id),
+            tuple((name, ("tp_stats", group_id, name)) for name in COUNTERS),
+        )
+    return keys

@@ -1,0 +1,356 @@
+"""What a collector reuses from its last read gives exactly what a fresh parse of the same rows gives,
+and a value that changed between two reads shows up in the second.
+
+The parse steps keep per target what an idle server repeats (poller/collectors/base.py LastRead,
+processlist rows' heads and Sessions, THREAD_POOL_GROUPS fields, Samples of unchanged series).
+Each test here compares a collector that has read before with a fresh one on the same rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from collections.abc import Collection
+
+import pytest
+
+from poolscope.poller.collectors import base
+from poolscope.poller.collectors.base import CollectorOutput, sample
+from poolscope.poller.collectors.global_status import GlobalStatus
+from poolscope.poller.collectors.global_variables import GlobalVariables
+from poolscope.poller.collectors.innodb_trx_summary import InnodbTrxSummary
+from poolscope.poller.collectors.processlist import SHOW_SQL, Processlist
+from poolscope.poller.collectors.thread_pool_groups import ThreadPoolGroups
+from poolscope.poller.collectors.thread_pool_queue_summary import ThreadPoolQueueSummary
+from poolscope.poller.target_poller import TargetPoller
+from poolscope.poller.wire import Decoder, RawRows, Shape, StatementResult
+from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
+
+from .helpers import parse_context, poller_for
+
+# SHOW FULL PROCESSLIST's columns as MariaDB sends them; every value is text on the wire.
+SHOW_NAMES = ("id", "user", "host", "db", "command", "time", "state", "info", "progress")
+SHOW_SHAPE = Shape(
+    SHOW_NAMES,
+    (("ascii", int), ("utf8", None), ("utf8", None), ("utf8", None), ("utf8", None))
+    + (("ascii", int), ("utf8", None), ("utf8", None), ("ascii", float)),
+)
+
+
+def _lenenc(value: str | None) -> bytes:
+    if value is None:
+        return b"\xfb"
+    data = value.encode()
+    if len(data) < 0xFB:
+        return bytes((len(data),)) + data
+    return b"\xfc" + len(data).to_bytes(2, "little") + data
+
+
+def _packet(*values: str | None) -> bytes:
+    return b"".join(_lenenc(v) for v in values)
+
+
+def _session_row(
+    conn_id: int,
+    command: str,
+    time: int = 0,
+    db: str | None = None,
+    host: str = "127.0.0.1:5000",
+    info: str | None = None,
+) -> bytes:
+    return _packet(str(conn_id), "app", host, db, command, str(time), "", info, "0.000")
+
+
+def _raw_and_fresh(collector: Processlist, packets: list[bytes]) -> tuple[CollectorOutput, CollectorOutput]:
+    """The reusing collector's parse of `packets` (one shape, as one connection reads it) and a
+    fresh collector's parse of the same rows decoded."""
+    rows = RawRows(SHOW_SHAPE, packets)
+    fresh = Processlist()
+    fresh.use_show = collector.use_show = True
+    return collector.parse_raw(rows, parse_context(5)), fresh.parse(rows.rows(), parse_context(5))
+
+
+def _same_section(reused: CollectorOutput, fresh: CollectorOutput) -> None:
+    assert reused.section.active == fresh.section.active
+    assert reused.section.by_id == fresh.section.by_id
+    assert dict(reused.section.identities) == dict(fresh.section.identities)
+    assert reused.section.complete == fresh.section.complete
+    assert [s.model_dump() for s in reused.samples] == [s.model_dump() for s in fresh.samples]
+
+
+def test_processlist_rows_read_again_give_what_a_fresh_parse_gives_changes_included() -> None:
+    long_host = "h" * 300  # a value of 251+ bytes before the command: read the long way
+    reads = [
+        [_session_row(1, "Sleep", 3), _session_row(2, "Query", 0, info="SELECT 1"), _session_row(3, "Sleep")],
+        # Time moves (after the command): the same heads; session 2 runs the same statement.
+        [
+            _session_row(1, "Sleep", 4),
+            _session_row(2, "Query", 0, info="SELECT 1"),
+            _session_row(3, "Sleep", 1),
+        ],
+        # Session 1 wakes up (same position, new command), 3 changes db, 2 runs another statement.
+        [
+            _session_row(1, "Query", 0, info="UPDATE t SET v = 1"),
+            _session_row(2, "Query", 1, info="SELECT 2"),
+            _session_row(3, "Sleep", 0, db="sbtest"),
+        ],
+        # A session leaves (the rows after it shift), one with a long host and one with a NULL command come.
+        [
+            _session_row(2, "Sleep", 0),
+            _session_row(3, "Sleep", 0, db="sbtest"),
+            _session_row(4, "Sleep", 0, host=long_host),
+            _session_row(5, "Query", 0, host=long_host, info="SELECT 5"),
+            _packet("6", "app", "h", None, None, "0", "", None, "0.000"),
+        ],
+        # Back to all idle: nothing of the last reads' activity may linger.
+        [_session_row(1, "Sleep", 0), _session_row(2, "Sleep", 1), _session_row(3, "Sleep", 2, db="sbtest")],
+    ]
+    reads.insert(4, list(reads[3]))  # read again as is: rows with a head not kept (the long host)
+    collector = Processlist()
+    actives = []
+    for packets in reads:
+        reused, fresh = _raw_and_fresh(collector, packets)
+        _same_section(reused, fresh)
+        actives.append(sorted(reused.section.by_id))
+    assert actives == [[2], [2], [1, 2], [5, 6], [5, 6], []], "each read's own activity, none carried over"
+
+
+def test_an_active_row_read_again_unchanged_reuses_its_session_and_a_changed_one_does_not() -> None:
+    collector = Processlist()
+    row = _session_row(2, "Query", 7, info="SELECT SLEEP(60)")
+    first, _ = _raw_and_fresh(collector, [row])
+    again, _ = _raw_and_fresh(collector, [row])
+    assert again.section.active[0] is first.section.active[0]
+    later, fresh = _raw_and_fresh(collector, [_session_row(2, "Query", 8, info="SELECT SLEEP(60)")])
+    assert later.section.active[0] is not first.section.active[0]
+    assert later.section.active[0].time_s == 8.0 == fresh.section.active[0].time_s
+
+
+TEXT: Decoder = ("utf8", None)
+
+
+def _raw(names: tuple[str, ...], *rows: tuple[str | None, ...]) -> RawRows:
+    """Rows as a string-typed result set of one shape sends them (one Shape: one connection's)."""
+    return RawRows(_shape(names), [_packet(*row) for row in rows])
+
+
+_SHAPES: dict[tuple[str, ...], Shape] = {}
+
+
+def _shape(names: tuple[str, ...]) -> Shape:
+    return _SHAPES.setdefault(names, Shape(names, (TEXT,) * len(names)))
+
+
+def test_status_rows_read_again_undecoded_give_what_a_fresh_parse_gives() -> None:
+    names = ("variable_name", "value")
+    reads: list[list[tuple[str, str | None]]] = [
+        [("Threads_connected", "7"), ("Questions", "100"), ("Uptime", "50"), ("Com_commit", "3"), ("Com_rollback", "0")],
+        [("Threads_connected", "7"), ("Questions", "130"), ("Uptime", "51"), ("Com_commit", "3"), ("Com_rollback", "0")],
+        # A gauge moves, a row becomes unreadable (left out), one goes NULL, commits move.
+        [("Threads_connected", "9"), ("Questions", "x"), ("Uptime", None), ("Com_commit", "5"), ("Com_rollback", "0")],
+        [("Threads_connected", "7"), ("Questions", "160"), ("Uptime", "53"), ("Com_commit", "5"), ("Com_rollback", "0")],
+    ]  # fmt: skip
+    reused, fresh = GlobalStatus(), GlobalStatus()
+    reused_ctx, fresh_ctx = parse_context(), parse_context()  # each its own counter memory
+    for second, rows in enumerate(reads):
+        reused_ctx.now = fresh_ctx.now = float(second)
+        raw = _raw(names, *rows)
+        got = reused.parse_raw(raw, reused_ctx)
+        want = fresh.parse(raw.rows(), fresh_ctx)
+        assert got.section == want.section
+        assert [s.model_dump() for s in got.samples] == [s.model_dump() for s in want.samples]
+    assert got.section.values["Threads_connected"] == 7.0 and got.section.rates["tps"] == 0.0
+    assert "Questions" in got.section.values and "Uptime" in got.section.values
+
+
+def test_groups_and_summaries_read_again_undecoded_follow_a_change() -> None:
+    names = ("group_id", "connections", "threads", "active_threads", "standby_threads", "queue_length",
+             "has_listener", "is_stalled")  # fmt: skip
+    idle = ("0", "5", "3", "0", "1", "0", "1", "0")
+    groups = ThreadPoolGroups()
+    first = groups.parse_raw(_raw(names, idle), parse_context())
+    again = groups.parse_raw(_raw(names, idle), parse_context())
+    assert again.section == first.section and again.section[0] is not first.section[0]
+    queued = ("0", "5", "3", "1", "0", "4", "1", "1")
+    changed = groups.parse_raw(_raw(names, queued), parse_context())
+    assert changed.section == ThreadPoolGroups().parse(_raw(names, queued).rows(), parse_context()).section
+    assert (changed.section[0].queue_length, changed.section[0].is_stalled) == (4, True)
+
+    trx_names = ("total", "lock_waits", "longest_s")
+    trx = InnodbTrxSummary()
+    none_open = trx.parse_raw(_raw(trx_names, ("0", "0", None)), parse_context())
+    assert trx.parse_raw(_raw(trx_names, ("0", "0", None)), parse_context()).section is none_open.section
+    opened = trx.parse_raw(_raw(trx_names, ("1", "1", "3.5")), parse_context())
+    assert (opened.section.count, opened.section.lock_waits, opened.section.longest_age_s) == (1, 1, 3.5)
+    variable_names = ("thread_pool_size", "thread_pool_exact_stats")
+    variables = GlobalVariables()
+    read = variables.parse_raw(_raw(variable_names, ("4", "1")), parse_context())
+    assert read.section == {"thread_pool_size": "4", "thread_pool_exact_stats": "ON"}
+    assert variables.parse_raw(_raw(variable_names, ("4", "1")), parse_context()).section is read.section
+    resized = variables.parse_raw(_raw(variable_names, ("8", "0")), parse_context())
+    assert resized.section == {"thread_pool_size": "8", "thread_pool_exact_stats": "OFF"}
+    # A result of another shape (another connection's) is never compared by its bytes alone.
+    other_shape = RawRows(Shape(tuple(list(trx_names)), (TEXT,) * 3), [_packet("1", "1", "3.5")])
+    assert trx.parse_raw(other_shape, parse_context()).section is not opened.section
+
+
+def test_groups_read_again_are_new_models_equal_to_a_fresh_parse() -> None:
+    rows = [
+        {"group_id": 1, "connections": 4, "threads": 2, "active_threads": 1, "standby_threads": 0,
+         "queue_length": 0, "has_listener": 1, "is_stalled": 0},
+        {"group_id": 0, "connections": 5, "threads": 3, "active_threads": 0, "standby_threads": 1,
+         "queue_length": 0, "has_listener": 0, "is_stalled": 0},
+    ]  # fmt: skip
+    collector = ThreadPoolGroups()
+    first = collector.parse(rows, parse_context())
+    first.section[0].stalled = True  # as derive.py marks a poll's groups
+    first.section[0].queue_length = 99
+    second = collector.parse([dict(row) for row in rows], parse_context())
+    fresh = ThreadPoolGroups().parse(rows, parse_context())
+    assert second.section == fresh.section and [g.group_id for g in second.section] == [0, 1]
+    assert all(a is not b for a, b in zip(first.section, second.section, strict=True)), "one poll's models"
+    assert second.samples == fresh.samples
+    rows[0]["queue_length"] = 3  # the caller's rows changed in place: read again, not reused
+    third = collector.parse(rows, parse_context())
+    assert third.section == ThreadPoolGroups().parse(rows, parse_context()).section
+    assert third.section[1].queue_length == 3
+    assert sample("tp_group_queue_length", 3.0, group="1") in third.samples
+
+
+def test_summaries_reuse_their_section_while_rows_repeat_and_follow_a_change() -> None:
+    queue = ThreadPoolQueueSummary()
+    empty = queue.parse([], parse_context())
+    assert queue.parse([], parse_context()).section is empty.section
+    waiting = [{"group_id": 0, "queued": 2, "oldest_us": 5000, "total_us": 6000}]
+    summary = queue.parse(waiting, parse_context())
+    assert summary.section == ThreadPoolQueueSummary().parse(waiting, parse_context()).section
+    assert (summary.section.total, summary.section.wait_max_ms, summary.section.wait_avg_ms) == (2, 5.0, 3.0)
+    assert queue.parse([], parse_context()).section.total == 0
+
+    trx = InnodbTrxSummary()
+    none_open = [{"total": 0, "lock_waits": 0, "longest_s": None}]
+    assert trx.parse(none_open, parse_context()).section.count == 0
+    one_open = [{"total": 1, "lock_waits": 0, "longest_s": 2.5}]
+    opened = trx.parse(one_open, parse_context())
+    assert opened.section == InnodbTrxSummary().parse(one_open, parse_context()).section
+    assert (opened.section.count, opened.section.longest_age_s) == (1, 2.5)
+    assert [s.value for s in opened.samples] == [1.0, 0.0, 2.5]
+
+
+def test_samples_in_use_outlive_a_full_generation_and_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(base, "_MAX_SAMPLES", 64)
+    monkeypatch.setattr(base, "_SAMPLES", {})
+    monkeypatch.setattr(base, "_OLDER", {})
+    steady = sample("tp_group_threads", 4.0, group="0")
+    for value in range(500):  # a busy series: a new value every poll, several generations' worth
+        made = sample("qps", float(value))
+        assert made.value == float(value) and made.metric == "qps"
+        assert sample("tp_group_threads", 4.0, group="0") is steady, "read every poll: kept"
+    assert len(base._SAMPLES) <= 64 and len(base._OLDER) <= 64
+    zero = sample("qps", 0.0)
+    for value in range(64):  # the 0.0 moves to the older generation
+        sample("qps", 1000.0 + value)
+    assert zero in base._OLDER.values()
+    negative = sample("qps", -0.0)
+    assert negative.value == 0.0 and math.copysign(1.0, negative.value) == -1.0, "a kept 0.0 is not a -0.0"
+    assert zero.value == 0.0 and math.copysign(1.0, zero.value) == 1.0
+
+
+async def test_each_poll_shows_what_fresh_collectors_make_of_its_rows(
+    mariadb: MariaDBSandbox, monitor_dsn: str
+) -> None:
+    """A live server between polls: a transaction opens, a session starts a statement; the poll
+    that reads them shows them, and each poll's sections are the ones fresh collectors make."""
+    poller: TargetPoller = poller_for(monitor_dsn)
+    batches: list[tuple[list[str], list[StatementResult]]] = []
+    run_batch = poller.connection.run_batch
+
+    async def recording(statements: list[str], raw: Collection[str] = frozenset()) -> list[StatementResult]:
+        results = await run_batch(statements, raw=raw)
+        batches.append((statements, results))
+        return results
+
+    poller.connection.run_batch = recording  # type: ignore[method-assign]
+    in_trx = mariadb.connect(SBTEST_USER, database="sbtest")
+    sleeper = mariadb.connect(SBTEST_USER, database="sbtest")
+    sleeping = threading.Thread(target=lambda: sleeper.cursor().execute("SELECT SLEEP(4)"))
+    try:
+        with in_trx.cursor() as cur:
+            cur.execute("CREATE TABLE IF NOT EXISTS reuse_probe (id INT PRIMARY KEY, v INT)")
+            cur.execute("REPLACE INTO reuse_probe VALUES (1, 0)")
+        seen_active: list[bool] = []
+        open_trx: list[int] = []
+        for step in range(6):
+            if step == 3:
+                with in_trx.cursor() as cur:
+                    cur.execute("BEGIN")
+                    cur.execute("UPDATE reuse_probe SET v = v + 1 WHERE id = 1")
+                sleeping.start()
+                await _until_listed(mariadb, sleeper.thread_id())
+                await asyncio.sleep(0.3)  # InnoDB refreshes what INNODB_TRX shows at most every 0.1 s
+            del batches[:]
+            result = await poller.poll_once()
+            state = result.state
+            assert state is not None
+            server = poller.connection.server
+            assert server is not None
+            # The poll's batch (the first poll's connect sends discovery's before it).
+            statements, results = next(b for b in batches if ThreadPoolGroups().sql(server) in b[0])
+            by_sql = dict(zip(statements, results, strict=True))
+
+            def rows_of(sql: str, by_sql: dict[str, StatementResult] = by_sql) -> list[dict[str, object]]:
+                read = by_sql[sql]
+                return read.raw.rows() if read.raw is not None else read.rows or []
+
+            groups = (
+                ThreadPoolGroups().parse(rows_of(ThreadPoolGroups().sql(server)), parse_context()).section
+            )
+            assert [g.model_dump(include=GROUP_FIELDS) for g in state.groups] == [
+                g.model_dump(include=GROUP_FIELDS) for g in groups
+            ]
+            queue = ThreadPoolQueueSummary()
+            assert (
+                state.queued_connections
+                == queue.parse(rows_of(queue.sql(server)), parse_context()).section.total
+            )
+            trx = InnodbTrxSummary()
+            counted = trx.parse(rows_of(trx.sql(server)), parse_context()).section.count
+            assert state.transactions is not None and state.transactions.count == counted
+            processlist = Processlist()
+            processlist.use_show = SHOW_SQL in by_sql
+            sql = SHOW_SQL if processlist.use_show else processlist.information_schema_sql(server)
+            assert state.sessions == processlist.parse(rows_of(sql), parse_context()).section.active
+            assert state.transactions is not None
+            open_trx.append(state.transactions.count)
+            seen_active.append(any(s.id == sleeper.thread_id() for s in state.sessions))
+        assert seen_active[:3] == [False, False, False] and seen_active[3], "the new statement shows up"
+        assert open_trx[3] == open_trx[2] + 1, f"the opened transaction shows up: {open_trx}"
+    finally:
+        await poller.close()
+        if sleeping.is_alive():
+            sleeping.join(timeout=10)
+        in_trx.close()
+        sleeper.close()
+
+
+GROUP_FIELDS = {
+    "group_id", "connections", "threads", "active_threads", "standby_threads", "queue_length",
+    "has_listener", "is_stalled",
+}  # fmt: skip
+
+
+async def _until_listed(mariadb: MariaDBSandbox, thread_id: int) -> None:
+    """Until the server lists that session running its statement (bounded)."""
+    admin = mariadb.connect(SBTEST_USER)
+    try:
+        for _ in range(100):
+            with admin.cursor() as cur:
+                cur.execute("SELECT COMMAND FROM information_schema.PROCESSLIST WHERE ID = %s", (thread_id,))
+                row = cur.fetchone()
+            if row and row[0] == "Query":
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("the sleeping statement never started")
+    finally:
+        admin.close()
