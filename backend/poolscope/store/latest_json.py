@@ -1,0 +1,190 @@
+"""The JSON texts of a latest row (store/latest.py), byte for byte what pydantic's
+`model_dump_json` gives, with less encoding per poll: an idle server's poll repeats most of the
+previous one.
+
+- Samples and collector statuses are never changed once made, and collectors hand the same
+  object on while a series or a status stays the same (poller/collectors/base.py `sample()`,
+  TargetPoller._standing_status): each object's JSON is kept while that very object comes again.
+- The poll's collector statuses are one list in its TargetInfo and its TargetState: encoded once
+  and put into both.
+- The overview figures (overview_fields_json) repeat but for the poll time and a few figures:
+  the rest is encoded once per distinct set of values and the floats are put in.
+
+Floats are put in as Python's repr only where that is pydantic's text too (finite, 0 or at
+least 1e-4 in size: below, pydantic writes 0.00001 and 1e-7 where repr writes 1e-05 and 1e-07);
+any other value is encoded by pydantic. tests/store/test_latest_json.py compares every text with
+model_dump_json, on real polls and on the edge cases.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from poolscope.schemas import CollectorStatus, OverviewRow, Sample, TargetInfo, TargetState
+
+# Kept objects per cache generation: when one fills, it becomes the old one (still looked in),
+# so objects seen every poll stay and ones seen once (a changed value) age out.
+GENERATION = 8192
+# The overview row's fields that come from the poll (name, tags and alerts are the API's).
+OVERVIEW_EXCLUDE = {"name", "tags", "active_alerts"}
+# Overview fields that change from poll to poll: put into the encoded rest as they come.
+OVERVIEW_FLOATS = ("last_poll_at", "longest_wait_ms", "qps")
+COLLECTORS = "collectors"
+NO_COLLECTORS = {COLLECTORS}
+
+
+def float_json(value: float | None) -> str | None:
+    """The value as pydantic writes a float field, or None where that might differ from repr."""
+    if value is None:
+        return "null"
+    if value.__class__ is float and math.isfinite(value) and (value == 0.0 or abs(value) >= 1e-4):
+        return repr(value)
+    return None
+
+
+def _next_field(model: type[BaseModel], name: str) -> str:
+    fields = list(model.model_fields)
+    return fields[fields.index(name) + 1]
+
+
+def _with_collectors(model: type[BaseModel]) -> str:
+    """What the statuses' JSON goes in front of in `model`'s JSON without them; the field that
+    follows `collectors` (TargetInfo: missing_privileges, then summary; TargetState: the last)."""
+    return f',"{_next_field(model, COLLECTORS)}":'
+
+
+INFO_AFTER_COLLECTORS = _with_collectors(TargetInfo)
+STATE_AFTER_COLLECTORS = _with_collectors(TargetState)
+
+
+class ObjectJson:
+    """Each object's JSON, kept while that very object is passed again (it is held, so its id is
+    not reused meanwhile). Only for objects never changed once made."""
+
+    def __init__(self, model: type[BaseModel]) -> None:
+        self._to_json = model.__pydantic_serializer__.to_json
+        self._new: dict[int, tuple[Any, str]] = {}
+        self._old: dict[int, tuple[Any, str]] = {}
+
+    def list_json(self, objects: Sequence[BaseModel]) -> str:
+        new = self._new
+        parts = []
+        for obj in objects:
+            kept = new.get(id(obj))
+            if kept is None or kept[0] is not obj:
+                kept = self._old.get(id(obj))
+                if kept is None or kept[0] is not obj:
+                    kept = (obj, self._to_json(obj).decode())
+                new[id(obj)] = kept
+                if len(new) >= GENERATION:
+                    self._old, self._new = new, {}
+                    new = self._new
+            parts.append(kept[1])
+        return f"[{','.join(parts)}]"
+
+
+class LatestJson:
+    """Encodes polls for latest rows; one per LatestRows (caches are per process)."""
+
+    def __init__(self) -> None:
+        self._samples = ObjectJson(Sample)
+        self._statuses = ObjectJson(CollectorStatus)
+        self._info_to_json = TargetInfo.__pydantic_serializer__.to_json
+        self._state_to_json = TargetState.__pydantic_serializer__.to_json
+        # Overview: the encoded rest, split where the floats go, by the other fields' values.
+        self._overviews: dict[tuple[Any, ...], list[str]] = {}
+
+    def samples(self, samples: Sequence[Sample]) -> str:
+        return self._samples.list_json(samples)
+
+    def info_state(self, info: TargetInfo, state: TargetState | None) -> tuple[str, str | None]:
+        """info.model_dump_json() and state.model_dump_json() (None without a state)."""
+        statuses = info.collectors
+        collectors = self._statuses.list_json(statuses)
+        info_json = _insert(
+            self._info_to_json(info, exclude=NO_COLLECTORS).decode(), INFO_AFTER_COLLECTORS, collectors
+        )
+        if state is None:
+            return info_json, None
+        if state.collectors is not statuses:
+            collectors = self._statuses.list_json(state.collectors)
+        state_json = _insert(
+            self._state_to_json(state, exclude=NO_COLLECTORS).decode(), STATE_AFTER_COLLECTORS, collectors
+        )
+        return info_json, state_json
+
+    def overview(self, info: TargetInfo) -> str:
+        """overview_fields_json(info)."""
+        summary, server = info.summary, info.server
+        floats = (info.last_poll_at, summary.longest_wait_ms, summary.qps)
+        texts = [float_json(x) for x in floats]
+        if None in texts:
+            return overview_fields_json(info)
+        values = (
+            info.status,
+            info.reason,
+            server.pool_enabled if server is not None else None,
+            summary.groups,
+            summary.stalled_groups,
+            summary.queue_length,
+            summary.queued_connections,
+            summary.threads_connected,
+            summary.threads_running,
+        )
+        key = (values, tuple(map(type, values)))
+        parts = self._overviews.get(key)
+        if parts is None:
+            if len(self._overviews) >= GENERATION:
+                self._overviews.clear()
+            parts = self._overviews[key] = _split_at_floats(info)
+        out = parts[0]
+        for text, part in zip(texts, parts[1:], strict=True):
+            out += text + part
+        return out
+
+
+def _insert(text: str, before: str, collectors: str) -> str:
+    """The collectors' JSON put into a model's JSON encoded without them. `before` is the next
+    field's key: the last occurrence is the top-level one (nothing after it has that key, and a
+    quote inside a string is escaped, so `,"` never occurs in one)."""
+    at = text.rindex(before)
+    return f'{text[:at]},"{COLLECTORS}":{collectors}{text[at:]}'
+
+
+def _overview_row(info: TargetInfo, floats_null: bool = False) -> OverviewRow:
+    summary = info.summary
+    return OverviewRow(
+        name=info.name,
+        status=info.status,
+        reason=info.reason,
+        last_poll_at=None if floats_null else info.last_poll_at,
+        pool_enabled=info.server.pool_enabled if info.server else None,
+        groups=summary.groups,
+        stalled_groups=summary.stalled_groups,
+        queue_length=summary.queue_length,
+        queued_connections=summary.queued_connections,
+        longest_wait_ms=None if floats_null else summary.longest_wait_ms,
+        threads_connected=summary.threads_connected,
+        threads_running=summary.threads_running,
+        qps=None if floats_null else summary.qps,
+    )
+
+
+def overview_fields_json(info: TargetInfo) -> str:
+    """The poll's part of the target's OverviewRow, as a JSON object in the row's field order."""
+    return _overview_row(info).model_dump_json(exclude=OVERVIEW_EXCLUDE)
+
+
+def _split_at_floats(info: TargetInfo) -> list[str]:
+    """The overview JSON with the floats null, split where each float's text goes."""
+    text = _overview_row(info, floats_null=True).model_dump_json(exclude=OVERVIEW_EXCLUDE)
+    parts = []
+    for name in OVERVIEW_FLOATS:
+        # `"name":` is a key: inside a string its quotes would be escaped.
+        head, _, text = text.partition(f'"{name}":null')
+        parts.append(f'{head}"{name}":')
+    return [*parts, text]
