@@ -193,7 +193,7 @@ class LatestRows:
                 "ts": poll.ts,
                 "status": info.status,
                 "info": info_json,
-                "samples": self._json.samples(poll.samples),
+                "samples": self._json.samples(name, poll.samples),
                 "state": state_json,
                 "state_fresh": state is not None,
                 "overview": overview,

@@ -4,7 +4,8 @@ previous one.
 
 - Samples and collector statuses are never changed once made, and collectors hand the same
   object on while a series or a status stays the same (poller/collectors/base.py `sample()`,
-  TargetPoller._standing_status): each object's JSON is kept while that very object comes again.
+  TargetPoller._standing_status): per target, an item that is the very object at its place in
+  the last list keeps its text.
 - The poll's collector statuses are one list in its TargetInfo and its TargetState: encoded once
   and put into both.
 - The overview figures (overview_fields_json) repeat but for the poll time and a few figures:
@@ -20,15 +21,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 from pydantic import BaseModel
 
 from poolscope.schemas import CollectorStatus, OverviewRow, Sample, TargetInfo, TargetState
 
-# Kept objects per cache generation: when one fills, it becomes the old one (still looked in),
-# so objects seen every poll stay and ones seen once (a changed value) age out.
-GENERATION = 8192
+# Distinct overview figures kept (cleared when full).
+OVERVIEWS = 8192
 # The overview row's fields that come from the poll (name, tags and alerts are the API's).
 OVERVIEW_EXCLUDE = {"name", "tags", "active_alerts"}
 # Overview fields that change from poll to poll: put into the encoded rest as they come.
@@ -61,57 +63,54 @@ INFO_AFTER_COLLECTORS = _with_collectors(TargetInfo)
 STATE_AFTER_COLLECTORS = _with_collectors(TargetState)
 
 
-class ObjectJson:
-    """Each object's JSON, kept while that very object is passed again (it is held, so its id is
-    not reused meanwhile). Only for objects never changed once made."""
+class ListJson:
+    """A list's JSON per target, from the target's last list of the same length: an item that is
+    the very object at its place there keeps its text (found without a Python loop over all of
+    them); the others are encoded. Only for objects never changed once made."""
 
     def __init__(self, model: type[BaseModel]) -> None:
         self._to_json = model.__pydantic_serializer__.to_json
-        self._new: dict[int, tuple[Any, str]] = {}
-        self._old: dict[int, tuple[Any, str]] = {}
+        self._last: dict[tuple[str, int], tuple[tuple[BaseModel, ...], list[str]]] = {}
 
-    def list_json(self, objects: Sequence[BaseModel]) -> str:
-        new = self._new
-        parts = []
-        for obj in objects:
-            kept = new.get(id(obj))
-            if kept is None or kept[0] is not obj:
-                kept = self._old.get(id(obj))
-                if kept is None or kept[0] is not obj:
-                    kept = (obj, self._to_json(obj).decode())
-                new[id(obj)] = kept
-                if len(new) >= GENERATION:
-                    self._old, self._new = new, {}
-                    new = self._new
-            parts.append(kept[1])
-        return f"[{','.join(parts)}]"
+    def json(self, target: str, objects: Sequence[BaseModel]) -> str:
+        to_json = self._to_json
+        key = (target, len(objects))
+        last = self._last.get(key)
+        if last is None:
+            texts = [to_json(obj).decode() for obj in objects]
+        else:
+            was, texts = last[0], last[1].copy()
+            for i in compress(range(len(was)), map(is_not, objects, was)):
+                texts[i] = to_json(objects[i]).decode()
+        self._last[key] = (tuple(objects), texts)
+        return f"[{','.join(texts)}]"
 
 
 class LatestJson:
     """Encodes polls for latest rows; one per LatestRows (caches are per process)."""
 
     def __init__(self) -> None:
-        self._samples = ObjectJson(Sample)
-        self._statuses = ObjectJson(CollectorStatus)
+        self._samples = ListJson(Sample)
+        self._statuses = ListJson(CollectorStatus)
         self._info_to_json = TargetInfo.__pydantic_serializer__.to_json
         self._state_to_json = TargetState.__pydantic_serializer__.to_json
         # Overview: the encoded rest, split where the floats go, by the other fields' values.
         self._overviews: dict[tuple[Any, ...], list[str]] = {}
 
-    def samples(self, samples: Sequence[Sample]) -> str:
-        return self._samples.list_json(samples)
+    def samples(self, target: str, samples: Sequence[Sample]) -> str:
+        return self._samples.json(target, samples)
 
     def info_state(self, info: TargetInfo, state: TargetState | None) -> tuple[str, str | None]:
         """info.model_dump_json() and state.model_dump_json() (None without a state)."""
         statuses = info.collectors
-        collectors = self._statuses.list_json(statuses)
+        collectors = self._statuses.json(info.name, statuses)
         info_json = _insert(
             self._info_to_json(info, exclude=NO_COLLECTORS).decode(), INFO_AFTER_COLLECTORS, collectors
         )
         if state is None:
             return info_json, None
         if state.collectors is not statuses:
-            collectors = self._statuses.list_json(state.collectors)
+            collectors = self._statuses.json(info.name, state.collectors)
         state_json = _insert(
             self._state_to_json(state, exclude=NO_COLLECTORS).decode(), STATE_AFTER_COLLECTORS, collectors
         )
@@ -138,7 +137,7 @@ class LatestJson:
         key = (values, tuple(map(type, values)))
         parts = self._overviews.get(key)
         if parts is None:
-            if len(self._overviews) >= GENERATION:
+            if len(self._overviews) >= OVERVIEWS:
                 self._overviews.clear()
             parts = self._overviews[key] = _split_at_floats(info)
         out = parts[0]

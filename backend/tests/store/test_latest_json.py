@@ -11,7 +11,6 @@ import pytest
 from pydantic import TypeAdapter
 from sqlalchemy import text
 
-import poolscope.store.latest_json as latest_json
 from poolscope.schemas import CollectorStatus, Sample, TargetInfo, TargetState
 from poolscope.schemas.target import ServerInfo, TargetSummary
 from poolscope.store.ingest import Poll
@@ -30,7 +29,7 @@ def assert_same(encoder: LatestJson, info: TargetInfo, state: TargetState | None
         state.model_dump_json() if state is not None else None,
     )
     assert encoder.overview(info) == overview_fields_json(info)
-    assert encoder.samples(samples) == SAMPLES.dump_json(samples).decode()
+    assert encoder.samples(info.name, samples) == SAMPLES.dump_json(samples).decode()
 
 
 async def real_polls(dsn: str, name: str, rounds: int) -> list:
@@ -160,10 +159,12 @@ def test_kept_texts_follow_every_change():
     assert_same(encoder, info, other, [])
 
 
-def test_kept_objects_age_out_and_stay_right(monkeypatch):
-    monkeypatch.setattr(latest_json, "GENERATION", 4)
+def test_a_target_keeps_only_its_own_texts():
     encoder = LatestJson()
-    kept = [Sample(metric="m", labels={"i": str(i)}, value=float(i)) for i in range(3)]
-    for i in range(30):
-        samples = [*kept, Sample(metric="poll_duration_ms", value=i + 0.5)]
-        assert encoder.samples(samples) == SAMPLES.dump_json(samples).decode()
+    shared = Sample(metric="m", value=1.0)
+    for i in range(6):
+        for target in ("a", "b"):
+            # Same length, the shared object at another place for b, a new value at the end.
+            one = [shared, Sample(metric="n", value=float(i))]
+            samples = one if target == "a" else one[::-1]
+            assert encoder.samples(target, samples) == SAMPLES.dump_json(samples).decode()
