@@ -2,12 +2,11 @@
 `model_dump_json` gives, with less encoding per poll: an idle server's poll repeats most of the
 previous one.
 
-- Samples and collector statuses are never changed once made, and collectors hand the same
-  object on while a series or a status stays the same (poller/collectors/base.py `sample()`,
-  TargetPoller._standing_status): per target, an item that is the very object at its place in
-  the last list keeps its text.
-- The poll's collector statuses are one list in its TargetInfo and its TargetState: encoded once
-  and put into both.
+- Samples are never changed once made, and collectors hand the same object on while a series'
+  value stays the same (poller/collectors/base.py `sample()`): per target, a sample that is the
+  very object at its place in the target's last list of samples keeps its text.
+- The poll's collector statuses are one list in its TargetInfo and its TargetState: encoded once,
+  with the info, and their text put into the state's (encoded without them).
 - The overview figures (overview_fields_json) repeat but for the poll time and a few figures:
   the rest is encoded once per distinct set of values and the floats are put in.
 
@@ -27,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from poolscope.schemas import CollectorStatus, OverviewRow, Sample, TargetInfo, TargetState
+from poolscope.schemas import OverviewRow, Sample, TargetInfo, TargetState
 
 # Distinct overview figures kept (cleared when full).
 OVERVIEWS = 8192
@@ -48,19 +47,18 @@ def float_json(value: float | None) -> str | None:
     return None
 
 
-def _next_field(model: type[BaseModel], name: str) -> str:
+def _key_after(model: type[BaseModel], name: str) -> str:
+    """The key of the field that follows `name` in the model's JSON, as it appears there."""
     fields = list(model.model_fields)
-    return fields[fields.index(name) + 1]
+    return f',"{fields[fields.index(name) + 1]}":'
 
 
-def _with_collectors(model: type[BaseModel]) -> str:
-    """What the statuses' JSON goes in front of in `model`'s JSON without them; the field that
-    follows `collectors` (TargetInfo: missing_privileges, then summary; TargetState: the last)."""
-    return f',"{_next_field(model, COLLECTORS)}":'
-
-
-INFO_AFTER_COLLECTORS = _with_collectors(TargetInfo)
-STATE_AFTER_COLLECTORS = _with_collectors(TargetState)
+# The statuses are cut from the info's JSON (between their key and the next one: the last of
+# each in the text, since nothing after them has such a key and a quote inside a string is
+# escaped) and put into the state's, in front of the key that follows them there.
+INFO_COLLECTORS = f',"{COLLECTORS}":'
+INFO_AFTER_COLLECTORS = _key_after(TargetInfo, COLLECTORS)
+STATE_AFTER_COLLECTORS = _key_after(TargetState, COLLECTORS)
 
 
 class ListJson:
@@ -91,7 +89,6 @@ class LatestJson:
 
     def __init__(self) -> None:
         self._samples = ListJson(Sample)
-        self._statuses = ListJson(CollectorStatus)
         self._info_to_json = TargetInfo.__pydantic_serializer__.to_json
         self._state_to_json = TargetState.__pydantic_serializer__.to_json
         # Overview: the encoded rest, split where the floats go, by the other fields' values.
@@ -102,19 +99,16 @@ class LatestJson:
 
     def info_state(self, info: TargetInfo, state: TargetState | None) -> tuple[str, str | None]:
         """info.model_dump_json() and state.model_dump_json() (None without a state)."""
-        statuses = info.collectors
-        collectors = self._statuses.json(info.name, statuses)
-        info_json = _insert(
-            self._info_to_json(info, exclude=NO_COLLECTORS).decode(), INFO_AFTER_COLLECTORS, collectors
-        )
+        info_json = self._info_to_json(info).decode()
         if state is None:
             return info_json, None
-        if state.collectors is not statuses:
-            collectors = self._statuses.json(info.name, state.collectors)
-        state_json = _insert(
-            self._state_to_json(state, exclude=NO_COLLECTORS).decode(), STATE_AFTER_COLLECTORS, collectors
-        )
-        return info_json, state_json
+        if state.collectors is not info.collectors:
+            return info_json, self._state_to_json(state).decode()
+        end = info_json.rindex(INFO_AFTER_COLLECTORS)
+        collectors = info_json[info_json.rindex(INFO_COLLECTORS, 0, end) : end]
+        text = self._state_to_json(state, exclude=NO_COLLECTORS).decode()
+        at = text.rindex(STATE_AFTER_COLLECTORS)
+        return info_json, f"{text[:at]}{collectors}{text[at:]}"
 
     def overview(self, info: TargetInfo) -> str:
         """overview_fields_json(info)."""
@@ -144,14 +138,6 @@ class LatestJson:
         for text, part in zip(texts, parts[1:], strict=True):
             out += text + part
         return out
-
-
-def _insert(text: str, before: str, collectors: str) -> str:
-    """The collectors' JSON put into a model's JSON encoded without them. `before` is the next
-    field's key: the last occurrence is the top-level one (nothing after it has that key, and a
-    quote inside a string is escaped, so `,"` never occurs in one)."""
-    at = text.rindex(before)
-    return f'{text[:at]},"{COLLECTORS}":{collectors}{text[at:]}'
 
 
 def _overview_row(info: TargetInfo, floats_null: bool = False) -> OverviewRow:
