@@ -31,7 +31,7 @@ from poolscope.store.sql import SqlStore
 BATCH_POLLS = 22
 
 
-async def capture(targets: int, rounds: int, out: Path) -> dict[str, Any]:
+async def capture(targets: int, rounds: int) -> list[list[Any]]:
     from poolscope.poller.target_poller import TargetPoller
     from poolscope_bench.pollprofile import _settings
     from poolscope_dev.sandbox import MariaDBSandbox
@@ -55,12 +55,10 @@ async def capture(targets: int, rounds: int, out: Path) -> dict[str, Any]:
     down = [r.info.name for polled in results for r in polled if r.info.status != "up"]
     if down:
         raise SystemExit(f"targets down while capturing: {sorted(set(down))}")
-    out.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
-    return {"targets": targets, "rounds": len(results), "samples_per_poll": len(results[0][0].samples)}
+    return results
 
 
-async def run(polls_path: Path, repeats: int, batch: int) -> dict[str, Any]:
-    rounds = pickle.loads(polls_path.read_bytes())
+async def run(rounds: list[list[Any]], repeats: int, batch: int) -> dict[str, Any]:
     span = len(rounds) + 1
     with tempfile.TemporaryDirectory(prefix="writebench-") as tmp:
         url = f"sqlite+aiosqlite:///{tmp}/poolscope.db"
@@ -106,9 +104,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=BATCH_POLLS, help="run: polls per write_polls")
     args = parser.parse_args(argv)
     if args.mode == "capture":
-        out = asyncio.run(capture(args.targets, args.rounds, args.out))
+        results = asyncio.run(capture(args.targets, args.rounds))
+        # One dump: objects shared between polls stay shared.
+        args.out.write_bytes(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
+        out = {
+            "targets": args.targets,
+            "rounds": len(results),
+            "samples_per_poll": len(results[0][0].samples),
+        }
     else:
-        out = asyncio.run(run(args.polls, args.repeats, args.batch))
+        out = asyncio.run(run(pickle.loads(args.polls.read_bytes()), args.repeats, args.batch))
     print(json.dumps(out))
 
 

@@ -130,13 +130,13 @@ class SampleIngest:
             layouts = self._layouts[target] = {}
         layout = layouts.get(len(samples))
         values = _values_if_same(samples, layout) if layout is not None else None
-        if values is None:
+        if layout is not None and values is not None:
+            layout.samples, layout.values = tuple(samples), values
+        else:
             ids = self._lookup(target, samples)
             if ids is None:
                 return False
             layout = layouts[len(samples)] = _Layout(tuple(samples), ids, [_stored(s.value) for s in samples])
-        else:
-            layout.samples, layout.values = tuple(samples), values
         out.extend(zip(layout.ids, repeat(float(poll.ts)), layout.values))
         return True
 

@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from itertools import compress
 from operator import is_not
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -117,6 +117,7 @@ class LatestJson:
         texts = [float_json(x) for x in floats]
         if None in texts:
             return overview_fields_json(info)
+        floats_json = cast(list[str], texts)
         values = (
             info.status,
             info.reason,
@@ -135,7 +136,7 @@ class LatestJson:
                 self._overviews.clear()
             parts = self._overviews[key] = _split_at_floats(info)
         out = parts[0]
-        for text, part in zip(texts, parts[1:], strict=True):
+        for text, part in zip(floats_json, parts[1:], strict=True):
             out += text + part
         return out
 

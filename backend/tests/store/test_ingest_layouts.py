@@ -1,7 +1,7 @@
 """Sample rows from a target's remembered layouts (store/ingest.py SampleIngest): polls that
-reuse Sample objects (shared between targets, as collectors/base.py `sample()` makes them), swap
-a series for another at the same place, change their number of samples and come back, or carry
-a non-finite value in a reused object, store exactly what each sample says."""
+reuse Sample objects (shared between targets, as poller/collectors/base.py `sample()` makes
+them), swap a series for another at the same place, change their number of samples and come
+back, or carry a non-finite value in a reused object, store exactly what each sample says."""
 
 import math
 import random
