@@ -84,7 +84,7 @@ def base_info(**update) -> TargetInfo:
         name="db",
         tags={"collectors": '","missing_privileges":[]', "missing_privileges": "x"},
         status="up",
-        reason='collectors failing: a ,"missing_privileges":["q"] "b"',
+        reason='collectors failing: a ,"missing_privileges":["q"] "b" "qps":null "last_poll_at":null',
         server=ServerInfo(
             flavor="mariadb", version="10.11", thread_handling="pool-of-threads", pool_enabled=True
         ),
