@@ -12,6 +12,8 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import is_not
 
 from sqlalchemy import insert, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -41,6 +43,42 @@ def canonical_labels(labels: dict[str, str]) -> str:
     return json.dumps(labels, sort_keys=True, separators=(",", ":"))
 
 
+@dataclass(slots=True)
+class _Layout:
+    """A poll's samples as last written for one target: their series ids in order, and the
+    values stored for them (a non-finite value as None)."""
+
+    samples: tuple[Sample, ...]
+    ids: list[int]
+    values: list[float | None]
+
+
+def _stored(value: float | None) -> float | None:
+    if value is not None and (value.__class__ is not float or not math.isfinite(value)):
+        return float(value) if math.isfinite(value) else None
+    return value
+
+
+def _values_if_same(samples: Sequence[Sample], layout: _Layout) -> list[float | None] | None:
+    """The values to store for `samples` if they are the layout's series in its order, else None.
+
+    A sample that is the very object of the layout (collectors reuse an unchanged series' Sample,
+    and Samples are never changed once made) keeps its stored value; only the others (found
+    without a Python loop over all of them) are compared by metric and labels."""
+    was = layout.samples
+    values = layout.values.copy()
+    isfinite = math.isfinite
+    for i in compress(range(len(was)), map(is_not, samples, was)):
+        s, old = samples[i], was[i]
+        if s.metric != old.metric or s.labels != old.labels:
+            return None
+        value = s.value
+        if value is not None and (value.__class__ is not float or not isfinite(value)):
+            value = float(value) if isfinite(value) else None
+        values[i] = value
+    return values
+
+
 class SampleIngest:
     """Sample rows of polls and their bulk insert, for one dialect.
 
@@ -48,6 +86,10 @@ class SampleIngest:
     New series are inserted (insert-or-ignore, so another process inserting the same series at
     once is harmless) and committed before the samples that use them: an id cached here is never
     one a rolled-back transaction handed out.
+
+    A target's poll mostly sends the series of one of its earlier polls in the same order (an
+    idle server's every poll; slower sources add theirs on some polls): per target and number of
+    samples the last layout is kept, and a poll that matches it takes its ids without a lookup.
     """
 
     def __init__(self, dialect: str) -> None:
@@ -58,41 +100,72 @@ class SampleIngest:
         # order the collector built them.
         self._plain: dict[str, dict[str, int]] = {}
         self._labeled: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], int]] = {}
+        # Per target, by number of samples: the layout last written.
+        self._layouts: dict[str, dict[int, _Layout]] = {}
 
     async def rows(self, engine: AsyncEngine, polls: Iterable[Poll]) -> list[SampleRow]:
         """The (series_id, ts, value) rows of the polls' samples, non-finite values as NULL."""
-        pending: list[tuple[str, str, tuple[tuple[str, str], ...], float, float | None]] = []
         out: list[SampleRow] = []
-        append = out.append
-        isfinite = math.isfinite
-        for poll in polls:
-            target = poll.info.name
-            plain = self._plain.get(target)
-            if plain is None:
-                plain = self._plain[target] = {}
-                self._labeled[target] = {}
-            plain_id, labeled_id = plain.get, self._labeled[target].get
-            ts = float(poll.ts)
-            for s in poll.samples:
-                labels = s.labels
-                sid = labeled_id((s.metric, tuple(labels.items()))) if labels else plain_id(s.metric)
-                value = s.value
-                if value is not None and (value.__class__ is not float or not isfinite(value)):
-                    value = float(value) if isfinite(value) else None
-                if sid is None:
-                    pending.append((target, s.metric, tuple(labels.items()), ts, value))
-                else:
-                    append((sid, ts, value))
-        if pending:
-            await self._resolve(engine, {(t, m, canonical_labels(dict(i))) for t, m, i, _, _ in pending})
-            for target, metric, items, ts, value in pending:
-                sid = self._ids[(target, metric, canonical_labels(dict(items)))]
-                if items:
-                    self._labeled[target][(metric, items)] = sid
-                else:
-                    self._plain[target][metric] = sid
-                append((sid, ts, value))
+        unknown = [poll for poll in polls if not self._add_rows(poll, out)]
+        if unknown:
+            await self._resolve(
+                engine,
+                {
+                    (poll.info.name, s.metric, canonical_labels(s.labels))
+                    for poll in unknown
+                    for s in poll.samples
+                },
+            )
+            for poll in unknown:
+                self._learn(poll.info.name, poll.samples)
+                if not self._add_rows(poll, out):
+                    raise RuntimeError(f"target {poll.info.name}: series ids missing after creating them")
         return out
+
+    def _add_rows(self, poll: Poll, out: list[SampleRow]) -> bool:
+        """Append the poll's rows; False (nothing appended) when one of its series has no id yet."""
+        target, samples = poll.info.name, poll.samples
+        layouts = self._layouts.get(target)
+        if layouts is None:
+            layouts = self._layouts[target] = {}
+        layout = layouts.get(len(samples))
+        values = _values_if_same(samples, layout) if layout is not None else None
+        if layout is not None and values is not None:
+            layout.samples, layout.values = tuple(samples), values
+        else:
+            ids = self._lookup(target, samples)
+            if ids is None:
+                return False
+            layout = layouts[len(samples)] = _Layout(tuple(samples), ids, [_stored(s.value) for s in samples])
+        out.extend(zip(layout.ids, repeat(float(poll.ts)), layout.values))
+        return True
+
+    def _lookup(self, target: str, samples: Sequence[Sample]) -> list[int] | None:
+        """The series ids of the samples from the per-target caches, or None if one is unknown."""
+        plain = self._plain.get(target)
+        if plain is None:
+            plain = self._plain[target] = {}
+            self._labeled[target] = {}
+        plain_id, labeled_id = plain.get, self._labeled[target].get
+        ids: list[int] = []
+        for s in samples:
+            labels = s.labels
+            sid = labeled_id((s.metric, tuple(labels.items()))) if labels else plain_id(s.metric)
+            if sid is None:
+                return None
+            ids.append(sid)
+        return ids
+
+    def _learn(self, target: str, samples: Sequence[Sample]) -> None:
+        """Put the samples' resolved ids in the target's lookup caches."""
+        for s in samples:
+            sid = self._ids.get((target, s.metric, canonical_labels(s.labels)))
+            if sid is None:
+                continue
+            if s.labels:
+                self._labeled[target][(s.metric, tuple(s.labels.items()))] = sid
+            else:
+                self._plain[target][s.metric] = sid
 
     async def _resolve(self, engine: AsyncEngine, keys: set[SeriesKey]) -> None:
         missing = keys - self._ids.keys()

@@ -7,14 +7,16 @@ store/query.py; rollups and retention: store/rollup.py.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from dataclasses import replace
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
@@ -70,9 +72,16 @@ class SqlStore:
         self._marks_at = 0.0
         # Polls from the scheduler go through this: one transaction for many targets' polls.
         self.writer = BatchWriter(self)
+        # SQLite: the poll writes' own connection (see _write_transaction), one write at a time.
+        self._write_conn: AsyncConnection | None = None
+        self._write_lock = asyncio.Lock()
 
     async def close(self) -> None:
         await self.writer.stop()  # what it accepted is stored before the engine goes
+        async with self._write_lock:
+            if self._write_conn is not None:
+                await self._write_conn.close()
+                self._write_conn = None
         await self.engine.dispose()
 
     # --- writing -------------------------------------------------------------------------
@@ -91,7 +100,7 @@ class SqlStore:
         awaited (the batch before is done) before the latest rows are written and committed.
         """
         rows = await self.samples.rows(self.engine, polls)
-        async with self.engine.begin() as conn:
+        async with self._write_transaction() as conn:
             if after is None:
                 # Latest rows first: on PostgreSQL they open the transaction the COPY then joins.
                 await self.latest_rows.write(conn, polls)
@@ -105,6 +114,28 @@ class SqlStore:
         marks = self._marks
         if marks is not None and marks.oldest_raw is None and rows:
             self._marks = replace(marks, oldest_raw=min(r[1] for r in rows))
+
+    @contextlib.asynccontextmanager
+    async def _write_transaction(self) -> AsyncIterator[AsyncConnection]:
+        """A transaction for write_polls. SQLite: on a connection kept for them (a pool checkout
+        and return per batch cost the poller as much as the batch's statements); it is closed
+        after any error, and a new one taken for the next write. Other engines: engine.begin()."""
+        if self.dialect != "sqlite":
+            async with self.engine.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock:
+            if self._write_conn is None:
+                self._write_conn = await self.engine.connect()
+            conn = self._write_conn
+            try:
+                async with conn.begin():
+                    yield conn
+            except BaseException:
+                self._write_conn = None
+                with contextlib.suppress(Exception):
+                    await conn.close()
+                raise
 
     def _published(self, poll: Poll) -> None:
         info, state = poll.info, poll.state

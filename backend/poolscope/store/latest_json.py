@@ -1,0 +1,176 @@
+"""The JSON texts of a latest row (store/latest.py), byte for byte what pydantic's
+`model_dump_json` gives, with less encoding per poll: an idle server's poll repeats most of the
+previous one.
+
+- Samples are never changed once made, and collectors hand the same object on while a series'
+  value stays the same (poller/collectors/base.py `sample()`): per target, a sample that is the
+  very object at its place in the target's last list of samples keeps its text.
+- The poll's collector statuses are one list in its TargetInfo and its TargetState: encoded once,
+  with the info, and their text put into the state's (encoded without them).
+- The overview figures (overview_fields_json) repeat but for the poll time and a few figures:
+  the rest is encoded once per distinct set of values and the floats are put in.
+
+Floats are put in as Python's repr only where that is pydantic's text too (finite, 0 or at
+least 1e-4 in size: below, pydantic writes 0.00001 and 1e-7 where repr writes 1e-05 and 1e-07);
+any other value is encoded by pydantic. tests/store/test_latest_json.py compares every text with
+model_dump_json, on real polls and on the edge cases.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import compress
+from operator import is_not
+from typing import Any, cast
+
+from pydantic import BaseModel
+
+from poolscope.schemas import OverviewRow, Sample, TargetInfo, TargetState
+
+# Distinct overview figures kept (cleared when full).
+OVERVIEWS = 8192
+# The overview row's fields that come from the poll (name, tags and alerts are the API's).
+OVERVIEW_EXCLUDE = {"name", "tags", "active_alerts"}
+# Overview fields that change from poll to poll: put into the encoded rest as they come.
+OVERVIEW_FLOATS = ("last_poll_at", "longest_wait_ms", "qps")
+COLLECTORS = "collectors"
+NO_COLLECTORS = {COLLECTORS}
+
+
+def float_json(value: float | None) -> str | None:
+    """The value as pydantic writes a float field, or None where that might differ from repr."""
+    if value is None:
+        return "null"
+    if value.__class__ is float and math.isfinite(value) and (value == 0.0 or abs(value) >= 1e-4):
+        return repr(value)
+    return None
+
+
+def _key_after(model: type[BaseModel], name: str) -> str:
+    """The key of the field that follows `name` in the model's JSON, as it appears there."""
+    fields = list(model.model_fields)
+    return f',"{fields[fields.index(name) + 1]}":'
+
+
+# The statuses are cut from the info's JSON (between their key and the next one: the last of
+# each in the text, since nothing after them has such a key and a quote inside a string is
+# escaped) and put into the state's, in front of the key that follows them there.
+INFO_COLLECTORS = f',"{COLLECTORS}":'
+INFO_AFTER_COLLECTORS = _key_after(TargetInfo, COLLECTORS)
+STATE_AFTER_COLLECTORS = _key_after(TargetState, COLLECTORS)
+
+
+class ListJson:
+    """A list's JSON per target, from the target's last list of the same length: an item that is
+    the very object at its place there keeps its text (found without a Python loop over all of
+    them); the others are encoded. Only for objects never changed once made."""
+
+    def __init__(self, model: type[BaseModel]) -> None:
+        self._to_json = model.__pydantic_serializer__.to_json
+        self._last: dict[tuple[str, int], tuple[tuple[BaseModel, ...], list[str]]] = {}
+
+    def json(self, target: str, objects: Sequence[BaseModel]) -> str:
+        to_json = self._to_json
+        key = (target, len(objects))
+        last = self._last.get(key)
+        if last is None:
+            texts = [to_json(obj).decode() for obj in objects]
+        else:
+            was, texts = last[0], last[1].copy()
+            for i in compress(range(len(was)), map(is_not, objects, was)):
+                texts[i] = to_json(objects[i]).decode()
+        self._last[key] = (tuple(objects), texts)
+        return f"[{','.join(texts)}]"
+
+
+class LatestJson:
+    """Encodes polls for latest rows; one per LatestRows (caches are per process)."""
+
+    def __init__(self) -> None:
+        self._samples = ListJson(Sample)
+        self._info_to_json = TargetInfo.__pydantic_serializer__.to_json
+        self._state_to_json = TargetState.__pydantic_serializer__.to_json
+        # Overview: the encoded rest, split where the floats go, by the other fields' values.
+        self._overviews: dict[tuple[Any, ...], list[str]] = {}
+
+    def samples(self, target: str, samples: Sequence[Sample]) -> str:
+        return self._samples.json(target, samples)
+
+    def info_state(self, info: TargetInfo, state: TargetState | None) -> tuple[str, str | None]:
+        """info.model_dump_json() and state.model_dump_json() (None without a state)."""
+        info_json = self._info_to_json(info).decode()
+        if state is None:
+            return info_json, None
+        if state.collectors is not info.collectors:
+            return info_json, self._state_to_json(state).decode()
+        end = info_json.rindex(INFO_AFTER_COLLECTORS)
+        collectors = info_json[info_json.rindex(INFO_COLLECTORS, 0, end) : end]
+        text = self._state_to_json(state, exclude=NO_COLLECTORS).decode()
+        at = text.rindex(STATE_AFTER_COLLECTORS)
+        return info_json, f"{text[:at]}{collectors}{text[at:]}"
+
+    def overview(self, info: TargetInfo) -> str:
+        """overview_fields_json(info)."""
+        summary, server = info.summary, info.server
+        floats = (info.last_poll_at, summary.longest_wait_ms, summary.qps)
+        texts = [float_json(x) for x in floats]
+        if None in texts:
+            return overview_fields_json(info)
+        floats_json = cast(list[str], texts)
+        values = (
+            info.status,
+            info.reason,
+            server.pool_enabled if server is not None else None,
+            summary.groups,
+            summary.stalled_groups,
+            summary.queue_length,
+            summary.queued_connections,
+            summary.threads_connected,
+            summary.threads_running,
+        )
+        key = (values, tuple(map(type, values)))
+        parts = self._overviews.get(key)
+        if parts is None:
+            if len(self._overviews) >= OVERVIEWS:
+                self._overviews.clear()
+            parts = self._overviews[key] = _split_at_floats(info)
+        out = parts[0]
+        for text, part in zip(floats_json, parts[1:], strict=True):
+            out += text + part
+        return out
+
+
+def _overview_row(info: TargetInfo, floats_null: bool = False) -> OverviewRow:
+    summary = info.summary
+    return OverviewRow(
+        name=info.name,
+        status=info.status,
+        reason=info.reason,
+        last_poll_at=None if floats_null else info.last_poll_at,
+        pool_enabled=info.server.pool_enabled if info.server else None,
+        groups=summary.groups,
+        stalled_groups=summary.stalled_groups,
+        queue_length=summary.queue_length,
+        queued_connections=summary.queued_connections,
+        longest_wait_ms=None if floats_null else summary.longest_wait_ms,
+        threads_connected=summary.threads_connected,
+        threads_running=summary.threads_running,
+        qps=None if floats_null else summary.qps,
+    )
+
+
+def overview_fields_json(info: TargetInfo) -> str:
+    """The poll's part of the target's OverviewRow, as a JSON object in the row's field order."""
+    return _overview_row(info).model_dump_json(exclude=OVERVIEW_EXCLUDE)
+
+
+def _split_at_floats(info: TargetInfo) -> list[str]:
+    """The overview JSON with the floats null, split where each float's text goes."""
+    text = _overview_row(info, floats_null=True).model_dump_json(exclude=OVERVIEW_EXCLUDE)
+    parts = []
+    for name in OVERVIEW_FLOATS:
+        # `"name":` is a key: inside a string its quotes would be escaped.
+        head, _, text = text.partition(f'"{name}":null')
+        parts.append(f'{head}"{name}":')
+    return [*parts, text]
