@@ -15,6 +15,7 @@ the stream it reads (Connection._reader), both of the pinned aiomysql (backend/r
 from __future__ import annotations
 
 import asyncio
+import operator
 import struct
 import time
 from collections.abc import Callable, Sequence
@@ -41,8 +42,12 @@ _TEXT_TYPES = {
 _BINARY_CHARSET = 63
 _MAX_PACKET = 0xFFFFFF
 _READ_CHUNK = 256 * 1024
+_HEAD = struct.Struct("<I").unpack_from
+_FIRST_BYTE = operator.itemgetter(0)
 # Distinct result-set shapes remembered per connection; a poll has about a dozen.
 _MAX_SHAPES = 128
+# Statements whose last result set is remembered per connection; a poll sends about a dozen.
+_MAX_ANSWERS = 64
 
 Decoder = tuple[str | None, Callable[[Any], Any] | None]
 
@@ -64,12 +69,21 @@ class RawRows:
     does (_row), so either form gives a collector the same values.
     """
 
-    __slots__ = ("names", "packets", "_shape")
+    __slots__ = ("_packets", "_shape")
 
-    def __init__(self, shape: Shape, packets: list[bytes]) -> None:
+    def __init__(self, shape: Shape, packets: tuple[bytes, ...]) -> None:
+        # Immutable (a tuple, read-only attributes): the reader hands the same RawRows to the
+        # next poll when the statement's answer did not change (MultiReader).
         self._shape = shape
-        self.names = shape.names
-        self.packets = packets
+        self._packets = packets
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._shape.names
+
+    @property
+    def packets(self) -> tuple[bytes, ...]:
+        return self._packets
 
     def __len__(self) -> int:
         return len(self.packets)
@@ -119,59 +133,107 @@ class StatementResult:
 
 
 class _Packets:
-    """Packets of one response, split from the bytes the stream has, awaiting only when it has none."""
+    """Packets of one response, split from the stream's bytes all at once, in one loop.
+
+    Every whole packet that has arrived goes to `queue` as soon as it is read; readers walk the
+    queue with their own index (`at`) and await `fetch()` only when it is used up. A poll's
+    answer mostly arrives before it is parsed, so that is one loop over it instead of a call
+    per packet.
+    """
 
     def __init__(self, conn: aiomysql.Connection) -> None:
         self._reader: asyncio.StreamReader = conn._reader
         self._buf = b""
         self._pos = 0
         self._seq = 1  # the command itself was packet 0
+        self.queue: list[bytes] = []
+        self.at = 0  # the next packet of `queue` to read
 
-    async def _fill(self) -> None:
-        chunk = await self._reader.read(_READ_CHUNK)
-        if not chunk:
-            raise err.OperationalError(CR.CR_SERVER_LOST, "Lost connection to MySQL server during query")
-        self._buf = self._buf[self._pos :] + chunk
-        self._pos = 0
+    async def fetch(self) -> None:
+        """Read until at least one more whole packet is queued."""
+        queued = len(self.queue)
+        # The bytes are joined once there are enough for the next packet, not on every read: a
+        # packet of megabytes arrives in many reads.
+        pending = [self._buf[self._pos :]]
+        have, need = len(pending[0]), self._needed()
+        while True:
+            chunk = await self._reader.read(_READ_CHUNK)
+            if not chunk:
+                raise err.OperationalError(CR.CR_SERVER_LOST, "Lost connection to MySQL server during query")
+            pending.append(chunk)
+            have += len(chunk)
+            if have >= need:
+                self._buf = b"".join(pending)
+                self._pos = 0
+                self._split()
+                if len(self.queue) > queued:
+                    return
+                pending = [self._buf[self._pos :]]
+                have, need = len(pending[0]), self._needed()
+
+    def _needed(self) -> int:
+        """How many bytes from the read position the next packet needs at least (its headers
+        so far tell)."""
+        buf, pos, need = self._buf, self._pos, 0
+        while len(buf) - pos >= 4:
+            length: int = _HEAD(buf, pos)[0] & _MAX_PACKET
+            need += 4 + length
+            if length < _MAX_PACKET or len(buf) - pos < 4 + length:
+                return need + (4 if length == _MAX_PACKET else 0)
+            pos += 4 + length
+        return need + 4
 
     async def next(self) -> bytes:
-        payload = b""
-        while True:
-            while len(self._buf) - self._pos < 4:
-                await self._fill()
-            head = self._buf[self._pos : self._pos + 4]
-            length = head[0] | head[1] << 8 | head[2] << 16
-            if head[3] != self._seq:
-                raise err.InternalError(f"Packet sequence number wrong - got {head[3]} expected {self._seq}")
-            while len(self._buf) - self._pos < 4 + length:
-                await self._fill()
-            start = self._pos + 4
-            payload += self._buf[start : start + length]
-            self._pos = start + length
-            self._seq = (self._seq + 1) % 256
-            if length < _MAX_PACKET:  # a payload of 16 MB or more continues in the next packet
-                return payload
+        if self.at == len(self.queue):
+            await self.fetch()
+        self.at += 1
+        return self.queue[self.at - 1]
 
-    def ready(self) -> bytes | None:
-        """The next packet when the bytes already read hold all of it, without awaiting; else
-        None (then next() waits for it). Most of a poll's answer arrives before it is parsed."""
-        buf, pos = self._buf, self._pos
-        if len(buf) - pos < 4:
-            return None
-        length = buf[pos] | buf[pos + 1] << 8 | buf[pos + 2] << 16
-        # An empty payload (never a whole packet of a poll's answer) is left to next(), so that
-        # `ready() or await next()` cannot mistake it for "not read yet".
-        if length == 0 or length >= _MAX_PACKET or len(buf) - pos - 4 < length:
-            return None
-        if buf[pos + 3] != self._seq:
-            raise err.InternalError(f"Packet sequence number wrong - got {buf[pos + 3]} expected {self._seq}")
-        self._pos = pos + 4 + length
-        self._seq = (self._seq + 1) % 256
-        return buf[pos + 4 : self._pos]
+    def _split(self) -> None:
+        buf, pos, seq, queue = self._buf, self._pos, self._seq, self.queue
+        end = len(buf)
+        while end - pos >= 4:
+            head = _HEAD(buf, pos)[0]  # 3 bytes of length, 1 of sequence number
+            if head >> 24 != seq:
+                raise err.InternalError(f"Packet sequence number wrong - got {head >> 24} expected {seq}")
+            length = head & _MAX_PACKET
+            if length == _MAX_PACKET:  # a payload of 16 MB or more continues in the next packet
+                joined = _long_packet(buf, pos, seq)
+                if joined is None:
+                    break
+                payload, pos, seq = joined
+                queue.append(payload)
+                continue
+            start = pos + 4
+            if end - start < length:
+                break
+            pos = start + length
+            queue.append(buf[start:pos])
+            seq = (seq + 1) & 0xFF
+        self._pos, self._seq = pos, seq
 
     @property
     def drained(self) -> bool:
-        return self._pos == len(self._buf)
+        return self._pos == len(self._buf) and self.at == len(self.queue)
+
+
+def _long_packet(buf: bytes, pos: int, seq: int) -> tuple[bytes, int, int] | None:
+    """A payload split over packets of 16 MB (the last one shorter, maybe empty), if all have arrived."""
+    parts: list[bytes] = []
+    while True:
+        if len(buf) - pos < 4:
+            return None
+        head = _HEAD(buf, pos)[0]
+        if head >> 24 != seq:
+            raise err.InternalError(f"Packet sequence number wrong - got {head >> 24} expected {seq}")
+        length = head & _MAX_PACKET
+        if len(buf) - pos - 4 < length:
+            return None
+        parts.append(buf[pos + 4 : pos + 4 + length])
+        pos += 4 + length
+        seq = (seq + 1) & 0xFF
+        if length < _MAX_PACKET:
+            return b"".join(parts), pos, seq
 
 
 def _lenenc_int(data: bytes, pos: int) -> tuple[int | None, int]:
@@ -294,11 +356,37 @@ def _row(packet: bytes, shape: Shape) -> dict[str, Any]:
     return dict(zip(shape.names, values, strict=False))
 
 
+@dataclass(frozen=True)
+class _Answer:
+    """A statement's last result set as received (every packet of it) and what it decoded to."""
+
+    packets: list[bytes]
+    shape: Shape
+    rows: list[dict[str, Any]] | None  # the decoded form; handed out as copies only
+    raw: RawRows | None
+    more: bool
+
+    def result(self, started: float) -> StatementResult:
+        if self.raw is not None:
+            return StatementResult(None, None, _ms(started), self.raw)
+        assert self.rows is not None
+        return StatementResult([row.copy() for row in self.rows], None, _ms(started))
+
+
 class MultiReader:
-    """Sends one multi-statement and reads its result sets; remembers result shapes between polls."""
+    """Sends one multi-statement and reads its result sets; remembers what it read between polls.
+
+    Per connection: the decoders of each distinct result shape, and each statement's last result
+    set. An idle server answers most statements of a poll with the very bytes of the previous
+    poll: such a result set is not decoded again (its rows are handed out as fresh copies of the
+    ones decoded before, its undecoded form is the same immutable RawRows), and a row whose
+    bytes were in the statement's last answer is copied from there.
+    """
 
     def __init__(self) -> None:
         self._shapes: dict[bytes, Shape] = {}
+        self._answers: dict[str, _Answer] = {}
+        self._conn: aiomysql.Connection | None = None
 
     def _shape_for(self, conn: aiomysql.Connection, definitions: list[bytes]) -> Shape:
         key = b"\x00".join(definitions)
@@ -310,11 +398,16 @@ class MultiReader:
         return shape
 
     async def run(
-        self, conn: aiomysql.Connection, sql: str, count: int, raw: Sequence[bool] = ()
+        self, conn: aiomysql.Connection, statements: Sequence[str], raw: Sequence[bool] = ()
     ) -> list[StatementResult]:
-        """Result sets of `sql` (`count` statements) in order; it stops after the first one that
-        failed, as the server does. Raises when the connection itself breaks. A statement whose
-        `raw` flag is set has its rows handed over undecoded (StatementResult.raw)."""
+        """Result sets of `statements` (sent as one multi-statement) in order; it stops after the
+        first one that failed, as the server does. Raises when the connection itself breaks. A
+        statement whose `raw` flag is set has its rows handed over undecoded (StatementResult.raw)."""
+        if conn is not self._conn:  # what was read on another connection is not compared with
+            self._conn = conn
+            self._shapes.clear()
+            self._answers.clear()
+        sql = ";\n".join(statements)
         await conn._execute_command(COMMAND.COM_QUERY, sql.encode(conn.encoding, "surrogateescape"))
         packets = _Packets(conn)
         results: list[StatementResult] = []
@@ -323,27 +416,44 @@ class MultiReader:
         try:
             while more:
                 index = len(results)
-                result, more = await self._one(conn, packets, started, index < len(raw) and raw[index])
                 # A server that answers more result sets than statements (a procedure's extra set)
                 # has them read and dropped, as aiomysql drops them before the next command.
-                if len(results) < count:
+                statement = statements[index] if index < len(statements) else None
+                result, more = await self._one(
+                    conn, packets, statement, started, index < len(raw) and raw[index]
+                )
+                if statement is not None:
                     results.append(result)
                 started = time.perf_counter()
         except BaseException:
             # Whatever stopped the read (a value that would not decode, a cancel) left the rest
             # of the answer on the stream: the next statement would read it. Never reuse it.
             conn.close()
+            self._conn = None
             raise
         if not packets.drained:
             conn.close()
+            self._conn = None
             raise err.InternalError("the server sent more than its answer to the statements")
+        if len(self._answers) > _MAX_ANSWERS:  # statements that changed (a processlist form, a lookup)
+            self._answers = {s: a for s in statements if (a := self._answers.get(s)) is not None}
         return results
 
     async def _one(
-        self, conn: aiomysql.Connection, packets: _Packets, started: float, raw: bool = False
+        self,
+        conn: aiomysql.Connection,
+        packets: _Packets,
+        statement: str | None,
+        started: float,
+        raw: bool = False,
     ) -> tuple[StatementResult, bool]:
         """The next statement's result set, and whether another follows."""
-        first = packets.ready() or await packets.next()
+        if packets.at == len(packets.queue):
+            await packets.fetch()
+        queue = packets.queue
+        begin = packets.at
+        first = queue[begin]
+        packets.at = begin + 1
         kind = first[0]
         if kind == 0xFF:  # the server stops a multi-statement at its first error
             return StatementResult(None, _server_error(first), _ms(started)), False
@@ -351,27 +461,67 @@ class MultiReader:
             return StatementResult([], None, _ms(started)), _more_after_ok(first)
         if kind == 0xFB:
             raise err.OperationalError(CR.CR_COMMANDS_OUT_OF_SYNC, "LOCAL INFILE request refused")
+        last = self._answers.get(statement) if statement is not None else None
+        if last is not None and (last.raw is not None) == raw:
+            # The same packets as last time (compared as they arrive): the same result set.
+            size = len(last.packets)
+            while len(queue) - begin < size and queue[begin:] == last.packets[: len(queue) - begin]:
+                await packets.fetch()
+            if queue[begin : begin + size] == last.packets:
+                packets.at = begin + size
+                return last.result(started), last.more
         columns, _ = _lenenc_int(first, 0)
-        definitions = [packets.ready() or await packets.next() for _ in range(columns or 0)]
-        if not _is_eof(packets.ready() or await packets.next()):
+        while len(queue) - begin < (columns or 0) + 2:
+            await packets.fetch()
+        definitions = queue[begin + 1 : begin + 1 + (columns or 0)]
+        at = begin + 1 + (columns or 0)
+        if not _is_eof(queue[at]):
             raise err.InternalError("Protocol error, expecting EOF after the column definitions")
         shape = self._shape_for(conn, definitions)
-        rows: list[dict[str, Any]] = []
-        undecoded: list[bytes] = []
+        at += 1
+        # The rows run up to the first packet that starts with 0xFE or 0xFF, found by one scan
+        # of the packets' first bytes rather than a look at each: the EOF (or an error) that ends
+        # them, else a row whose first value is 16 MB or more.
+        rows: list[bytes] = []
         while True:
-            packet = packets.ready() or await packets.next()
-            if _is_eof(packet):
-                if raw:
-                    result = StatementResult(None, None, _ms(started), RawRows(shape, undecoded))
-                else:
-                    result = StatementResult(rows, None, _ms(started))
-                return result, _more_after_eof(packet)
+            count = _before_marker(bytes(map(_FIRST_BYTE, queue[at:])))
+            rows += queue[at : at + count]
+            at += count
+            if at == len(queue):
+                packets.at = at
+                await packets.fetch()
+                continue
+            packet = queue[at]
+            at += 1
             if packet[0] == 0xFF:  # an error while rows were being sent ends the statement
+                packets.at = at
                 return StatementResult(None, _server_error(packet), _ms(started)), False
-            if raw:
-                undecoded.append(packet)
-            else:
-                rows.append(_row(packet, shape))
+            if _is_eof(packet):
+                break
+            rows.append(packet)
+        packets.at = at
+        more = _more_after_eof(packet)
+        if raw:
+            answer = _Answer(queue[begin:at], shape, None, RawRows(shape, tuple(rows)), more)
+        else:
+            # Rows sent last time are copied from what they decoded to then (the same shape).
+            known: dict[bytes, dict[str, Any]] = {}
+            if last is not None and last.rows and last.shape is shape:
+                first_row = len(last.packets) - len(last.rows) - 1
+                known = dict(zip(last.packets[first_row:-1], last.rows, strict=True))
+            decoded = [known.get(row) or _row(row, shape) for row in rows]
+            answer = _Answer(queue[begin:at], shape, decoded, None, more)
+        if statement is not None:
+            self._answers[statement] = answer
+        return answer.result(started), more
+
+
+def _before_marker(firsts: bytes) -> int:
+    """How many of the packets (their first bytes) come before the first one starting 0xFE or 0xFF."""
+    eof, error = firsts.find(b"\xfe"), firsts.find(b"\xff")
+    if eof < 0:
+        return len(firsts) if error < 0 else error
+    return eof if error < 0 else min(eof, error)
 
 
 def _ms(started: float) -> float:
