@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from poolscope.analysis.last_made import LastMade
+from poolscope.analysis.last_made import LastMade, value_types
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -298,7 +298,7 @@ def derive_state(
 
 # Summaries by their values: idle targets' summaries are the same, poll after poll and target to
 # target; a summary is never edited once made (it is encoded into the latest row and the API).
-_SUMMARIES: dict[tuple[Any, ...], TargetSummary] = {}
+_SUMMARIES: dict[tuple[Any, ...], tuple[tuple[type, ...], TargetSummary]] = {}
 _MAX_SUMMARIES = 4096
 
 
@@ -318,11 +318,14 @@ def target_summary(state: TargetState) -> TargetSummary:
         threads.pool_idle_threads,
         max((g.oldest_queued_ms for g in groups if g.oldest_queued_ms is not None), default=None),
     )
-    summary = _SUMMARIES.get(key)
-    if summary is None:
-        if len(_SUMMARIES) >= _MAX_SUMMARIES:
-            _SUMMARIES.clear()
-        summary = _SUMMARIES[key] = TargetSummary(**dict(zip(_SUMMARY_FIELDS, key, strict=True)))
+    types = value_types(key)
+    made = _SUMMARIES.get(key)
+    if made is not None and made[0] == types:
+        return made[1]
+    if len(_SUMMARIES) >= _MAX_SUMMARIES:
+        _SUMMARIES.clear()
+    summary = TargetSummary(**dict(zip(_SUMMARY_FIELDS, key, strict=True)))
+    _SUMMARIES[key] = (types, summary)
     return summary
 
 
