@@ -15,7 +15,7 @@ import pytest
 from pymysql.constants import CLIENT
 from pymysql.cursors import Cursor
 
-from poolscope.poller.wire import MultiReader, _Packets
+from poolscope.poller.wire import MultiReader, _field, _fields, _Packets
 from poolscope_dev.sandbox import SBTEST_DB, SBTEST_PASSWORD, SBTEST_USER, MariaDBSandbox
 
 TABLE = "wire_reuse_probe"
@@ -193,3 +193,13 @@ async def test_a_packet_out_of_sequence_is_refused() -> None:
     packets = _Packets(Conn())
     with pytest.raises(Exception, match="Packet sequence number wrong"):
         await packets.next()
+
+
+def test_one_column_of_a_row_is_the_column_the_walk_over_several_finds() -> None:
+    # NULL, empty, and values behind 1-, 3- and 4-byte length prefixes; past the row's end: None.
+    columns = [b"\xfb", b"\x00", b"\x03abc", b"\xfc" + (300).to_bytes(2, "little") + b"y" * 300]
+    columns.append(b"\xfd" + (70000).to_bytes(3, "little") + b"z" * 70000)
+    for first in range(len(columns)):
+        packet = b"".join(columns[first:] + columns[:first])
+        for index in range(len(columns) + 2):
+            assert _field(packet, index) == _fields(packet, (index,))[0]
