@@ -12,6 +12,11 @@ POOL_THREAD_CACHE_NOTE = (
     "would mislead; watch threads created/s instead."
 )
 
+# The fields each ratio is made of (LastMade compares one call site's models).
+_POOL_FIELDS = ("value", "regime", "note")
+_THREAD_FIELDS = ("value", "window_s", "regime", "note")
+_BUFFER_FIELDS = ("value", "window_s", "note")
+
 
 class CacheRatios:
     """Thread-cache and buffer-pool miss ratios for one target, from windowed counter deltas."""
@@ -30,22 +35,24 @@ class CacheRatios:
         )
         if thread_handling == "pool-of-threads":
             thread_ratio = self._thread_made.get(
-                Ratio, value=None, regime="pool-of-threads", note=POOL_THREAD_CACHE_NOTE
+                Ratio, _POOL_FIELDS, (None, "pool-of-threads", POOL_THREAD_CACHE_NOTE)
             )
         else:
             value, covered = self.thread_cache.value()
             thread_ratio = self._thread_made.get(
                 Ratio,
-                value=value,
-                window_s=round(covered, 1),
-                regime="one-thread-per-connection",
-                note=None if value is not None else "no new connections in the window",
+                _THREAD_FIELDS,
+                (
+                    value,
+                    round(covered, 1),
+                    "one-thread-per-connection",
+                    None if value is not None else "no new connections in the window",
+                ),
             )
         value, covered = self.buffer_pool.value()
         buffer_ratio = self._buffer_made.get(
             Ratio,
-            value=value,
-            window_s=round(covered, 1),
-            note=None if value is not None else "no buffer pool reads in the window",
+            _BUFFER_FIELDS,
+            (value, round(covered, 1), None if value is not None else "no buffer pool reads in the window"),
         )
         return thread_ratio, buffer_ratio

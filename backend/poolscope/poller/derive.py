@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from poolscope.analysis.last_made import LastMade, value_types
+from poolscope.analysis.last_made import LastMade
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -159,16 +159,26 @@ def derive_groups(
     return groups
 
 
+# The fields of each model LastMade makes here, in the order its values are given.
+_THREADS = ("connected", "running", "cached", "created_per_s", "pool_threads", "pool_idle_threads")
+_THROUGHPUT = ("qps", "tps", "connections_per_s", "aborted_connects_per_s", "aborted_clients_per_s")
+_TRANSACTIONS = ("count", "lock_waits", "longest_age_s", "listed_min_age_s", "items")
+_RATIOS = ("thread_cache_miss", "buffer_pool_miss")
+
+
 def derive_threads(status: StatusSection, made: LastMade) -> Threads:
     values, rates = status.values, status.rates
     return made.get(
         Threads,
-        connected=int_or_none(values.get("Threads_connected")),
-        running=int_or_none(values.get("Threads_running")),
-        cached=int_or_none(values.get("Threads_cached")),
-        created_per_s=rates.get("threads_created_per_s"),
-        pool_threads=int_or_none(values.get("Threadpool_threads")),
-        pool_idle_threads=int_or_none(values.get("Threadpool_idle_threads")),
+        _THREADS,
+        (
+            int_or_none(values.get("Threads_connected")),
+            int_or_none(values.get("Threads_running")),
+            int_or_none(values.get("Threads_cached")),
+            rates.get("threads_created_per_s"),
+            int_or_none(values.get("Threadpool_threads")),
+            int_or_none(values.get("Threadpool_idle_threads")),
+        ),
     )
 
 
@@ -176,11 +186,14 @@ def derive_throughput(status: StatusSection, made: LastMade) -> Throughput:
     rates = status.rates
     return made.get(
         Throughput,
-        qps=rates.get("qps"),
-        tps=rates.get("tps"),
-        connections_per_s=rates.get("connections_per_s"),
-        aborted_connects_per_s=rates.get("aborted_connects_per_s"),
-        aborted_clients_per_s=rates.get("aborted_clients_per_s"),
+        _THROUGHPUT,
+        (
+            rates.get("qps"),
+            rates.get("tps"),
+            rates.get("connections_per_s"),
+            rates.get("aborted_connects_per_s"),
+            rates.get("aborted_clients_per_s"),
+        ),
     )
 
 
@@ -188,15 +201,10 @@ def derive_transactions(outputs: PollOutputs, made: LastMade) -> Transactions | 
     summary = outputs.innodb_trx_summary
     if summary is None:
         return None
-    values = {
-        "count": summary.count,
-        "lock_waits": summary.lock_waits,
-        "longest_age_s": summary.longest_age_s,
-        "listed_min_age_s": MIN_LISTED_AGE_S,
-    }
+    values = (summary.count, summary.lock_waits, summary.longest_age_s, MIN_LISTED_AGE_S)
     if outputs.innodb_trx:  # its items are named below (join_sessions): this poll's own object
-        return Transactions(**values, items=outputs.innodb_trx)
-    return made.get(Transactions, **values, items=[])
+        return Transactions(**dict(zip(_TRANSACTIONS, (*values, outputs.innodb_trx), strict=True)))
+    return made.get(Transactions, _TRANSACTIONS, (*values, []))
 
 
 def referenced_ids(outputs: PollOutputs) -> set[int]:
@@ -287,7 +295,7 @@ def derive_state(
         sessions=processlist.active,
         threads=derive_threads(status, made),
         throughput=derive_throughput(status, made),
-        ratios=made.get(Ratios, thread_cache_miss=thread_ratio, buffer_pool_miss=buffer_ratio),
+        ratios=made.get(Ratios, _RATIOS, (thread_ratio, buffer_ratio)),
         variables=variables,
         pool=pool,
         missing_privileges=missing_privileges,
@@ -298,7 +306,8 @@ def derive_state(
 
 # Summaries by their values: idle targets' summaries are the same, poll after poll and target to
 # target; a summary is never edited once made (it is encoded into the latest row and the API).
-_SUMMARIES: dict[tuple[Any, ...], tuple[tuple[type, ...], TargetSummary]] = {}
+# Equal values make equal summaries, as LastMade explains (analysis/last_made.py).
+_SUMMARIES: dict[tuple[Any, ...], TargetSummary] = {}
 _MAX_SUMMARIES = 4096
 
 
@@ -318,14 +327,11 @@ def target_summary(state: TargetState) -> TargetSummary:
         threads.pool_idle_threads,
         max((g.oldest_queued_ms for g in groups if g.oldest_queued_ms is not None), default=None),
     )
-    types = value_types(key)
-    made = _SUMMARIES.get(key)
-    if made is not None and made[0] == types:
-        return made[1]
-    if len(_SUMMARIES) >= _MAX_SUMMARIES:
-        _SUMMARIES.clear()
-    summary = TargetSummary(**dict(zip(_SUMMARY_FIELDS, key, strict=True)))
-    _SUMMARIES[key] = (types, summary)
+    summary = _SUMMARIES.get(key)
+    if summary is None:
+        if len(_SUMMARIES) >= _MAX_SUMMARIES:
+            _SUMMARIES.clear()
+        summary = _SUMMARIES[key] = TargetSummary(**dict(zip(_SUMMARY_FIELDS, key, strict=True)))
     return summary
 
 
@@ -362,21 +368,40 @@ def pool_summary(
         threads = sum(g.threads for g in groups)
     return made.get(
         PoolSummary,
-        kind=server.pool_kind,
-        size=int_or_none(variables.get("thread_pool_size")),
-        stall_limit_ms=limit_ms,
-        stall_limit_raw=None
-        if raw_limit is None
-        else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
-        threads=threads,
-        idle_threads=int_or_none(status.get("Threadpool_idle_threads")),
-        high_prio_mode=variables.get("thread_pool_high_prio_mode"),
-        high_prio_tickets=variables.get("thread_pool_high_prio_tickets"),
-        queue_wait=percona.stats if percona else [],
-        queue_depth=percona.queue_depth if percona else None,
-        admin_group=mysql_stats.admin if mysql_stats else None,
-        thread_states=outputs.mysql_tp_thread_state,
+        _POOL,
+        (
+            server.pool_kind,
+            int_or_none(variables.get("thread_pool_size")),
+            limit_ms,
+            None
+            if raw_limit is None
+            else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
+            threads,
+            int_or_none(status.get("Threadpool_idle_threads")),
+            variables.get("thread_pool_high_prio_mode"),
+            variables.get("thread_pool_high_prio_tickets"),
+            percona.stats if percona else [],
+            percona.queue_depth if percona else None,
+            mysql_stats.admin if mysql_stats else None,
+            outputs.mysql_tp_thread_state,
+        ),
     )
+
+
+_POOL = (
+    "kind",
+    "size",
+    "stall_limit_ms",
+    "stall_limit_raw",
+    "threads",
+    "idle_threads",
+    "high_prio_mode",
+    "high_prio_tickets",
+    "queue_wait",
+    "queue_depth",
+    "admin_group",
+    "thread_states",
+)
 
 
 def int_or_none(value: str | float | None) -> int | None:

@@ -193,7 +193,7 @@ class _Packets:
 
     def _split(self) -> None:
         buf, pos, seq, queue = self._buf, self._pos, self._seq, self.queue
-        end = len(buf)
+        append, end = queue.append, len(buf)
         while end - pos >= 4:
             head = _HEAD(buf, pos)[0]  # 3 bytes of length, 1 of sequence number
             if head >> 24 != seq:
@@ -204,13 +204,13 @@ class _Packets:
                 if joined is None:
                     break
                 payload, pos, seq = joined
-                queue.append(payload)
+                append(payload)
                 continue
             start = pos + 4
             if end - start < length:
                 break
             pos = start + length
-            queue.append(buf[start:pos])
+            append(buf[start:pos])
             seq = (seq + 1) & 0xFF
         self._pos, self._seq = pos, seq
 
