@@ -96,8 +96,6 @@ class RawRows:
 
     def raw(self, packet: bytes, *indexes: int) -> list[bytes | None]:
         """Columns `indexes` (ascending) of a row as sent (None for NULL or a short row), not decoded."""
-        if len(indexes) == 1:  # the processlist's command of every row: the walk without its loop
-            return [_field(packet, indexes[0])]
         return _fields(packet, indexes)
 
     def is_text(self, index: int) -> bool:
@@ -118,7 +116,7 @@ class RawRows:
 
     def value(self, packet: bytes, index: int) -> Any:
         """Column `index` of a row, decoded as _row decodes it."""
-        return self.decode(index, _field(packet, index))
+        return self.decode(index, _fields(packet, (index,))[0])
 
 
 @dataclass
@@ -323,32 +321,6 @@ def _fields(packet: bytes, indexes: tuple[int, ...]) -> list[bytes | None]:
         out.append(None if length is None else packet[pos : pos + length])
         pos += length or 0
     return out
-
-
-def _field(packet: bytes, index: int) -> bytes | None:
-    """_fields(packet, (index,))[0], for one column (a row's column is asked for once per row)."""
-    pos = 0
-    end = len(packet)
-    for _ in range(index):
-        if pos >= end:
-            return None
-        first = packet[pos]
-        if first < 0xFB:
-            pos += 1 + first
-        elif first == 0xFB:
-            pos += 1
-        else:
-            length, pos = _lenenc_int(packet, pos)
-            pos += length or 0
-    if pos >= end:
-        return None
-    first = packet[pos]
-    if first < 0xFB:
-        return packet[pos + 1 : pos + 1 + first]
-    if first == 0xFB:
-        return None
-    length, pos = _lenenc_int(packet, pos)
-    return packet[pos : pos + (length or 0)]
 
 
 def _decode(data: bytes, decoder: Decoder) -> Any:

@@ -11,8 +11,13 @@ import aiomysql
 from pymysql.constants import CLIENT
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.last_statement import LastStatementMemory
+from poolscope.analysis.ratios import CacheRatios
+from poolscope.analysis.session_identity import SessionIdentities
+from poolscope.analysis.stalls import StallDetector
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.collectors.base import ParseContext
+from poolscope.poller.derive import TargetMemory
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.schemas import ServerInfo
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
@@ -23,16 +28,25 @@ MARIADB_POOL = ServerInfo(
 )
 
 
-async def multi_statement_connection(sandbox: MariaDBSandbox) -> aiomysql.Connection:
-    """A bare aiomysql connection of the monitoring user that may send multi-statements, as the poller's."""
+async def multi_statement_connection(
+    sandbox: MariaDBSandbox, user: str = MONITOR_USER, password: str = MONITOR_PASSWORD, db: str | None = None
+) -> aiomysql.Connection:
+    """A bare aiomysql connection (the monitoring user's unless told) that may send
+    multi-statements, as the poller's."""
     return await aiomysql.connect(
         host=sandbox.host,
         port=sandbox.port,
-        user=MONITOR_USER,
-        password=MONITOR_PASSWORD,
+        user=user,
+        password=password,
+        db=db,
         autocommit=True,
         client_flag=CLIENT.MULTI_STATEMENTS,
     )
+
+
+def target_memory() -> TargetMemory:
+    """What deriving remembers of a target, fresh."""
+    return TargetMemory(StallDetector(), CacheRatios(60.0), LastStatementMemory(), SessionIdentities())
 
 
 def parse_context(connections: int | None = None, now: float = 0.0) -> ParseContext:

@@ -15,14 +15,10 @@ from pydantic import BaseModel
 import poolscope.poller.derive as derive_module
 import poolscope.poller.target_poller as target_poller_module
 from poolscope.analysis.last_made import LastMade
-from poolscope.analysis.last_statement import LastStatementMemory
-from poolscope.analysis.ratios import CacheRatios
-from poolscope.analysis.session_identity import SessionIdentities
-from poolscope.analysis.stalls import StallDetector
 from poolscope.poller.collectors.global_status import StatusSection
 from poolscope.poller.collectors.innodb_trx import MIN_LISTED_AGE_S
 from poolscope.poller.collectors.innodb_trx_summary import TrxSummary
-from poolscope.poller.derive import TargetMemory, _assign, derive_state, target_summary
+from poolscope.poller.derive import _assign, derive_state, target_summary
 from poolscope.poller.outputs import PollOutputs
 from poolscope.schemas import (
     GroupState,
@@ -39,11 +35,7 @@ from poolscope.schemas import (
 )
 from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 
-from .helpers import poller_for
-
-
-def _memory() -> TargetMemory:
-    return TargetMemory(StallDetector(), CacheRatios(60.0), LastStatementMemory(), SessionIdentities())
+from .helpers import poller_for, target_memory
 
 
 async def _captured_polls(
@@ -78,7 +70,7 @@ async def test_reused_or_not_every_state_and_summary_encodes_the_same(
     monitor_dsn: str, mariadb: MariaDBSandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     polls = await _captured_polls(monitor_dsn, mariadb, monkeypatch)
-    reusing, fresh = _memory(), _memory()
+    reusing, fresh = target_memory(), target_memory()
     states = []
     for target, now, server, outputs, missing in polls:
         state = derive_state(target, now, server.model_copy(), copy.deepcopy(outputs), reusing, missing, [])
@@ -114,7 +106,7 @@ MARIADB = ServerInfo(
 
 
 def test_a_changed_value_makes_a_new_model_and_the_old_one_keeps_its_values() -> None:
-    memory = _memory()
+    memory = target_memory()
     first = derive_state("t", 1.0, MARIADB.model_copy(), _state_inputs(5), memory, [], [])
     same = derive_state("t", 2.0, MARIADB.model_copy(), _state_inputs(5), memory, [], [])
     assert same.threads is first.threads and same.pool is first.pool and same.throughput is first.throughput
@@ -130,7 +122,7 @@ def test_a_changed_value_makes_a_new_model_and_the_old_one_keeps_its_values() ->
 
 
 def test_transactions_being_named_are_never_shared_between_polls() -> None:
-    memory = _memory()
+    memory = target_memory()
     open_trx = Transaction(trx_id="1", state="RUNNING", age_s=9.0, thread_id=7)
 
     def outputs(items: list[Transaction]) -> PollOutputs:
@@ -210,8 +202,8 @@ def test_assign_is_setting_each_field() -> None:
 
 def test_summary_reuse_is_by_value_and_type() -> None:
     derive_module._SUMMARIES.clear()
-    memory = _memory()
+    memory = target_memory()
     state = derive_state("t", 1.0, MARIADB.model_copy(), _state_inputs(5), memory, [], [])
-    other = derive_state("u", 1.0, MARIADB.model_copy(), _state_inputs(5), _memory(), [], [])
+    other = derive_state("u", 1.0, MARIADB.model_copy(), _state_inputs(5), target_memory(), [], [])
     assert target_summary(state) is target_summary(other), "idle targets share their summary"
     assert target_summary(state) == TargetSummary(threads_connected=5, pool_threads=4)

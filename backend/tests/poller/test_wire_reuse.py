@@ -8,31 +8,30 @@ shared with what the reader keeps for the next read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import aiomysql
 import pytest
-from pymysql.constants import CLIENT
 from pymysql.cursors import Cursor
 
-from poolscope.poller.wire import MultiReader, _field, _fields, _Packets
+from poolscope.poller.wire import MultiReader, _Packets
 from poolscope_dev.sandbox import SBTEST_DB, SBTEST_PASSWORD, SBTEST_USER, MariaDBSandbox
+
+from .helpers import multi_statement_connection
 
 TABLE = "wire_reuse_probe"
 READ = f"SELECT id, v FROM {TABLE} ORDER BY id"
 NOTHING = f"SELECT id, v FROM {TABLE} WHERE id < 0"
 
 
-async def _connection(sandbox: MariaDBSandbox) -> aiomysql.Connection:
-    return await aiomysql.connect(
-        host=sandbox.host,
-        port=sandbox.port,
-        user=SBTEST_USER,
-        password=SBTEST_PASSWORD,
-        db=SBTEST_DB,
-        autocommit=True,
-        client_flag=CLIENT.MULTI_STATEMENTS,
-    )
+@pytest.fixture
+async def conn(mariadb: MariaDBSandbox) -> AsyncIterator[aiomysql.Connection]:
+    """A connection that may read the probe table, as the poller's reads."""
+    connection = await multi_statement_connection(mariadb, SBTEST_USER, SBTEST_PASSWORD, SBTEST_DB)
+    try:
+        yield connection
+    finally:
+        connection.close()
 
 
 @pytest.fixture
@@ -52,93 +51,81 @@ def writer(mariadb: MariaDBSandbox) -> Iterator[Cursor]:
 
 
 async def test_a_change_between_reads_shows_and_unchanged_rows_read_the_same(
-    mariadb: MariaDBSandbox, writer: Cursor
+    conn: aiomysql.Connection, writer: Cursor, mariadb: MariaDBSandbox
 ) -> None:
-    conn = await _connection(mariadb)
     reader = MultiReader()
-    try:
-        (first,) = await reader.run(conn, [READ])
-        assert first.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
-        (same,) = await reader.run(conn, [READ])  # the same bytes: not decoded again
-        assert same.rows == first.rows
-        writer.execute(f"UPDATE {TABLE} SET v = 21 WHERE id = 2")
-        (changed,) = await reader.run(conn, [READ])  # rows 1 and 3 from before, row 2 decoded
-        assert changed.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 21}, {"id": 3, "v": 30}]
-        writer.execute(f"DELETE FROM {TABLE} WHERE id = 1")
-        writer.execute(f"INSERT INTO {TABLE} VALUES (4, 10)")
-        (moved,) = await reader.run(conn, [READ])
-        assert moved.rows == [{"id": 2, "v": 21}, {"id": 3, "v": 30}, {"id": 4, "v": 10}]
-        # The same value bytes under another column type decode to that type.
-        writer.execute(f"ALTER TABLE {TABLE} MODIFY v VARCHAR(8)")
-        (retyped,) = await reader.run(conn, [READ])
-        assert retyped.rows == [{"id": 2, "v": "21"}, {"id": 3, "v": "30"}, {"id": 4, "v": "10"}]
-        writer.execute(f"ALTER TABLE {TABLE} ADD COLUMN w INT DEFAULT 7")
-        (widened,) = await reader.run(conn, [f"SELECT * FROM {TABLE} ORDER BY id"])
-        assert widened.rows is not None and widened.rows[0] == {"id": 2, "v": "21", "w": 7}
-    finally:
-        conn.close()
+    (first,) = await reader.run(conn, [READ])
+    assert first.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
+    (same,) = await reader.run(conn, [READ])  # the same bytes: not decoded again
+    assert same.rows == first.rows
+    writer.execute(f"UPDATE {TABLE} SET v = 21 WHERE id = 2")
+    (changed,) = await reader.run(conn, [READ])  # rows 1 and 3 from before, row 2 decoded
+    assert changed.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 21}, {"id": 3, "v": 30}]
+    writer.execute(f"DELETE FROM {TABLE} WHERE id = 1")
+    writer.execute(f"INSERT INTO {TABLE} VALUES (4, 10)")
+    (moved,) = await reader.run(conn, [READ])
+    assert moved.rows == [{"id": 2, "v": 21}, {"id": 3, "v": 30}, {"id": 4, "v": 10}]
+    # The same value bytes under another column type decode to that type.
+    writer.execute(f"ALTER TABLE {TABLE} MODIFY v VARCHAR(8)")
+    (retyped,) = await reader.run(conn, [READ])
+    assert retyped.rows == [{"id": 2, "v": "21"}, {"id": 3, "v": "30"}, {"id": 4, "v": "10"}]
+    writer.execute(f"ALTER TABLE {TABLE} ADD COLUMN w INT DEFAULT 7")
+    (widened,) = await reader.run(conn, [f"SELECT * FROM {TABLE} ORDER BY id"])
+    assert widened.rows is not None and widened.rows[0] == {"id": 2, "v": "21", "w": 7}
 
 
 async def test_what_a_read_hands_out_is_not_what_the_next_read_reuses(
-    mariadb: MariaDBSandbox, writer: Cursor
+    conn: aiomysql.Connection, writer: Cursor, mariadb: MariaDBSandbox
 ) -> None:
-    conn = await _connection(mariadb)
     reader = MultiReader()
-    try:
-        (first,) = await reader.run(conn, [READ])
-        assert first.rows is not None
-        first.rows[0]["v"] = -1  # a collector that changed its rows...
-        first.rows.append({"id": 9, "v": 9})
-        (second,) = await reader.run(conn, [READ])  # ...changed nothing the next read gives
-        assert second.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
-        assert second.rows is not first.rows and all(
-            a is not b for a, b in zip(first.rows[:3], second.rows, strict=True)
-        )
-        writer.execute(f"UPDATE {TABLE} SET v = 31 WHERE id = 3")
-        second.rows[0]["v"] = -2
-        (third,) = await reader.run(conn, [READ])  # rows carried over one by one, also copies
-        assert third.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 31}]
+    (first,) = await reader.run(conn, [READ])
+    assert first.rows is not None
+    first.rows[0]["v"] = -1  # a collector that changed its rows...
+    first.rows.append({"id": 9, "v": 9})
+    (second,) = await reader.run(conn, [READ])  # ...changed nothing the next read gives
+    assert second.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
+    assert second.rows is not first.rows and all(
+        a is not b for a, b in zip(first.rows[:3], second.rows, strict=True)
+    )
+    writer.execute(f"UPDATE {TABLE} SET v = 31 WHERE id = 3")
+    second.rows[0]["v"] = -2
+    (third,) = await reader.run(conn, [READ])  # rows carried over one by one, also copies
+    assert third.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 31}]
 
-        # The undecoded form is handed over as it is when unchanged: it cannot be changed.
-        (raw,) = await reader.run(conn, [READ], [True])
-        (again,) = await reader.run(conn, [READ], [True])
-        assert raw.raw is not None and again.raw is raw.raw
-        assert isinstance(raw.raw.packets, tuple)
-        with pytest.raises(AttributeError):
-            raw.raw.packets = ()  # type: ignore[misc]
-        assert raw.raw.rows() == third.rows
-        # Decoded and undecoded reads of one statement do not stand in for each other.
-        (decoded,) = await reader.run(conn, [READ])
-        assert decoded.raw is None and decoded.rows == third.rows
-    finally:
-        conn.close()
+    # The undecoded form is handed over as it is when unchanged: it cannot be changed.
+    (raw,) = await reader.run(conn, [READ], [True])
+    (again,) = await reader.run(conn, [READ], [True])
+    assert raw.raw is not None and again.raw is raw.raw
+    assert isinstance(raw.raw.packets, tuple)
+    with pytest.raises(AttributeError):
+        raw.raw.packets = ()  # type: ignore[misc]
+    assert raw.raw.rows() == third.rows
+    # Decoded and undecoded reads of one statement do not stand in for each other.
+    (decoded,) = await reader.run(conn, [READ])
+    assert decoded.raw is None and decoded.rows == third.rows
 
 
 async def test_reuse_follows_each_statement_through_batches_that_change(
-    mariadb: MariaDBSandbox, writer: Cursor
+    conn: aiomysql.Connection, writer: Cursor, mariadb: MariaDBSandbox
 ) -> None:
-    conn = await _connection(mariadb)
     reader = MultiReader()
+    # A statement joins the batch (a slower source's turn): the others still read right,
+    # the sequence numbers of their packets shifted by the new one's.
+    for batch in ([READ, NOTHING], ["SELECT 1 AS one", READ, NOTHING], [NOTHING, READ]):
+        results = await reader.run(conn, batch)
+        by_statement = dict(zip(batch, results, strict=True))
+        assert by_statement[READ].rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
+        assert by_statement[NOTHING].rows == []
+    writer.execute(f"UPDATE {TABLE} SET v = 11 WHERE id = 1")
+    _, read = await reader.run(conn, [NOTHING, READ])
+    assert read.rows == [{"id": 1, "v": 11}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
+    # A new connection (a reconnect) starts over.
+    other = await multi_statement_connection(mariadb, SBTEST_USER, SBTEST_PASSWORD, SBTEST_DB)
     try:
-        # A statement joins the batch (a slower source's turn): the others still read right,
-        # the sequence numbers of their packets shifted by the new one's.
-        for batch in ([READ, NOTHING], ["SELECT 1 AS one", READ, NOTHING], [NOTHING, READ]):
-            results = await reader.run(conn, batch)
-            by_statement = dict(zip(batch, results, strict=True))
-            assert by_statement[READ].rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
-            assert by_statement[NOTHING].rows == []
-        writer.execute(f"UPDATE {TABLE} SET v = 11 WHERE id = 1")
-        _, read = await reader.run(conn, [NOTHING, READ])
-        assert read.rows == [{"id": 1, "v": 11}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
-        # A new connection (a reconnect) starts over.
-        other = await _connection(mariadb)
-        try:
-            (fresh,) = await reader.run(other, [READ])
-            assert fresh.rows == read.rows
-        finally:
-            other.close()
+        (fresh,) = await reader.run(other, [READ])
+        assert fresh.rows == read.rows
     finally:
-        conn.close()
+        other.close()
 
 
 class _Chunks:
@@ -193,13 +180,3 @@ async def test_a_packet_out_of_sequence_is_refused() -> None:
     packets = _Packets(Conn())
     with pytest.raises(Exception, match="Packet sequence number wrong"):
         await packets.next()
-
-
-def test_one_column_of_a_row_is_the_column_the_walk_over_several_finds() -> None:
-    # NULL, empty, and values behind 1-, 3- and 4-byte length prefixes; past the row's end: None.
-    columns = [b"\xfb", b"\x00", b"\x03abc", b"\xfc" + (300).to_bytes(2, "little") + b"y" * 300]
-    columns.append(b"\xfd" + (70000).to_bytes(3, "little") + b"z" * 70000)
-    for first in range(len(columns)):
-        packet = b"".join(columns[first:] + columns[:first])
-        for index in range(len(columns) + 2):
-            assert _field(packet, index) == _fields(packet, (index,))[0]
