@@ -19,7 +19,7 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.poller.collectors.base import ParseContext
 from poolscope.poller.derive import TargetMemory
 from poolscope.poller.target_poller import PollResult, TargetPoller
-from poolscope.schemas import ServerInfo
+from poolscope.schemas import GroupState, ServerInfo
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
 
 # A MariaDB server with its thread pool on, as discovery describes it: for parse steps run on rows.
@@ -41,6 +41,20 @@ async def multi_statement_connection(
         db=db,
         autocommit=True,
         client_flag=CLIENT.MULTI_STATEMENTS,
+    )
+
+
+def group_state(queue_length: int = 0) -> GroupState:
+    """One thread group as the pool tables list it (group 0, 5 connections)."""
+    return GroupState(
+        group_id=0,
+        connections=5,
+        threads=2,
+        active_threads=1,
+        standby_threads=1,
+        queue_length=queue_length,
+        has_listener=True,
+        is_stalled=False,
     )
 
 

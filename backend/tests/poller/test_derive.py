@@ -7,25 +7,12 @@ from poolscope.poller.collectors.mysql_tp_group_stats import MysqlGroupCounters,
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
 from poolscope.poller.derive import derive_state, learn_server, referenced_ids
 from poolscope.poller.outputs import PollOutputs
-from poolscope.schemas import GroupState, QueuedConnection, Sample, Transaction
+from poolscope.schemas import QueuedConnection, Sample, Transaction
 from tests.flavors.test_mysql_enterprise import MYSQL_84
 
-from .helpers import target_memory
+from .helpers import group_state, target_memory
 
 MYSQL = MYSQL_84  # MySQL Enterprise 8.4 with its pool on, as discovery describes it
-
-
-def _group(queue_length: int) -> GroupState:
-    return GroupState(
-        group_id=0,
-        connections=5,
-        threads=2,
-        active_threads=1,
-        standby_threads=1,
-        queue_length=queue_length,
-        has_listener=True,
-        is_stalled=False,
-    )
 
 
 def _stats(dequeues: int, ratio: float | None) -> MysqlStatsSection:
@@ -40,7 +27,9 @@ def test_mysql_sections_feed_the_group_model_and_the_no_dequeue_verdict():
     memory = target_memory()
     variables = {"thread_pool_size": "1", "thread_pool_stall_limit": "6"}  # 60 ms (10 ms units)
     first = PollOutputs(
-        global_variables=variables, mysql_tp_group_state=[_group(3)], mysql_tp_group_stats=_stats(10, 0.5)
+        global_variables=variables,
+        mysql_tp_group_state=[group_state(3)],
+        mysql_tp_group_stats=_stats(10, 0.5),
     )
     samples: list[Sample] = []
     state = derive_state("t", 100.0, MYSQL.model_copy(), first, memory, [], samples)
@@ -49,7 +38,9 @@ def test_mysql_sections_feed_the_group_model_and_the_no_dequeue_verdict():
     assert state.pool is not None and state.pool.stall_limit_ms == 60
     # 100 ms later the same dequeue count with requests still queued: past the 60 ms limit.
     later = PollOutputs(
-        global_variables=variables, mysql_tp_group_state=[_group(3)], mysql_tp_group_stats=_stats(10, None)
+        global_variables=variables,
+        mysql_tp_group_state=[group_state(3)],
+        mysql_tp_group_stats=_stats(10, None),
     )
     state = derive_state("t", 100.1, MYSQL.model_copy(), later, memory, ["PROCESS"], samples)
     assert state.groups[0].stall_reason == "no_dequeue"
@@ -62,7 +53,7 @@ def test_mariadb_sections_win_over_mysql_ones_and_no_section_means_no_groups():
     counters = {0: GroupCounters(0, {"dequeues_by_listener": 1, "dequeues_by_worker": 1, "stalls": 0}, {})}
     assert derive_state("t", 1.0, MYSQL.model_copy(), PollOutputs(), memory, [], []).groups == []
     outputs = PollOutputs(
-        thread_pool_groups=[_group(0)], mysql_tp_group_state=[_group(9)], thread_pool_stats=counters
+        thread_pool_groups=[group_state(0)], mysql_tp_group_state=[group_state(9)], thread_pool_stats=counters
     )
     counters[0].rates.update(
         dict.fromkeys(

@@ -35,7 +35,7 @@ from poolscope.schemas import (
 )
 from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 
-from .helpers import poller_for, target_memory
+from .helpers import MARIADB_POOL, group_state, poller_for, target_memory
 
 
 async def _captured_polls(
@@ -100,24 +100,19 @@ def _state_inputs(connected: float) -> PollOutputs:
     )
 
 
-MARIADB = ServerInfo(
-    flavor="mariadb", version="10.11.19-MariaDB", thread_handling="pool-of-threads", pool_enabled=True
-)
-
-
 def test_a_changed_value_makes_a_new_model_and_the_old_one_keeps_its_values() -> None:
     memory = target_memory()
-    first = derive_state("t", 1.0, MARIADB.model_copy(), _state_inputs(5), memory, [], [])
-    same = derive_state("t", 2.0, MARIADB.model_copy(), _state_inputs(5), memory, [], [])
+    first = derive_state("t", 1.0, MARIADB_POOL.model_copy(), _state_inputs(5), memory, [], [])
+    same = derive_state("t", 2.0, MARIADB_POOL.model_copy(), _state_inputs(5), memory, [], [])
     assert same.threads is first.threads and same.pool is first.pool and same.throughput is first.throughput
-    changed = derive_state("t", 3.0, MARIADB.model_copy(), _state_inputs(6), memory, [], [])
+    changed = derive_state("t", 3.0, MARIADB_POOL.model_copy(), _state_inputs(6), memory, [], [])
     assert changed.threads is not first.threads
     assert (first.threads.connected, changed.threads.connected) == (5, 6)
     assert target_summary(changed).threads_connected == 6 and target_summary(first).threads_connected == 5
     assert target_summary(same) is target_summary(first)
     # A target that went down forgets: its next state is made afresh.
     memory.forget()
-    again = derive_state("t", 4.0, MARIADB.model_copy(), _state_inputs(6), memory, [], [])
+    again = derive_state("t", 4.0, MARIADB_POOL.model_copy(), _state_inputs(6), memory, [], [])
     assert again.threads is not changed.threads and again.threads == changed.threads
 
 
@@ -131,10 +126,10 @@ def test_transactions_being_named_are_never_shared_between_polls() -> None:
             innodb_trx=items,
         )
 
-    idle = [derive_state("t", n, MARIADB.model_copy(), outputs([]), memory, [], []) for n in (1.0, 2.0)]
+    idle = [derive_state("t", n, MARIADB_POOL.model_copy(), outputs([]), memory, [], []) for n in (1.0, 2.0)]
     assert idle[0].transactions is idle[1].transactions and idle[0].transactions is not None
     busy = [
-        derive_state("t", n, MARIADB.model_copy(), outputs([open_trx.model_copy()]), memory, [], [])
+        derive_state("t", n, MARIADB_POOL.model_copy(), outputs([open_trx.model_copy()]), memory, [], [])
         for n in (3.0, 4.0)
     ]
     assert busy[0].transactions is not busy[1].transactions
@@ -168,19 +163,6 @@ def test_last_made_compares_the_fields_and_values_of_one_call_site() -> None:
     assert made.get(Threads, other_fields, (1, None)).running == 1, "other fields: made anew"
 
 
-def _group() -> GroupState:
-    return GroupState(
-        group_id=0,
-        connections=1,
-        threads=1,
-        active_threads=0,
-        standby_threads=1,
-        queue_length=0,
-        has_listener=True,
-        is_stalled=False,
-    )
-
-
 @pytest.mark.parametrize(
     "model", [GroupState, QueuedConnection, Transaction, Ratio, Ratios, Threads, Throughput, PoolSummary]
 )
@@ -192,7 +174,7 @@ def test_the_models_deriving_sets_or_reuses_validate_nothing_on_assignment(model
 
 def test_assign_is_setting_each_field() -> None:
     values = {"stalled": True, "stall_reason": "no_dequeue", "dequeues_per_s": 0.0, "oldest_queued_ms": None}
-    by_setattr, at_once = _group(), _group()
+    by_setattr, at_once = group_state(), group_state()
     for name, value in values.items():
         setattr(by_setattr, name, value)
     _assign(at_once, values)
@@ -203,7 +185,7 @@ def test_assign_is_setting_each_field() -> None:
 def test_summary_reuse_is_by_value_and_type() -> None:
     derive_module._SUMMARIES.clear()
     memory = target_memory()
-    state = derive_state("t", 1.0, MARIADB.model_copy(), _state_inputs(5), memory, [], [])
-    other = derive_state("u", 1.0, MARIADB.model_copy(), _state_inputs(5), target_memory(), [], [])
+    state = derive_state("t", 1.0, MARIADB_POOL.model_copy(), _state_inputs(5), memory, [], [])
+    other = derive_state("u", 1.0, MARIADB_POOL.model_copy(), _state_inputs(5), target_memory(), [], [])
     assert target_summary(state) is target_summary(other), "idle targets share their summary"
     assert target_summary(state) == TargetSummary(threads_connected=5, pool_threads=4)
