@@ -3,8 +3,9 @@
 aiomysql reads every packet with two awaits on the stream and parses every column definition
 again on every statement; for a poll of a dozen small result sets that was most of the poller's
 CPU (docs/FLEET-PROFILE.md). This reader takes whatever bytes have arrived, splits them into
-packets without awaiting, and decodes a result set's column definitions once per distinct
-definition (a poll sends the same statements every second). Values are decoded exactly as
+packets without awaiting (poller/packets.py), decodes a result set's column definitions once per
+distinct definition (a poll sends the same statements every second), and does not decode again
+what the statement's last answer already held (MultiReader). Values are decoded exactly as
 aiomysql's buffered cursor decodes them (the connection's own decoders and encodings), so a
 collector sees the same Python values either way (tests/poller/test_wire.py compares them).
 
@@ -14,7 +15,6 @@ the stream it reads (Connection._reader), both of the pinned aiomysql (backend/r
 
 from __future__ import annotations
 
-import asyncio
 import operator
 import struct
 import time
@@ -28,6 +28,8 @@ from pymysql.constants import COMMAND, CR, FIELD_TYPE, SERVER_STATUS
 from pymysql.converters import through
 from pymysql.protocol import FieldDescriptorPacket
 
+from poolscope.poller.packets import Packets
+
 _TEXT_TYPES = {
     FIELD_TYPE.BIT,
     FIELD_TYPE.BLOB,
@@ -40,9 +42,6 @@ _TEXT_TYPES = {
     FIELD_TYPE.GEOMETRY,
 }
 _BINARY_CHARSET = 63
-_MAX_PACKET = 0xFFFFFF
-_READ_CHUNK = 256 * 1024
-_HEAD = struct.Struct("<I").unpack_from
 _FIRST_BYTE = operator.itemgetter(0)
 # Distinct result-set shapes remembered per connection; a poll has about a dozen.
 _MAX_SHAPES = 128
@@ -130,110 +129,6 @@ class StatementResult:
     error: BaseException | None
     duration_ms: float
     raw: RawRows | None = None
-
-
-class _Packets:
-    """Packets of one response, split from the stream's bytes all at once, in one loop.
-
-    Every whole packet that has arrived goes to `queue` as soon as it is read; readers walk the
-    queue with their own index (`at`) and await `fetch()` only when it is used up. A poll's
-    answer mostly arrives before it is parsed, so that is one loop over it instead of a call
-    per packet.
-    """
-
-    def __init__(self, conn: aiomysql.Connection) -> None:
-        self._reader: asyncio.StreamReader = conn._reader
-        self._buf = b""
-        self._pos = 0
-        self._seq = 1  # the command itself was packet 0
-        self.queue: list[bytes] = []
-        self.at = 0  # the next packet of `queue` to read
-
-    async def fetch(self) -> None:
-        """Read until at least one more whole packet is queued."""
-        queued = len(self.queue)
-        # The bytes are joined once there are enough for the next packet, not on every read: a
-        # packet of megabytes arrives in many reads.
-        pending = [self._buf[self._pos :]]
-        have, need = len(pending[0]), self._needed()
-        while True:
-            chunk = await self._reader.read(_READ_CHUNK)
-            if not chunk:
-                raise err.OperationalError(CR.CR_SERVER_LOST, "Lost connection to MySQL server during query")
-            pending.append(chunk)
-            have += len(chunk)
-            if have >= need:
-                self._buf = b"".join(pending)
-                self._pos = 0
-                self._split()
-                if len(self.queue) > queued:
-                    return
-                pending = [self._buf[self._pos :]]
-                have, need = len(pending[0]), self._needed()
-
-    def _needed(self) -> int:
-        """How many bytes from the read position the next packet needs at least (its headers
-        so far tell)."""
-        buf, pos, need = self._buf, self._pos, 0
-        while len(buf) - pos >= 4:
-            length: int = _HEAD(buf, pos)[0] & _MAX_PACKET
-            need += 4 + length
-            if length < _MAX_PACKET or len(buf) - pos < 4 + length:
-                return need + (4 if length == _MAX_PACKET else 0)
-            pos += 4 + length
-        return need + 4
-
-    async def next(self) -> bytes:
-        if self.at == len(self.queue):
-            await self.fetch()
-        self.at += 1
-        return self.queue[self.at - 1]
-
-    def _split(self) -> None:
-        buf, pos, seq, queue = self._buf, self._pos, self._seq, self.queue
-        append, end = queue.append, len(buf)
-        while end - pos >= 4:
-            head = _HEAD(buf, pos)[0]  # 3 bytes of length, 1 of sequence number
-            if head >> 24 != seq:
-                raise err.InternalError(f"Packet sequence number wrong - got {head >> 24} expected {seq}")
-            length = head & _MAX_PACKET
-            if length == _MAX_PACKET:  # a payload of 16 MB or more continues in the next packet
-                joined = _long_packet(buf, pos, seq)
-                if joined is None:
-                    break
-                payload, pos, seq = joined
-                append(payload)
-                continue
-            start = pos + 4
-            if end - start < length:
-                break
-            pos = start + length
-            append(buf[start:pos])
-            seq = (seq + 1) & 0xFF
-        self._pos, self._seq = pos, seq
-
-    @property
-    def drained(self) -> bool:
-        return self._pos == len(self._buf) and self.at == len(self.queue)
-
-
-def _long_packet(buf: bytes, pos: int, seq: int) -> tuple[bytes, int, int] | None:
-    """A payload split over packets of 16 MB (the last one shorter, maybe empty), if all have arrived."""
-    parts: list[bytes] = []
-    while True:
-        if len(buf) - pos < 4:
-            return None
-        head = _HEAD(buf, pos)[0]
-        if head >> 24 != seq:
-            raise err.InternalError(f"Packet sequence number wrong - got {head >> 24} expected {seq}")
-        length = head & _MAX_PACKET
-        if len(buf) - pos - 4 < length:
-            return None
-        parts.append(buf[pos + 4 : pos + 4 + length])
-        pos += 4 + length
-        seq = (seq + 1) & 0xFF
-        if length < _MAX_PACKET:
-            return b"".join(parts), pos, seq
 
 
 def _lenenc_int(data: bytes, pos: int) -> tuple[int | None, int]:
@@ -409,7 +304,7 @@ class MultiReader:
             self._answers.clear()
         sql = ";\n".join(statements)
         await conn._execute_command(COMMAND.COM_QUERY, sql.encode(conn.encoding, "surrogateescape"))
-        packets = _Packets(conn)
+        packets = Packets(conn)
         results: list[StatementResult] = []
         started = time.perf_counter()
         more = True
@@ -442,7 +337,7 @@ class MultiReader:
     async def _one(
         self,
         conn: aiomysql.Connection,
-        packets: _Packets,
+        packets: Packets,
         statement: str | None,
         started: float,
         raw: bool = False,

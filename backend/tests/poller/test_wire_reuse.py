@@ -14,7 +14,8 @@ import aiomysql
 import pytest
 from pymysql.cursors import Cursor
 
-from poolscope.poller.wire import MultiReader, _Packets
+from poolscope.poller.packets import Packets
+from poolscope.poller.wire import MultiReader
 from poolscope_dev.sandbox import SBTEST_DB, SBTEST_PASSWORD, SBTEST_USER, MariaDBSandbox
 
 from .helpers import multi_statement_connection
@@ -165,7 +166,7 @@ async def test_packets_are_split_wherever_the_reads_end(chunk: int, big: bool) -
     class Conn:
         _reader = _Chunks(_frame(payloads), chunk)
 
-    packets = _Packets(Conn())
+    packets = Packets(Conn())
     got = [await packets.next() for _ in payloads]
     assert got == payloads and packets.drained
 
@@ -177,6 +178,6 @@ async def test_a_packet_out_of_sequence_is_refused() -> None:
     class Conn:
         _reader = _Chunks(bytes(data), 1 << 20)
 
-    packets = _Packets(Conn())
+    packets = Packets(Conn())
     with pytest.raises(Exception, match="Packet sequence number wrong"):
         await packets.next()
