@@ -215,7 +215,7 @@ class TargetConnection:
     async def _run_multi(self, statements: list[str], raw: Collection[str]) -> list[StatementResult]:
         assert self.conn is not None
         flags = [s in raw for s in statements] if raw else []
-        return await self._reader.run(self.conn, ";\n".join(statements), len(statements), flags)
+        return await self._reader.run(self.conn, statements, flags)
 
     async def close(self) -> None:
         if self.conn is not None:

@@ -7,8 +7,12 @@ who each session is, the last statements) is passed in explicitly; nothing here 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
+from pydantic import BaseModel
+
+from poolscope.analysis.last_made import LastMade
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -26,6 +30,7 @@ from poolscope.schemas import (
     GroupState,
     PoolSummary,
     QueuedConnection,
+    Ratios,
     Sample,
     ServerInfo,
     TargetState,
@@ -59,11 +64,21 @@ class TargetMemory:
     ratios: CacheRatios
     last_statements: LastStatementMemory
     identities: SessionIdentities
+    made: LastMade = field(default_factory=LastMade)
 
     def forget(self) -> None:
         self.stalls.forget()
         self.last_statements.forget()
         self.identities.forget()
+        self.made.forget()
+
+
+def _assign(model: BaseModel, values: dict[str, Any]) -> None:
+    """Set several fields at once, exactly as assigning each does on these models (no
+    validate_assignment: BaseModel.__setattr__ stores the value and marks the field set), for
+    the cost of one call instead of one per field."""
+    model.__dict__.update(values)
+    model.__pydantic_fields_set__.update(values)
 
 
 def learn_server(server: ServerInfo, outputs: PollOutputs) -> None:
@@ -77,8 +92,10 @@ def learn_server(server: ServerInfo, outputs: PollOutputs) -> None:
     variables = outputs.global_variables or {}
     if "thread_pool_exact_stats" in variables:
         exact = variables["thread_pool_exact_stats"].upper() == "ON"
-        server.exact_stats = exact
-        server.queue_time_mode = "exact" if exact else "coarse"
+        mode: Literal["exact", "coarse"] = "exact" if exact else "coarse"
+        if server.exact_stats is not exact or server.queue_time_mode != mode:  # seen every poll, rarely new
+            server.exact_stats = exact
+            server.queue_time_mode = mode
     if outputs.percona_threadpool_status is not None:
         server.capabilities = capabilities(server, outputs.percona_threadpool_status.status_names)
     if server.pool_grant_needed is not None and outputs.readable_tables:
@@ -108,17 +125,10 @@ def derive_groups(
     pool_size = int_or_none((outputs.global_variables or {}).get("thread_pool_size"))
     queue_summary = outputs.thread_pool_queue_summary
     for group in groups:
-        stats = counters.get(group.group_id)
-        if stats is not None:
-            group.stalled_query_ratio = stats.stalled_query_ratio
-            group.stalls_per_s = stats.rates["stalls"]
-            group.thread_creations_per_s = stats.rates["thread_creations"]
-            group.thread_creations_due_to_stall_per_s = stats.rates["thread_creations_due_to_stall"]
-            group.dequeues_per_s = stats.rates["dequeues"]
-            group.throttles_per_s = stats.rates["throttles"]
-            group.wakes_per_s = stats.rates["wakes"]
-        group.stall_reason = stalls.judge(
-            group.group_id,
+        group_id = group.group_id
+        stats = counters.get(group_id)
+        reason = stalls.judge(
+            group_id,
             now,
             group.queue_length,
             None if stats is None else stats.dequeues,
@@ -126,49 +136,75 @@ def derive_groups(
             group.is_stalled,
             limit_ms,
         )
-        group.stalled = group.stall_reason is not None
+        derived: dict[str, Any] = {}
+        if stats is not None:
+            rates = stats.rates
+            derived = {
+                "stalled_query_ratio": stats.stalled_query_ratio,
+                "stalls_per_s": rates["stalls"],
+                "thread_creations_per_s": rates["thread_creations"],
+                "thread_creations_due_to_stall_per_s": rates["thread_creations_due_to_stall"],
+                "dequeues_per_s": rates["dequeues"],
+                "throttles_per_s": rates["throttles"],
+                "wakes_per_s": rates["wakes"],
+            }
+        derived["stall_reason"] = reason
+        derived["stalled"] = reason is not None
         # Shrinking thread_pool_size leaves old groups listed with their connections (§6).
-        group.retired = pool_size is not None and group.group_id >= pool_size
-        samples.append(sample("tp_group_stalled", float(group.stalled), group=str(group.group_id)))
+        derived["retired"] = pool_size is not None and group_id >= pool_size
         if queue_summary is not None:
-            group.oldest_queued_ms = queue_summary.oldest_ms_by_group.get(group.group_id)
+            derived["oldest_queued_ms"] = queue_summary.oldest_ms_by_group.get(group_id)
+        _assign(group, derived)
+        samples.append(sample("tp_group_stalled", float(reason is not None), group=str(group_id)))
     return groups
 
 
-def derive_threads(status: StatusSection) -> Threads:
+# The fields of each model LastMade makes here, in the order its values are given.
+_THREADS = ("connected", "running", "cached", "created_per_s", "pool_threads", "pool_idle_threads")
+_THROUGHPUT = ("qps", "tps", "connections_per_s", "aborted_connects_per_s", "aborted_clients_per_s")
+_TRANSACTIONS = ("count", "lock_waits", "longest_age_s", "listed_min_age_s", "items")
+_RATIOS = ("thread_cache_miss", "buffer_pool_miss")
+
+
+def derive_threads(status: StatusSection, made: LastMade) -> Threads:
     values, rates = status.values, status.rates
-    return Threads(
-        connected=int_or_none(values.get("Threads_connected")),
-        running=int_or_none(values.get("Threads_running")),
-        cached=int_or_none(values.get("Threads_cached")),
-        created_per_s=rates.get("threads_created_per_s"),
-        pool_threads=int_or_none(values.get("Threadpool_threads")),
-        pool_idle_threads=int_or_none(values.get("Threadpool_idle_threads")),
+    return made.get(
+        Threads,
+        _THREADS,
+        (
+            int_or_none(values.get("Threads_connected")),
+            int_or_none(values.get("Threads_running")),
+            int_or_none(values.get("Threads_cached")),
+            rates.get("threads_created_per_s"),
+            int_or_none(values.get("Threadpool_threads")),
+            int_or_none(values.get("Threadpool_idle_threads")),
+        ),
     )
 
 
-def derive_throughput(status: StatusSection) -> Throughput:
+def derive_throughput(status: StatusSection, made: LastMade) -> Throughput:
     rates = status.rates
-    return Throughput(
-        qps=rates.get("qps"),
-        tps=rates.get("tps"),
-        connections_per_s=rates.get("connections_per_s"),
-        aborted_connects_per_s=rates.get("aborted_connects_per_s"),
-        aborted_clients_per_s=rates.get("aborted_clients_per_s"),
+    return made.get(
+        Throughput,
+        _THROUGHPUT,
+        (
+            rates.get("qps"),
+            rates.get("tps"),
+            rates.get("connections_per_s"),
+            rates.get("aborted_connects_per_s"),
+            rates.get("aborted_clients_per_s"),
+        ),
     )
 
 
-def derive_transactions(outputs: PollOutputs) -> Transactions | None:
+def derive_transactions(outputs: PollOutputs, made: LastMade) -> Transactions | None:
     summary = outputs.innodb_trx_summary
     if summary is None:
         return None
-    return Transactions(
-        count=summary.count,
-        lock_waits=summary.lock_waits,
-        longest_age_s=summary.longest_age_s,
-        listed_min_age_s=MIN_LISTED_AGE_S,
-        items=outputs.innodb_trx or [],
-    )
+    values = (summary.count, summary.lock_waits, summary.longest_age_s, MIN_LISTED_AGE_S)
+    if outputs.innodb_trx:  # its items are named below (join_sessions): this poll's own object
+        return Transactions(**dict(zip(_TRANSACTIONS, (*values, outputs.innodb_trx), strict=True)))
+    return made.get(Transactions, _TRANSACTIONS, (*values, []))
 
 
 def referenced_ids(outputs: PollOutputs) -> set[int]:
@@ -226,6 +262,7 @@ def derive_state(
     groups = derive_groups(outputs, now, limit_ms, memory.stalls, samples)
 
     status = outputs.global_status or StatusSection()
+    made = memory.made
     # MySQL Enterprise's plugin reports thread_handling=loaded-dynamically: still a pool.
     regime = "pool-of-threads" if server.pool_enabled else server.thread_handling
     thread_ratio, buffer_ratio = memory.ratios.update(now, status.values, regime)
@@ -233,7 +270,7 @@ def derive_state(
     samples.append(sample("buffer_pool_miss_ratio", buffer_ratio.value))
 
     queue = outputs.thread_pool_queues
-    transactions = derive_transactions(outputs)
+    transactions = derive_transactions(outputs, made)
     processlist = outputs.processlist or ProcesslistSection()
     join_sessions(queue, transactions, processlist, memory.identities)
     memory.last_statements.observe(processlist.active, now)
@@ -241,6 +278,12 @@ def derive_state(
         memory.last_statements.annotate(queue, now)
     mysql_stats = outputs.mysql_tp_group_stats
     waits = outputs.thread_pool_waits
+    pool = pool_summary(server, outputs, limit_ms, groups, made)
+    queue_summary = outputs.thread_pool_queue_summary
+    queued = queue_summary.total if queue_summary else None
+    if pool is not None and pool.queue_depth is not None:
+        # Percona 8.4.10+: the server's own whole-pool count (no per-connection rows).
+        queued = pool.queue_depth.total
     state = TargetState(
         target=target,
         ts=now,
@@ -250,44 +293,66 @@ def derive_state(
         transactions=transactions,
         waits=waits if waits is not None else (mysql_stats.waits if mysql_stats else []),
         sessions=processlist.active,
-        threads=derive_threads(status),
-        throughput=derive_throughput(status),
+        threads=derive_threads(status, made),
+        throughput=derive_throughput(status, made),
+        ratios=made.get(Ratios, _RATIOS, (thread_ratio, buffer_ratio)),
         variables=variables,
-        pool=pool_summary(server, outputs, limit_ms, groups),
+        pool=pool,
         missing_privileges=missing_privileges,
+        queued_connections=queued,
     )
-    state.ratios.thread_cache_miss = thread_ratio
-    state.ratios.buffer_pool_miss = buffer_ratio
-    queue_summary = outputs.thread_pool_queue_summary
-    state.queued_connections = queue_summary.total if queue_summary else None
-    if state.pool is not None and state.pool.queue_depth is not None:
-        # Percona 8.4.10+: the server's own whole-pool count (no per-connection rows).
-        state.queued_connections = state.pool.queue_depth.total
     return state
 
 
+# Summaries by their values: idle targets' summaries are the same, poll after poll and target to
+# target; a summary is never edited once made (it is encoded into the latest row and the API).
+# Equal values make equal summaries, as LastMade explains (analysis/last_made.py).
+_SUMMARIES: dict[tuple[Any, ...], TargetSummary] = {}
+_MAX_SUMMARIES = 4096
+
+
 def target_summary(state: TargetState) -> TargetSummary:
-    queue_length = sum(g.queue_length for g in state.groups) if state.groups else None
-    return TargetSummary(
-        queue_length=queue_length,
-        queued_connections=state.queued_connections,
-        groups=len(state.groups) if state.groups else None,
-        stalled_groups=sum(1 for g in state.groups if g.stalled) if state.groups else None,
-        threads_connected=state.threads.connected,
-        threads_running=state.threads.running,
-        qps=state.throughput.qps,
-        tps=state.throughput.tps,
-        active_transactions=state.transactions.count if state.transactions else None,
-        pool_threads=state.threads.pool_threads,
-        pool_idle_threads=state.threads.pool_idle_threads,
-        longest_wait_ms=max(
-            (g.oldest_queued_ms for g in state.groups if g.oldest_queued_ms is not None), default=None
-        ),
+    groups, threads, throughput = state.groups, state.threads, state.throughput
+    key = (
+        sum(g.queue_length for g in groups) if groups else None,
+        state.queued_connections,
+        len(groups) if groups else None,
+        sum(1 for g in groups if g.stalled) if groups else None,
+        threads.connected,
+        threads.running,
+        throughput.qps,
+        throughput.tps,
+        state.transactions.count if state.transactions else None,
+        threads.pool_threads,
+        threads.pool_idle_threads,
+        max((g.oldest_queued_ms for g in groups if g.oldest_queued_ms is not None), default=None),
     )
+    summary = _SUMMARIES.get(key)
+    if summary is None:
+        if len(_SUMMARIES) >= _MAX_SUMMARIES:
+            _SUMMARIES.clear()
+        summary = _SUMMARIES[key] = TargetSummary(**dict(zip(_SUMMARY_FIELDS, key, strict=True)))
+    return summary
+
+
+_SUMMARY_FIELDS = (
+    "queue_length",
+    "queued_connections",
+    "groups",
+    "stalled_groups",
+    "threads_connected",
+    "threads_running",
+    "qps",
+    "tps",
+    "active_transactions",
+    "pool_threads",
+    "pool_idle_threads",
+    "longest_wait_ms",
+)
 
 
 def pool_summary(
-    server: ServerInfo, outputs: PollOutputs, limit_ms: float | None, groups: list[GroupState]
+    server: ServerInfo, outputs: PollOutputs, limit_ms: float | None, groups: list[GroupState], made: LastMade
 ) -> PoolSummary | None:
     """Whole-pool figures; for Percona (no per-group tables) this is all there is of the pool."""
     if not server.pool_enabled:
@@ -301,22 +366,42 @@ def pool_summary(
     threads = int_or_none(status.get("Threadpool_threads"))
     if threads is None and groups:
         threads = sum(g.threads for g in groups)
-    return PoolSummary(
-        kind=server.pool_kind,
-        size=int_or_none(variables.get("thread_pool_size")),
-        stall_limit_ms=limit_ms,
-        stall_limit_raw=None
-        if raw_limit is None
-        else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
-        threads=threads,
-        idle_threads=int_or_none(status.get("Threadpool_idle_threads")),
-        high_prio_mode=variables.get("thread_pool_high_prio_mode"),
-        high_prio_tickets=variables.get("thread_pool_high_prio_tickets"),
-        queue_wait=percona.stats if percona else [],
-        queue_depth=percona.queue_depth if percona else None,
-        admin_group=mysql_stats.admin if mysql_stats else None,
-        thread_states=outputs.mysql_tp_thread_state,
+    return made.get(
+        PoolSummary,
+        _POOL,
+        (
+            server.pool_kind,
+            int_or_none(variables.get("thread_pool_size")),
+            limit_ms,
+            None
+            if raw_limit is None
+            else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
+            threads,
+            int_or_none(status.get("Threadpool_idle_threads")),
+            variables.get("thread_pool_high_prio_mode"),
+            variables.get("thread_pool_high_prio_tickets"),
+            percona.stats if percona else [],
+            percona.queue_depth if percona else None,
+            mysql_stats.admin if mysql_stats else None,
+            outputs.mysql_tp_thread_state,
+        ),
     )
+
+
+_POOL = (
+    "kind",
+    "size",
+    "stall_limit_ms",
+    "stall_limit_raw",
+    "threads",
+    "idle_threads",
+    "high_prio_mode",
+    "high_prio_tickets",
+    "queue_wait",
+    "queue_depth",
+    "admin_group",
+    "thread_states",
+)
 
 
 def int_or_none(value: str | float | None) -> int | None:

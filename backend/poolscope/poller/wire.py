@@ -3,8 +3,9 @@
 aiomysql reads every packet with two awaits on the stream and parses every column definition
 again on every statement; for a poll of a dozen small result sets that was most of the poller's
 CPU (docs/FLEET-PROFILE.md). This reader takes whatever bytes have arrived, splits them into
-packets without awaiting, and decodes a result set's column definitions once per distinct
-definition (a poll sends the same statements every second). Values are decoded exactly as
+packets without awaiting (poller/packets.py), decodes a result set's column definitions once per
+distinct definition (a poll sends the same statements every second), and does not decode again
+what the statement's last answer already held (MultiReader). Values are decoded exactly as
 aiomysql's buffered cursor decodes them (the connection's own decoders and encodings), so a
 collector sees the same Python values either way (tests/poller/test_wire.py compares them).
 
@@ -14,7 +15,7 @@ the stream it reads (Connection._reader), both of the pinned aiomysql (backend/r
 
 from __future__ import annotations
 
-import asyncio
+import operator
 import struct
 import time
 from collections.abc import Callable, Sequence
@@ -26,6 +27,8 @@ from pymysql import err
 from pymysql.constants import COMMAND, CR, FIELD_TYPE, SERVER_STATUS
 from pymysql.converters import through
 from pymysql.protocol import FieldDescriptorPacket
+
+from poolscope.poller.packets import Packets
 
 _TEXT_TYPES = {
     FIELD_TYPE.BIT,
@@ -39,10 +42,11 @@ _TEXT_TYPES = {
     FIELD_TYPE.GEOMETRY,
 }
 _BINARY_CHARSET = 63
-_MAX_PACKET = 0xFFFFFF
-_READ_CHUNK = 256 * 1024
+_FIRST_BYTE = operator.itemgetter(0)
 # Distinct result-set shapes remembered per connection; a poll has about a dozen.
 _MAX_SHAPES = 128
+# Statements whose last result set is remembered per connection; a poll sends about a dozen.
+_MAX_ANSWERS = 64
 
 Decoder = tuple[str | None, Callable[[Any], Any] | None]
 
@@ -64,12 +68,21 @@ class RawRows:
     does (_row), so either form gives a collector the same values.
     """
 
-    __slots__ = ("names", "packets", "_shape")
+    __slots__ = ("_packets", "_shape")
 
-    def __init__(self, shape: Shape, packets: list[bytes]) -> None:
+    def __init__(self, shape: Shape, packets: tuple[bytes, ...]) -> None:
+        # Immutable (a tuple, read-only attributes): the reader hands the same RawRows to the
+        # next poll when the statement's answer did not change (MultiReader).
         self._shape = shape
-        self.names = shape.names
-        self.packets = packets
+        self._packets = packets
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._shape.names
+
+    @property
+    def packets(self) -> tuple[bytes, ...]:
+        return self._packets
 
     def __len__(self) -> int:
         return len(self.packets)
@@ -116,62 +129,6 @@ class StatementResult:
     error: BaseException | None
     duration_ms: float
     raw: RawRows | None = None
-
-
-class _Packets:
-    """Packets of one response, split from the bytes the stream has, awaiting only when it has none."""
-
-    def __init__(self, conn: aiomysql.Connection) -> None:
-        self._reader: asyncio.StreamReader = conn._reader
-        self._buf = b""
-        self._pos = 0
-        self._seq = 1  # the command itself was packet 0
-
-    async def _fill(self) -> None:
-        chunk = await self._reader.read(_READ_CHUNK)
-        if not chunk:
-            raise err.OperationalError(CR.CR_SERVER_LOST, "Lost connection to MySQL server during query")
-        self._buf = self._buf[self._pos :] + chunk
-        self._pos = 0
-
-    async def next(self) -> bytes:
-        payload = b""
-        while True:
-            while len(self._buf) - self._pos < 4:
-                await self._fill()
-            head = self._buf[self._pos : self._pos + 4]
-            length = head[0] | head[1] << 8 | head[2] << 16
-            if head[3] != self._seq:
-                raise err.InternalError(f"Packet sequence number wrong - got {head[3]} expected {self._seq}")
-            while len(self._buf) - self._pos < 4 + length:
-                await self._fill()
-            start = self._pos + 4
-            payload += self._buf[start : start + length]
-            self._pos = start + length
-            self._seq = (self._seq + 1) % 256
-            if length < _MAX_PACKET:  # a payload of 16 MB or more continues in the next packet
-                return payload
-
-    def ready(self) -> bytes | None:
-        """The next packet when the bytes already read hold all of it, without awaiting; else
-        None (then next() waits for it). Most of a poll's answer arrives before it is parsed."""
-        buf, pos = self._buf, self._pos
-        if len(buf) - pos < 4:
-            return None
-        length = buf[pos] | buf[pos + 1] << 8 | buf[pos + 2] << 16
-        # An empty payload (never a whole packet of a poll's answer) is left to next(), so that
-        # `ready() or await next()` cannot mistake it for "not read yet".
-        if length == 0 or length >= _MAX_PACKET or len(buf) - pos - 4 < length:
-            return None
-        if buf[pos + 3] != self._seq:
-            raise err.InternalError(f"Packet sequence number wrong - got {buf[pos + 3]} expected {self._seq}")
-        self._pos = pos + 4 + length
-        self._seq = (self._seq + 1) % 256
-        return buf[pos + 4 : self._pos]
-
-    @property
-    def drained(self) -> bool:
-        return self._pos == len(self._buf)
 
 
 def _lenenc_int(data: bytes, pos: int) -> tuple[int | None, int]:
@@ -294,11 +251,37 @@ def _row(packet: bytes, shape: Shape) -> dict[str, Any]:
     return dict(zip(shape.names, values, strict=False))
 
 
+@dataclass(frozen=True)
+class _Answer:
+    """A statement's last result set as received (every packet of it) and what it decoded to."""
+
+    packets: list[bytes]
+    shape: Shape
+    rows: list[dict[str, Any]] | None  # the decoded form; handed out as copies only
+    raw: RawRows | None
+    more: bool
+
+    def result(self, started: float) -> StatementResult:
+        if self.raw is not None:
+            return StatementResult(None, None, _ms(started), self.raw)
+        assert self.rows is not None
+        return StatementResult([row.copy() for row in self.rows], None, _ms(started))
+
+
 class MultiReader:
-    """Sends one multi-statement and reads its result sets; remembers result shapes between polls."""
+    """Sends one multi-statement and reads its result sets; remembers what it read between polls.
+
+    Per connection: the decoders of each distinct result shape, and each statement's last result
+    set. An idle server answers most statements of a poll with the very bytes of the previous
+    poll: such a result set is not decoded again (its rows are handed out as fresh copies of the
+    ones decoded before, its undecoded form is the same immutable RawRows), and a row whose
+    bytes were in the statement's last answer is copied from there.
+    """
 
     def __init__(self) -> None:
         self._shapes: dict[bytes, Shape] = {}
+        self._answers: dict[str, _Answer] = {}
+        self._conn: aiomysql.Connection | None = None
 
     def _shape_for(self, conn: aiomysql.Connection, definitions: list[bytes]) -> Shape:
         key = b"\x00".join(definitions)
@@ -310,40 +293,62 @@ class MultiReader:
         return shape
 
     async def run(
-        self, conn: aiomysql.Connection, sql: str, count: int, raw: Sequence[bool] = ()
+        self, conn: aiomysql.Connection, statements: Sequence[str], raw: Sequence[bool] = ()
     ) -> list[StatementResult]:
-        """Result sets of `sql` (`count` statements) in order; it stops after the first one that
-        failed, as the server does. Raises when the connection itself breaks. A statement whose
-        `raw` flag is set has its rows handed over undecoded (StatementResult.raw)."""
+        """Result sets of `statements` (sent as one multi-statement) in order; it stops after the
+        first one that failed, as the server does. Raises when the connection itself breaks. A
+        statement whose `raw` flag is set has its rows handed over undecoded (StatementResult.raw)."""
+        if conn is not self._conn:  # what was read on another connection is not compared with
+            self._conn = conn
+            self._shapes.clear()
+            self._answers.clear()
+        sql = ";\n".join(statements)
         await conn._execute_command(COMMAND.COM_QUERY, sql.encode(conn.encoding, "surrogateescape"))
-        packets = _Packets(conn)
+        packets = Packets(conn)
         results: list[StatementResult] = []
         started = time.perf_counter()
         more = True
         try:
             while more:
                 index = len(results)
-                result, more = await self._one(conn, packets, started, index < len(raw) and raw[index])
                 # A server that answers more result sets than statements (a procedure's extra set)
                 # has them read and dropped, as aiomysql drops them before the next command.
-                if len(results) < count:
+                statement = statements[index] if index < len(statements) else None
+                result, more = await self._one(
+                    conn, packets, statement, started, index < len(raw) and raw[index]
+                )
+                if statement is not None:
                     results.append(result)
                 started = time.perf_counter()
         except BaseException:
             # Whatever stopped the read (a value that would not decode, a cancel) left the rest
             # of the answer on the stream: the next statement would read it. Never reuse it.
             conn.close()
+            self._conn = None
             raise
         if not packets.drained:
             conn.close()
+            self._conn = None
             raise err.InternalError("the server sent more than its answer to the statements")
+        if len(self._answers) > _MAX_ANSWERS:  # statements that changed (a processlist form, a lookup)
+            self._answers = {s: a for s in statements if (a := self._answers.get(s)) is not None}
         return results
 
     async def _one(
-        self, conn: aiomysql.Connection, packets: _Packets, started: float, raw: bool = False
+        self,
+        conn: aiomysql.Connection,
+        packets: Packets,
+        statement: str | None,
+        started: float,
+        raw: bool = False,
     ) -> tuple[StatementResult, bool]:
         """The next statement's result set, and whether another follows."""
-        first = packets.ready() or await packets.next()
+        if packets.at == len(packets.queue):
+            await packets.fetch()
+        queue = packets.queue
+        begin = packets.at
+        first = queue[begin]
+        packets.at = begin + 1
         kind = first[0]
         if kind == 0xFF:  # the server stops a multi-statement at its first error
             return StatementResult(None, _server_error(first), _ms(started)), False
@@ -351,27 +356,67 @@ class MultiReader:
             return StatementResult([], None, _ms(started)), _more_after_ok(first)
         if kind == 0xFB:
             raise err.OperationalError(CR.CR_COMMANDS_OUT_OF_SYNC, "LOCAL INFILE request refused")
+        last = self._answers.get(statement) if statement is not None else None
+        if last is not None and (last.raw is not None) == raw:
+            # The same packets as last time (compared as they arrive): the same result set.
+            size = len(last.packets)
+            while len(queue) - begin < size and queue[begin:] == last.packets[: len(queue) - begin]:
+                await packets.fetch()
+            if queue[begin : begin + size] == last.packets:
+                packets.at = begin + size
+                return last.result(started), last.more
         columns, _ = _lenenc_int(first, 0)
-        definitions = [packets.ready() or await packets.next() for _ in range(columns or 0)]
-        if not _is_eof(packets.ready() or await packets.next()):
+        while len(queue) - begin < (columns or 0) + 2:
+            await packets.fetch()
+        definitions = queue[begin + 1 : begin + 1 + (columns or 0)]
+        at = begin + 1 + (columns or 0)
+        if not _is_eof(queue[at]):
             raise err.InternalError("Protocol error, expecting EOF after the column definitions")
         shape = self._shape_for(conn, definitions)
-        rows: list[dict[str, Any]] = []
-        undecoded: list[bytes] = []
+        at += 1
+        # The rows run up to the first packet that starts with 0xFE or 0xFF, found by one scan
+        # of the packets' first bytes rather than a look at each: the EOF (or an error) that ends
+        # them, else a row whose first value is 16 MB or more.
+        rows: list[bytes] = []
         while True:
-            packet = packets.ready() or await packets.next()
-            if _is_eof(packet):
-                if raw:
-                    result = StatementResult(None, None, _ms(started), RawRows(shape, undecoded))
-                else:
-                    result = StatementResult(rows, None, _ms(started))
-                return result, _more_after_eof(packet)
+            count = _before_marker(bytes(map(_FIRST_BYTE, queue[at:])))
+            rows += queue[at : at + count]
+            at += count
+            if at == len(queue):
+                packets.at = at
+                await packets.fetch()
+                continue
+            packet = queue[at]
+            at += 1
             if packet[0] == 0xFF:  # an error while rows were being sent ends the statement
+                packets.at = at
                 return StatementResult(None, _server_error(packet), _ms(started)), False
-            if raw:
-                undecoded.append(packet)
-            else:
-                rows.append(_row(packet, shape))
+            if _is_eof(packet):
+                break
+            rows.append(packet)
+        packets.at = at
+        more = _more_after_eof(packet)
+        if raw:
+            answer = _Answer(queue[begin:at], shape, None, RawRows(shape, tuple(rows)), more)
+        else:
+            # Rows sent last time are copied from what they decoded to then (the same shape).
+            known: dict[bytes, dict[str, Any]] = {}
+            if last is not None and last.rows and last.shape is shape:
+                first_row = len(last.packets) - len(last.rows) - 1
+                known = dict(zip(last.packets[first_row:-1], last.rows, strict=True))
+            decoded = [known.get(row) or _row(row, shape) for row in rows]
+            answer = _Answer(queue[begin:at], shape, decoded, None, more)
+        if statement is not None:
+            self._answers[statement] = answer
+        return answer.result(started), more
+
+
+def _before_marker(firsts: bytes) -> int:
+    """How many of the packets (their first bytes) come before the first one starting 0xFE or 0xFF."""
+    eof, error = firsts.find(b"\xfe"), firsts.find(b"\xff")
+    if eof < 0:
+        return len(firsts) if error < 0 else error
+    return eof if error < 0 else min(eof, error)
 
 
 def _ms(started: float) -> float:

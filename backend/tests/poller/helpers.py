@@ -11,10 +11,15 @@ import aiomysql
 from pymysql.constants import CLIENT
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.last_statement import LastStatementMemory
+from poolscope.analysis.ratios import CacheRatios
+from poolscope.analysis.session_identity import SessionIdentities
+from poolscope.analysis.stalls import StallDetector
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.collectors.base import ParseContext
+from poolscope.poller.derive import TargetMemory
 from poolscope.poller.target_poller import PollResult, TargetPoller
-from poolscope.schemas import ServerInfo
+from poolscope.schemas import GroupState, ServerInfo
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
 
 # A MariaDB server with its thread pool on, as discovery describes it: for parse steps run on rows.
@@ -23,16 +28,39 @@ MARIADB_POOL = ServerInfo(
 )
 
 
-async def multi_statement_connection(sandbox: MariaDBSandbox) -> aiomysql.Connection:
-    """A bare aiomysql connection of the monitoring user that may send multi-statements, as the poller's."""
+async def multi_statement_connection(
+    sandbox: MariaDBSandbox, user: str = MONITOR_USER, password: str = MONITOR_PASSWORD, db: str | None = None
+) -> aiomysql.Connection:
+    """A bare aiomysql connection (the monitoring user's unless told) that may send
+    multi-statements, as the poller's."""
     return await aiomysql.connect(
         host=sandbox.host,
         port=sandbox.port,
-        user=MONITOR_USER,
-        password=MONITOR_PASSWORD,
+        user=user,
+        password=password,
+        db=db,
         autocommit=True,
         client_flag=CLIENT.MULTI_STATEMENTS,
     )
+
+
+def group_state(queue_length: int = 0) -> GroupState:
+    """One thread group as the pool tables list it (group 0, 5 connections)."""
+    return GroupState(
+        group_id=0,
+        connections=5,
+        threads=2,
+        active_threads=1,
+        standby_threads=1,
+        queue_length=queue_length,
+        has_listener=True,
+        is_stalled=False,
+    )
+
+
+def target_memory() -> TargetMemory:
+    """What deriving remembers of a target, fresh."""
+    return TargetMemory(StallDetector(), CacheRatios(60.0), LastStatementMemory(), SessionIdentities())
 
 
 def parse_context(connections: int | None = None, now: float = 0.0) -> ParseContext:

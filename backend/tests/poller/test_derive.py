@@ -2,35 +2,17 @@
 
 from __future__ import annotations
 
-from poolscope.analysis.last_statement import LastStatementMemory
-from poolscope.analysis.ratios import CacheRatios
-from poolscope.analysis.session_identity import SessionIdentities, SessionIdentity
-from poolscope.analysis.stalls import StallDetector
+from poolscope.analysis.session_identity import SessionIdentity
 from poolscope.poller.collectors.mysql_tp_group_stats import MysqlGroupCounters, MysqlStatsSection
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
-from poolscope.poller.derive import TargetMemory, derive_state, learn_server, referenced_ids
+from poolscope.poller.derive import derive_state, learn_server, referenced_ids
 from poolscope.poller.outputs import PollOutputs
-from poolscope.schemas import GroupState, QueuedConnection, Sample, Transaction
+from poolscope.schemas import QueuedConnection, Sample, Transaction
 from tests.flavors.test_mysql_enterprise import MYSQL_84
 
+from .helpers import group_state, target_memory
+
 MYSQL = MYSQL_84  # MySQL Enterprise 8.4 with its pool on, as discovery describes it
-
-
-def _memory() -> TargetMemory:
-    return TargetMemory(StallDetector(), CacheRatios(60.0), LastStatementMemory(), SessionIdentities())
-
-
-def _group(queue_length: int) -> GroupState:
-    return GroupState(
-        group_id=0,
-        connections=5,
-        threads=2,
-        active_threads=1,
-        standby_threads=1,
-        queue_length=queue_length,
-        has_listener=True,
-        is_stalled=False,
-    )
 
 
 def _stats(dequeues: int, ratio: float | None) -> MysqlStatsSection:
@@ -42,10 +24,12 @@ def _stats(dequeues: int, ratio: float | None) -> MysqlStatsSection:
 
 
 def test_mysql_sections_feed_the_group_model_and_the_no_dequeue_verdict():
-    memory = _memory()
+    memory = target_memory()
     variables = {"thread_pool_size": "1", "thread_pool_stall_limit": "6"}  # 60 ms (10 ms units)
     first = PollOutputs(
-        global_variables=variables, mysql_tp_group_state=[_group(3)], mysql_tp_group_stats=_stats(10, 0.5)
+        global_variables=variables,
+        mysql_tp_group_state=[group_state(3)],
+        mysql_tp_group_stats=_stats(10, 0.5),
     )
     samples: list[Sample] = []
     state = derive_state("t", 100.0, MYSQL.model_copy(), first, memory, [], samples)
@@ -54,7 +38,9 @@ def test_mysql_sections_feed_the_group_model_and_the_no_dequeue_verdict():
     assert state.pool is not None and state.pool.stall_limit_ms == 60
     # 100 ms later the same dequeue count with requests still queued: past the 60 ms limit.
     later = PollOutputs(
-        global_variables=variables, mysql_tp_group_state=[_group(3)], mysql_tp_group_stats=_stats(10, None)
+        global_variables=variables,
+        mysql_tp_group_state=[group_state(3)],
+        mysql_tp_group_stats=_stats(10, None),
     )
     state = derive_state("t", 100.1, MYSQL.model_copy(), later, memory, ["PROCESS"], samples)
     assert state.groups[0].stall_reason == "no_dequeue"
@@ -63,11 +49,11 @@ def test_mysql_sections_feed_the_group_model_and_the_no_dequeue_verdict():
 
 
 def test_mariadb_sections_win_over_mysql_ones_and_no_section_means_no_groups():
-    memory = _memory()
+    memory = target_memory()
     counters = {0: GroupCounters(0, {"dequeues_by_listener": 1, "dequeues_by_worker": 1, "stalls": 0}, {})}
     assert derive_state("t", 1.0, MYSQL.model_copy(), PollOutputs(), memory, [], []).groups == []
     outputs = PollOutputs(
-        thread_pool_groups=[_group(0)], mysql_tp_group_state=[_group(9)], thread_pool_stats=counters
+        thread_pool_groups=[group_state(0)], mysql_tp_group_state=[group_state(9)], thread_pool_stats=counters
     )
     counters[0].rates.update(
         dict.fromkeys(
@@ -87,12 +73,12 @@ def test_a_read_tp_table_clears_the_grant_hint():
     assert server.pool_grant_needed is None and "tp_thread_group_state" in server.pool_tables
 
 
-def test_queued_and_transaction_ids_are_named_from_memory():
+def test_queued_and_transaction_ids_are_named_fromtarget_memory():
     queued = QueuedConnection(group_id=0, position=0, priority="low", connection_id=7, queueing_time_ms=5.0)
     trx = Transaction(trx_id="1", state="RUNNING", thread_id=8)
     outputs = PollOutputs(thread_pool_queues=[queued], innodb_trx=[trx])
     assert referenced_ids(outputs) == {7, 8}
-    memory = _memory()
+    memory = target_memory()
     memory.identities.learn({7: SessionIdentity("app", "h1", "db1"), 8: SessionIdentity("etl", "h2", None)})
     outputs.innodb_trx_summary = None
     state = derive_state("t", 1.0, MYSQL.model_copy(), outputs, memory, [], [])

@@ -21,10 +21,10 @@ async def test_raw_rows_decode_to_the_rows_of_the_decoded_read(mariadb: MariaDBS
     conn = await multi_statement_connection(mariadb)
     try:
         reader = MultiReader()
-        sql = "SELECT NULL AS n, 7 AS i, 'é' AS s, CAST(1.5 AS DECIMAL(4,2)) AS d;\nSELECT 2 AS b"
+        sql = ["SELECT NULL AS n, 7 AS i, 'é' AS s, CAST(1.5 AS DECIMAL(4,2)) AS d", "SELECT 2 AS b"]
         for _ in range(CYCLE):  # the second read reuses the remembered result shapes
-            decoded = await reader.run(conn, sql, 2)
-            raw_first = await reader.run(conn, sql, 2, [True, False])
+            decoded = await reader.run(conn, sql)
+            raw_first = await reader.run(conn, sql, [True, False])
             raw = raw_first[0].raw
             assert raw is not None and raw_first[0].rows is None
             assert raw.rows() == decoded[0].rows
@@ -47,7 +47,7 @@ async def test_parse_raw_gives_the_section_parse_gives(mariadb: MariaDBSandbox) 
             cur.execute("REPLACE INTO raw_probe VALUES (1, 0)")
             cur.execute("BEGIN")
             cur.execute("UPDATE raw_probe SET v = v + 1 WHERE id = 1")  # idle in a transaction
-        (result,) = await MultiReader().run(conn, SHOW_SQL, 1, [True])
+        (result,) = await MultiReader().run(conn, [SHOW_SQL], [True])
         raw = result.raw
         assert raw is not None and len(raw) >= 3
         collectors = {"raw": Processlist(), "rows": Processlist()}

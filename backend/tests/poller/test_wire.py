@@ -70,7 +70,7 @@ async def test_values_match_aiomysql_cursor(mariadb: MariaDBSandbox, monitor_dsn
         expected = await _cursor_rows(conn, statements)
         reader = MultiReader()
         for _ in range(2):  # the second read decodes with the remembered result shapes
-            got = await reader.run(conn, ";\n".join(statements), len(statements))
+            got = await reader.run(conn, statements)
             assert [r.error for r in got] == [None] * len(statements)
             for statement, result, rows in zip(statements, got, expected, strict=True):
                 # Counters, sessions and clocks move between two reads: names and types must agree.
@@ -94,11 +94,11 @@ async def test_a_failed_statement_ends_the_answer_and_the_connection_stays_usabl
     conn = await multi_statement_connection(mariadb)
     try:
         reader = MultiReader()
-        got = await reader.run(conn, "SELECT 1 AS a;\nSELECT * FROM no_such_db.t;\nSELECT 3 AS c", 3)
+        got = await reader.run(conn, ["SELECT 1 AS a", "SELECT * FROM no_such_db.t", "SELECT 3 AS c"])
         assert [r.rows for r in got] == [[{"a": 1}], None]
         assert got[1].error is not None and error_code(got[1].error) == 1142  # SELECT denied
         # A statement without a result set (an OK packet) reads as no rows.
-        got = await reader.run(conn, "DO 1;\nSELECT 2 AS b", 2)
+        got = await reader.run(conn, ["DO 1", "SELECT 2 AS b"])
         assert [(r.rows, r.error) for r in got] == [([], None), ([{"b": 2}], None)]
         async with conn.cursor() as cursor:  # aiomysql itself still reads this connection in step
             await cursor.execute("SELECT 4")
@@ -111,7 +111,7 @@ async def test_a_cancelled_read_closes_the_connection(mariadb: MariaDBSandbox) -
     conn = await multi_statement_connection(mariadb)
     try:
         with pytest.raises(TimeoutError):
-            await asyncio.wait_for(MultiReader().run(conn, "SELECT SLEEP(5)", 1), timeout=0.3)
+            await asyncio.wait_for(MultiReader().run(conn, ["SELECT SLEEP(5)"]), timeout=0.3)
         # Its answer would arrive later, out of step with the next statement: never reused.
         assert conn.closed
     finally:

@@ -1,0 +1,41 @@
+"""Models made again only when their values change: the per-target reuse of deriving a poll."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class LastMade:
+    """The last model of each kind derived for one target, handed out again while its values are
+    the same: an idle server's figures repeat poll after poll, and validating a model costs more
+    than comparing its values. Nothing edits these models once made (a state is read, encoded and
+    stored as it is; tests/poller/test_derive_reuse.py), so a reused one is what a new one would be.
+
+    Equal values make equal models: their fields are ints, floats, strings and models, which
+    validation converts to the field's type (1, 1.0 and True make the same int field, and the same
+    float field). A zero's sign is not compared (0.0 == -0.0): every float they are made of is a
+    count, a rate over a counter's rise or a ratio of two such, none of which comes out as -0.0.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: dict[type[BaseModel], tuple[tuple[str, ...], tuple[Any, ...], Any]] = {}
+
+    def get(self, model_type: type[ModelT], fields: tuple[str, ...], values: tuple[Any, ...]) -> ModelT:
+        """`model_type(**dict(zip(fields, values)))`, or the one made last of the same fields and
+        values. `fields` is a constant of the caller's: one call site's models are compared."""
+        last = self._last.get(model_type)
+        if last is not None and last[0] is fields and last[1] == values:
+            model: ModelT = last[2]
+            return model
+        model = model_type(**dict(zip(fields, values, strict=True)))
+        self._last[model_type] = (fields, values, model)
+        return model
+
+    def forget(self) -> None:
+        self._last.clear()
