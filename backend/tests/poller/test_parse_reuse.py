@@ -65,7 +65,7 @@ def _session_row(
 def _raw_and_fresh(collector: Processlist, packets: list[bytes]) -> tuple[CollectorOutput, CollectorOutput]:
     """The reusing collector's parse of `packets` (one shape, as one connection reads it) and a
     fresh collector's parse of the same rows decoded."""
-    rows = RawRows(SHOW_SHAPE, packets)
+    rows = RawRows(SHOW_SHAPE, tuple(packets))
     fresh = Processlist()
     fresh.use_show = collector.use_show = True
     return collector.parse_raw(rows, parse_context(5)), fresh.parse(rows.rows(), parse_context(5))
@@ -132,7 +132,7 @@ TEXT: Decoder = ("utf8", None)
 
 def _raw(names: tuple[str, ...], *rows: tuple[str | None, ...]) -> RawRows:
     """Rows as a string-typed result set of one shape sends them (one Shape: one connection's)."""
-    return RawRows(_shape(names), [_packet(*row) for row in rows])
+    return RawRows(_shape(names), tuple(_packet(*row) for row in rows))
 
 
 _SHAPES: dict[tuple[str, ...], Shape] = {}

@@ -70,7 +70,7 @@ class LastRead(Generic[SectionT]):
     def __init__(self) -> None:
         self._rows: list[Row] | None = None
         self._names: tuple[str, ...] | None = None  # the RawRows' shape, by identity
-        self._packets: list[bytes] | None = None
+        self._packets: tuple[bytes, ...] | None = None
         self._output: CollectorOutput[SectionT] | None = None
 
     def get(self, rows: list[Row]) -> CollectorOutput[SectionT] | None:
@@ -90,7 +90,7 @@ class LastRead(Generic[SectionT]):
         return self._handed(output)
 
     def keep_raw(self, rows: RawRows, output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
-        self._names, self._packets = rows.names, list(rows.packets)
+        self._names, self._packets = rows.names, tuple(rows.packets)
         self._rows = None
         self._output = output
         return self._handed(output)

@@ -84,7 +84,7 @@ class ThreadPoolGroups(Collector[list[GroupState]]):
         # The last read's rows, and what they gave: each group's fields and the samples.
         self._rows: list[Row] | None = None
         self._names: tuple[str, ...] | None = None  # or, read undecoded: the shape and the bytes
-        self._packets: list[bytes] | None = None
+        self._packets: tuple[bytes, ...] | None = None
         self._fields: list[dict[str, Any]] = []
         self._samples: list[Sample] = []
 
@@ -103,7 +103,7 @@ class ThreadPoolGroups(Collector[list[GroupState]]):
     def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
         if rows.names is not self._names or rows.packets != self._packets:
             self._fields, self._samples = _read(rows.rows())
-            self._names, self._packets = rows.names, list(rows.packets)
+            self._names, self._packets = rows.names, tuple(rows.packets)
             self._rows = None
         return self._output()
 
