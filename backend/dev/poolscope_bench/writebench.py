@@ -98,8 +98,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("mode", choices=("capture", "run"))
     parser.add_argument("--targets", type=int, default=75, help="capture: targets on one sandbox")
     parser.add_argument("--rounds", type=int, default=12, help="capture: polls per target, 1 s apart")
-    parser.add_argument("--out", type=Path, default=Path("/tmp/writebench-polls.pickle"))
-    parser.add_argument("--polls", type=Path, default=Path("/tmp/writebench-polls.pickle"))
+    # No default path: a pickle is loaded as code, so it must be a file the user chose and owns.
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--polls", type=Path, required=True)
     parser.add_argument("--repeats", type=int, default=5, help="run: times the captured rounds are written")
     parser.add_argument("--batch", type=int, default=BATCH_POLLS, help="run: polls per write_polls")
     args = parser.parse_args(argv)

@@ -19,7 +19,7 @@ import hashlib
 import logging
 import time
 from collections import defaultdict, deque
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import Protocol
 
 from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, Observation
@@ -64,12 +64,8 @@ class AlertEngine:
         self.repo = repo
         self.dispatcher = dispatcher
         self.rules = rules if rules is not None else all_rules()
-        self._rules_by_name = {r.name: r for r in self.rules}
         self.active: dict[str, Alert] = {}
         self._fire_times: dict[str, deque[float]] = defaultdict(deque)
-        # Recent polls per target, only while a rule reads them: each holds a whole TargetState, and
-        # 120 s of them for every target were most of a poller's memory and of its full collections.
-        self._keeps_history = any(rule.reads_history for rule in self.rules)
         self._history: dict[str, deque[Observation]] = defaultdict(deque)
         self.silences: list[Silence] = []
         # In a fleet, the targets whose alerts this engine evaluates (on_ownership); None: all.
@@ -183,6 +179,19 @@ class AlertEngine:
             if now - alert.last_active_at >= delay:
                 await self._resolve(fp, alert, now)
         await self._apply_silences(now)
+
+    @property
+    def rules(self) -> list[AlertRule]:
+        return self._rules
+
+    @rules.setter
+    def rules(self, rules: Sequence[AlertRule]) -> None:
+        """What follows from the rules is derived here, so replacing them keeps it true."""
+        self._rules = list(rules)
+        self._rules_by_name = {r.name: r for r in self._rules}
+        # Recent polls per target, only while a rule reads them: each holds a whole TargetState, and
+        # 120 s of them for every target were most of a poller's memory and of its full collections.
+        self._keeps_history = any(rule.reads_history for rule in self._rules)
 
     def _observe(self, target: str, observation: Observation) -> tuple[Observation, ...]:
         """The target's polls of the last history_s, this one last (kept only for rules that read them)."""

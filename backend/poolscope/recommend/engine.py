@@ -222,7 +222,10 @@ class Recommender:
 
     def get(self, name: str) -> RecommendationsOut:
         self._follow_targets()
-        st = self._state[name]
+        return self._answer(name, self._state[name])
+
+    @staticmethod
+    def _answer(name: str, st: TargetRecommendations) -> RecommendationsOut:
         return RecommendationsOut(
             target=name,
             evaluated_at=st.evaluated_at,
@@ -238,9 +241,12 @@ class Recommender:
 
     async def evaluate(self, name: str, now: float | None = None) -> RecommendationsOut:
         self._follow_targets()
+        # Taken before any await: a reload may remove the target meanwhile (the answer is then
+        # this evaluation's, of a target no longer watched, not a KeyError).
+        st, target = self._state[name], self.targets[name]
         async with self._locks[name]:
-            await self._evaluate(name, time.time() if now is None else now)
-        return self.get(name)
+            await self._evaluate(name, st, target, time.time() if now is None else now)
+        return self._answer(name, st)
 
     def evaluate_after_change(self, name: str, variable: str, value: str) -> None:
         """Re-evaluate, in the background, once a poll has seen `variable` = `value` (variables are
@@ -261,8 +267,7 @@ class Recommender:
         except Exception:
             log.exception("re-evaluating %s after a change failed", name)
 
-    async def _evaluate(self, name: str, now: float) -> None:
-        st, target = self._state[name], self.targets[name]
+    async def _evaluate(self, name: str, st: TargetRecommendations, target: TargetConfig, now: float) -> None:
         latest = await self.store.latest(name)
         if latest is None or latest[1] is None or latest[0].server is None:
             st.note = "no successful poll yet"

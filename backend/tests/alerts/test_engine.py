@@ -233,6 +233,7 @@ async def test_a_failing_rule_does_not_resolve_its_alerts_or_stop_the_others(mak
 
     class Broken:
         name, severity, help, needs_state = "group_stalled", "critical", "boom", True
+        reads_history = False
 
         def for_s(self, thresholds):  # noqa: ANN001
             return 0.0

@@ -65,6 +65,18 @@ async def test_without_such_a_rule_only_the_current_poll_is_seen_and_none_is_kep
     assert [(a.rule, a.status) for a in engine.current()] == [("group_stalled", "firing")]
 
 
+async def test_rules_replaced_later_get_history_when_one_reads_it(repo):
+    # engine.rules may be replaced after start (tests/alerts/test_engine.py does): what follows
+    # from the rules (history kept or not, lookup by name) follows the new list.
+    seen: list[tuple[float, ...]] = []
+    engine = AlertEngine(AlertSettings(history_s=10), LiveHub(), repo, rules=list(all_rules()))
+    await engine.evaluate(calm(100.0))
+    engine.rules = [*engine.rules, recording_rule(seen, reads_history=True)]
+    for ts in (101.0, 102.0):
+        await engine.evaluate(calm(ts))
+    assert seen == [(101.0,), (101.0, 102.0)]
+
+
 class Untouchable(Sequence[Observation]):
     """A history that fails the rule reading it."""
 

@@ -56,3 +56,25 @@ def test_host_cpus_follow_a_changed_target_configuration(tmp_path: Path) -> None
     settings.targets = [TargetConfig(name="a", dsn="mysql://u:p@db.example.com:3306/", cpus=8)]
     recommender._follow_targets()
     assert recommender._host_cpus(recommender.targets["a"]) == (8, "configured")
+
+
+async def test_a_target_removed_while_it_is_evaluated_is_answered_not_a_key_error(tmp_path: Path) -> None:
+    # GET .../recommendations?fresh=true awaits the store; a reload removing the target lands then.
+    settings = Settings(store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}", targets=[_target("a")])
+    await asyncio.to_thread(upgrade_to_head, settings.store_url)
+    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    recommender = Recommender(settings, store)
+    latest = store.latest
+
+    async def reloaded_meanwhile(name: str):  # type: ignore[no-untyped-def]
+        settings.targets = [_target("b")]  # what TargetsWatcher does on a change
+        return await latest(name)
+
+    store.latest = reloaded_meanwhile  # type: ignore[method-assign]
+    try:
+        answer = await recommender.evaluate("a")  # was a KeyError (HTTP 500)
+        assert (answer.target, answer.note) == ("a", "no successful poll yet")
+        assert recommender.get("b").note == "not evaluated yet"  # the next read follows the reload
+        assert set(recommender.targets) == {"b"}
+    finally:
+        await store.close()

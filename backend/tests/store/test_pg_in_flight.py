@@ -66,8 +66,8 @@ async def test_latest_rows_keep_batch_order_while_batches_overlap(pg_url):
     assert store.writer.batches_written == 2
     # Every poll of the first batch was answered before any of the second.
     assert order == [1] * len(NAMES) + [2] * len(NAMES)
-    # Another process reads the stored rows: each target's is its newest poll, and the second
-    # batch's sequence numbers come after the first's (commit order).
+    # Another process reads the stored rows: each target's latest row is its newest poll (the
+    # second batch's, written after the first committed) and holds one row per target.
     reader = make_store(pg_url)
     for name in NAMES:
         info, state = await reader.latest(name)
