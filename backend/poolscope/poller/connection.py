@@ -191,13 +191,15 @@ class TargetConnection:
         return server_from_discovery(results[0].rows or [], results[1].rows or [])
 
     async def run_batch(
-        self, statements: list[str], raw: Collection[str] = frozenset()
+        self, statements: list[str], raw: Collection[str] = frozenset(), *, remember: bool = False
     ) -> list[StatementResult]:
         """Run statements in as few round trips as possible, isolating each statement's failure.
 
         The server stops a multi-statement at the first error, so the statements after a failed
         one are sent again as a new batch: a missing privilege costs one extra round trip, not
         the whole poll. The rows of the statements in `raw` come undecoded (StatementResult.raw).
+        `remember`: the poll's own statements, which come again next poll (wire.MultiReader keeps
+        their answers to compare with); a one-off statement's answer is not kept.
         """
         if self.conn is None:
             raise ConnectError("not connected")
@@ -207,20 +209,30 @@ class TargetConnection:
         for _ in range(len(statements) + 1):
             if not pending:
                 break
-            done = await self._run_multi(pending, raw)
+            done = await self._run_multi(pending, raw, remember)
             results.extend(done)
             pending = pending[len(done) :]
         return results
 
-    async def _run_multi(self, statements: list[str], raw: Collection[str]) -> list[StatementResult]:
+    async def _run_multi(
+        self, statements: list[str], raw: Collection[str], remember: bool
+    ) -> list[StatementResult]:
         assert self.conn is not None
         flags = [s in raw for s in statements] if raw else []
-        return await self._reader.run(self.conn, statements, flags)
+        try:
+            return await self._reader.run(self.conn, statements, flags, remember=remember)
+        except BaseException:
+            if self.conn is not None and self.conn.closed:
+                # The reader closed it (a cancelled read, e.g. a snapshot's timeout, left the rest
+                # of an answer on the stream): not connected, so the next poll connects again.
+                self.conn = None
+            raise
 
     async def close(self) -> None:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+        self._reader = MultiReader()  # nothing read on the closed connection is kept
 
 
 # DSN scheme -> what opens a target of that scheme. The product serves mysql:// and mariadb://;

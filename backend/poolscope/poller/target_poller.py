@@ -284,7 +284,7 @@ class TargetPoller:
 
         statements = [c.sql(server) for c in to_run]
         raw = {sql for collector, sql in zip(to_run, statements, strict=True) if collector.reads_raw()}
-        results = await self.connection.run_batch(statements, raw=raw)
+        results = await self.connection.run_batch(statements, raw=raw, remember=True)
         sent_before = self._statements_sent
         self._statements_sent += len(results)
         ctx = ParseContext(now=now, server=server, counters=self.counters, connections=self._connections)

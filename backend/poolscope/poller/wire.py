@@ -47,6 +47,9 @@ _FIRST_BYTE = operator.itemgetter(0)
 _MAX_SHAPES = 128
 # Statements whose last result set is remembered per connection; a poll sends about a dozen.
 _MAX_ANSWERS = 64
+# A remembered answer's bytes at most (a processlist of ~5,000 idle sessions): per target, so a
+# fleet's pollers hold a bounded copy of what each server last answered.
+_MAX_ANSWER_BYTES = 1 << 20
 
 Decoder = tuple[str | None, Callable[[Any], Any] | None]
 
@@ -293,11 +296,18 @@ class MultiReader:
         return shape
 
     async def run(
-        self, conn: aiomysql.Connection, statements: Sequence[str], raw: Sequence[bool] = ()
+        self,
+        conn: aiomysql.Connection,
+        statements: Sequence[str],
+        raw: Sequence[bool] = (),
+        *,
+        remember: bool = False,
     ) -> list[StatementResult]:
         """Result sets of `statements` (sent as one multi-statement) in order; it stops after the
         first one that failed, as the server does. Raises when the connection itself breaks. A
-        statement whose `raw` flag is set has its rows handed over undecoded (StatementResult.raw)."""
+        statement whose `raw` flag is set has its rows handed over undecoded (StatementResult.raw).
+        `remember`: keep each answer (up to _MAX_ANSWER_BYTES) to compare the next one with; only
+        for statements sent again and again (a poll's), not one-off reads (a snapshot's)."""
         if conn is not self._conn:  # what was read on another connection is not compared with
             self._conn = conn
             self._shapes.clear()
@@ -315,7 +325,7 @@ class MultiReader:
                 # has them read and dropped, as aiomysql drops them before the next command.
                 statement = statements[index] if index < len(statements) else None
                 result, more = await self._one(
-                    conn, packets, statement, started, index < len(raw) and raw[index]
+                    conn, packets, statement if remember else None, started, index < len(raw) and raw[index]
                 )
                 if statement is not None:
                     results.append(result)
@@ -407,7 +417,10 @@ class MultiReader:
             decoded = [known.get(row) or _row(row, shape) for row in rows]
             answer = _Answer(queue[begin:at], shape, decoded, None, more)
         if statement is not None:
-            self._answers[statement] = answer
+            if sum(map(len, answer.packets)) <= _MAX_ANSWER_BYTES:
+                self._answers[statement] = answer
+            else:  # a huge answer (a busy processlist) is decoded each time rather than held
+                self._answers.pop(statement, None)
         return answer.result(started), more
 
 

@@ -73,7 +73,7 @@ def test_a_read_tp_table_clears_the_grant_hint():
     assert server.pool_grant_needed is None and "tp_thread_group_state" in server.pool_tables
 
 
-def test_queued_and_transaction_ids_are_named_fromtarget_memory():
+def test_queued_and_transaction_ids_are_named_from_memory():
     queued = QueuedConnection(group_id=0, position=0, priority="low", connection_id=7, queueing_time_ms=5.0)
     trx = Transaction(trx_id="1", state="RUNNING", thread_id=8)
     outputs = PollOutputs(thread_pool_queues=[queued], innodb_trx=[trx])

@@ -266,8 +266,10 @@ async def test_each_poll_shows_what_fresh_collectors_make_of_its_rows(
     batches: list[tuple[list[str], list[StatementResult]]] = []
     run_batch = poller.connection.run_batch
 
-    async def recording(statements: list[str], raw: Collection[str] = frozenset()) -> list[StatementResult]:
-        results = await run_batch(statements, raw=raw)
+    async def recording(
+        statements: list[str], raw: Collection[str] = frozenset(), remember: bool = False
+    ) -> list[StatementResult]:
+        results = await run_batch(statements, raw=raw, remember=remember)
         batches.append((statements, results))
         return results
 

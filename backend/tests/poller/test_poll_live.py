@@ -55,6 +55,20 @@ async def test_polls_every_collector_on_extra_port(mariadb, monitor_dsn):
     assert ("poll_duration_ms", None) in metrics
 
 
+async def test_a_timed_out_read_between_polls_does_not_take_the_next_poll_down(mariadb, monitor_dsn):
+    # An incident snapshot's read on the poll's connection timed out: the reader closed that
+    # connection (the rest of the answer was left on it); the next poll connects again.
+    poller = poller_for(monitor_dsn)
+    try:
+        assert (await poller.poll_once()).info.status == "up"
+        with pytest.raises(TimeoutError):
+            await poller.read_between_polls(["SELECT SLEEP(2)"], 0.2)
+        result = await poller.poll_once()
+        assert result.info.status == "up", result.info.reason
+    finally:
+        await poller.close()
+
+
 async def test_extra_port_zero_means_the_normal_port(mariadb, monitor_dsn):
     poller = poller_for(monitor_dsn, extra_port=0)
     result = await poller.poll_once()

@@ -70,7 +70,7 @@ async def test_values_match_aiomysql_cursor(mariadb: MariaDBSandbox, monitor_dsn
         expected = await _cursor_rows(conn, statements)
         reader = MultiReader()
         for _ in range(2):  # the second read decodes with the remembered result shapes
-            got = await reader.run(conn, statements)
+            got = await reader.run(conn, statements, remember=True)
             assert [r.error for r in got] == [None] * len(statements)
             for statement, result, rows in zip(statements, got, expected, strict=True):
                 # Counters, sessions and clocks move between two reads: names and types must agree.

@@ -55,23 +55,23 @@ async def test_a_change_between_reads_shows_and_unchanged_rows_read_the_same(
     conn: aiomysql.Connection, writer: Cursor, mariadb: MariaDBSandbox
 ) -> None:
     reader = MultiReader()
-    (first,) = await reader.run(conn, [READ])
+    (first,) = await reader.run(conn, [READ], remember=True)
     assert first.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
-    (same,) = await reader.run(conn, [READ])  # the same bytes: not decoded again
+    (same,) = await reader.run(conn, [READ], remember=True)  # the same bytes: not decoded again
     assert same.rows == first.rows
     writer.execute(f"UPDATE {TABLE} SET v = 21 WHERE id = 2")
-    (changed,) = await reader.run(conn, [READ])  # rows 1 and 3 from before, row 2 decoded
+    (changed,) = await reader.run(conn, [READ], remember=True)  # rows 1 and 3 from before, row 2 decoded
     assert changed.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 21}, {"id": 3, "v": 30}]
     writer.execute(f"DELETE FROM {TABLE} WHERE id = 1")
     writer.execute(f"INSERT INTO {TABLE} VALUES (4, 10)")
-    (moved,) = await reader.run(conn, [READ])
+    (moved,) = await reader.run(conn, [READ], remember=True)
     assert moved.rows == [{"id": 2, "v": 21}, {"id": 3, "v": 30}, {"id": 4, "v": 10}]
     # The same value bytes under another column type decode to that type.
     writer.execute(f"ALTER TABLE {TABLE} MODIFY v VARCHAR(8)")
-    (retyped,) = await reader.run(conn, [READ])
+    (retyped,) = await reader.run(conn, [READ], remember=True)
     assert retyped.rows == [{"id": 2, "v": "21"}, {"id": 3, "v": "30"}, {"id": 4, "v": "10"}]
     writer.execute(f"ALTER TABLE {TABLE} ADD COLUMN w INT DEFAULT 7")
-    (widened,) = await reader.run(conn, [f"SELECT * FROM {TABLE} ORDER BY id"])
+    (widened,) = await reader.run(conn, [f"SELECT * FROM {TABLE} ORDER BY id"], remember=True)
     assert widened.rows is not None and widened.rows[0] == {"id": 2, "v": "21", "w": 7}
 
 
@@ -79,30 +79,30 @@ async def test_what_a_read_hands_out_is_not_what_the_next_read_reuses(
     conn: aiomysql.Connection, writer: Cursor, mariadb: MariaDBSandbox
 ) -> None:
     reader = MultiReader()
-    (first,) = await reader.run(conn, [READ])
+    (first,) = await reader.run(conn, [READ], remember=True)
     assert first.rows is not None
     first.rows[0]["v"] = -1  # a collector that changed its rows...
     first.rows.append({"id": 9, "v": 9})
-    (second,) = await reader.run(conn, [READ])  # ...changed nothing the next read gives
+    (second,) = await reader.run(conn, [READ], remember=True)  # ...changed nothing the next read gives
     assert second.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
     assert second.rows is not first.rows and all(
         a is not b for a, b in zip(first.rows[:3], second.rows, strict=True)
     )
     writer.execute(f"UPDATE {TABLE} SET v = 31 WHERE id = 3")
     second.rows[0]["v"] = -2
-    (third,) = await reader.run(conn, [READ])  # rows carried over one by one, also copies
+    (third,) = await reader.run(conn, [READ], remember=True)  # rows carried over one by one, also copies
     assert third.rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 31}]
 
     # The undecoded form is handed over as it is when unchanged: it cannot be changed.
-    (raw,) = await reader.run(conn, [READ], [True])
-    (again,) = await reader.run(conn, [READ], [True])
+    (raw,) = await reader.run(conn, [READ], [True], remember=True)
+    (again,) = await reader.run(conn, [READ], [True], remember=True)
     assert raw.raw is not None and again.raw is raw.raw
     assert isinstance(raw.raw.packets, tuple)
     with pytest.raises(AttributeError):
         raw.raw.packets = ()  # type: ignore[misc]
     assert raw.raw.rows() == third.rows
     # Decoded and undecoded reads of one statement do not stand in for each other.
-    (decoded,) = await reader.run(conn, [READ])
+    (decoded,) = await reader.run(conn, [READ], remember=True)
     assert decoded.raw is None and decoded.rows == third.rows
 
 
@@ -113,17 +113,17 @@ async def test_reuse_follows_each_statement_through_batches_that_change(
     # A statement joins the batch (a slower source's turn): the others still read right,
     # the sequence numbers of their packets shifted by the new one's.
     for batch in ([READ, NOTHING], ["SELECT 1 AS one", READ, NOTHING], [NOTHING, READ]):
-        results = await reader.run(conn, batch)
+        results = await reader.run(conn, batch, remember=True)
         by_statement = dict(zip(batch, results, strict=True))
         assert by_statement[READ].rows == [{"id": 1, "v": 10}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
         assert by_statement[NOTHING].rows == []
     writer.execute(f"UPDATE {TABLE} SET v = 11 WHERE id = 1")
-    _, read = await reader.run(conn, [NOTHING, READ])
+    _, read = await reader.run(conn, [NOTHING, READ], remember=True)
     assert read.rows == [{"id": 1, "v": 11}, {"id": 2, "v": 20}, {"id": 3, "v": 30}]
     # A new connection (a reconnect) starts over.
     other = await multi_statement_connection(mariadb, SBTEST_USER, SBTEST_PASSWORD, SBTEST_DB)
     try:
-        (fresh,) = await reader.run(other, [READ])
+        (fresh,) = await reader.run(other, [READ], remember=True)
         assert fresh.rows == read.rows
     finally:
         other.close()
@@ -181,3 +181,19 @@ async def test_a_packet_out_of_sequence_is_refused() -> None:
     packets = Packets(Conn())
     with pytest.raises(Exception, match="Packet sequence number wrong"):
         await packets.next()
+
+
+async def test_only_remembered_answers_are_kept_and_none_past_the_byte_limit(
+    conn: aiomysql.Connection, writer: Cursor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A one-off read (an incident snapshot's, a lookup) is not held until the connection closes.
+    reader = MultiReader()
+    (once,) = await reader.run(conn, [READ])
+    assert once.rows and reader._answers == {}
+    (polled,) = await reader.run(conn, [READ], remember=True)
+    assert polled.rows == once.rows and set(reader._answers) == {READ}
+    # An answer over the limit is decoded each time rather than held, and replaces no stale one.
+    monkeypatch.setattr("poolscope.poller.wire._MAX_ANSWER_BYTES", 16)
+    writer.execute(f"UPDATE {TABLE} SET v = v + 1")
+    (big,) = await reader.run(conn, [READ], remember=True)
+    assert [r["v"] for r in big.rows or []] == [11, 21, 31] and reader._answers == {}
