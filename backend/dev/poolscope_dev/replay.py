@@ -124,10 +124,10 @@ class FixtureConnection(TargetConnection):
         self._files = {sql: c.name for c in all_collectors() for sql in c.statements(self.server)}
 
     async def run_batch(
-        self, statements: list[str], raw: Collection[str] = frozenset()
+        self, statements: list[str], raw: Collection[str] = frozenset(), *, remember: bool = False
     ) -> list[StatementResult]:
         # Captured rows are decoded already: `raw` (statements the live reader hands over
-        # undecoded) is ignored, and the collector parses them as rows.
+        # undecoded) and `remember` (what the live reader keeps between polls) are ignored.
         if self.conn is None:
             raise ConnectError("not connected")
         results = []
