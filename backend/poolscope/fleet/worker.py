@@ -56,6 +56,18 @@ async def poll_until_stopped(settings: Settings) -> None:
     log.info("poller stopped; its leases are free")
 
 
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's loop when it is installed (it comes with uvicorn[standard], and uvicorn already
+    runs the API and role "all" on it), else asyncio's: a poller's loop wakes for every poll's
+    timer and socket, and uvloop does that work in C (docs/FLEET-PROFILE.md, third round)."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
 def run_poller(settings: Settings) -> None:
     raise_open_files_limit(len(settings.targets))
-    asyncio.run(poll_until_stopped(settings))
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        runner.run(poll_until_stopped(settings))
