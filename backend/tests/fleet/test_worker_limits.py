@@ -49,3 +49,18 @@ def test_a_limit_that_suffices_is_left_alone():
 def test_a_hard_limit_too_low_for_the_targets_is_reported():
     out = run_child(256, hard_limit() + 1)
     assert "WARNING open files limit" in out and "raise it (ulimit -n)" in out
+
+
+
+def test_a_poller_runs_on_uvloop_when_it_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvloop
+
+    from poolscope.fleet.worker import new_event_loop
+
+    loop = new_event_loop()
+    assert isinstance(loop, uvloop.Loop)
+    loop.close()
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # as if not installed: asyncio's own loop
+    loop = new_event_loop()
+    assert not isinstance(loop, uvloop.Loop)
+    loop.close()
