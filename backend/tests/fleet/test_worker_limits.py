@@ -51,7 +51,6 @@ def test_a_hard_limit_too_low_for_the_targets_is_reported():
     assert "WARNING open files limit" in out and "raise it (ulimit -n)" in out
 
 
-
 def test_a_poller_runs_on_uvloop_when_it_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     import uvloop
 
