@@ -7,6 +7,7 @@ end of the session. Nothing is mocked; mariadb-server must be installed
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 
 import pytest
@@ -100,3 +101,15 @@ def pool_off_monitor_dsn(mariadb_pool_off: MariaDBSandbox) -> str:
 @pytest.fixture(scope="session")
 def pool_off_noproc_dsn(mariadb_pool_off: MariaDBSandbox) -> str:
     return mariadb_pool_off.dsn(NOPROC_USER)
+
+
+@pytest.fixture(autouse=True)
+def _gc_as_found() -> Iterator[None]:
+    """A test that runs a poller's or an API's services in this process (services.tune_gc) leaves
+    the garbage collector as it found it, for the tests after it."""
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    yield
+    if gc.get_freeze_count() != frozen:
+        gc.unfreeze()
+    if gc.get_threshold() != threshold:
+        gc.set_threshold(*threshold)
