@@ -8,6 +8,7 @@ from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import (
     Collector,
     CollectorOutput,
+    LastRead,
     ParseContext,
     Row,
     needs_pool_table,
@@ -81,42 +82,31 @@ class ThreadPoolGroups(Collector[list[GroupState]]):
         self.reset()
 
     def reset(self) -> None:
-        # The last read's rows, and what they gave: each group's fields and the samples.
-        self._rows: list[Row] | None = None
-        self._names: tuple[str, ...] | None = None  # or, read undecoded: the shape and the bytes
-        self._packets: tuple[bytes, ...] | None = None
-        self._fields: list[dict[str, Any]] = []
-        self._samples: list[Sample] = []
+        # The last read's rows (or, read undecoded, its shape and bytes) and what they gave: each
+        # group's fields and the samples.
+        self._last: LastRead[list[dict[str, Any]]] = LastRead()
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
         # An idle pool's groups read the same poll after poll: equal rows give equal fields and
         # samples (every field is int() or bool() of its column), so only the models are made again.
-        if self._rows is None or rows != self._rows:
-            self._fields, self._samples = _read(rows)
-            self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
-            self._names = self._packets = None
-        return self._output()
+        return _groups(self._last.get(rows) or self._last.keep(rows, _read(rows)))
 
     def reads_raw(self) -> bool:
         return True  # a repeated read is not even decoded: the same bytes give the same rows
 
     def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
-        if rows.names is not self._names or rows.packets != self._packets:
-            self._fields, self._samples = _read(rows.rows())
-            self._names, self._packets = rows.names, tuple(rows.packets)
-            self._rows = None
-        return self._output()
-
-    def _output(self) -> CollectorOutput[list[GroupState]]:
-        # New models every poll: derive.py sets this poll's verdicts and rates on them.
-        groups = [GroupState(**fields) for fields in self._fields]
-        return CollectorOutput(section=groups, samples=list(self._samples))
+        return _groups(self._last.get_raw(rows) or self._last.keep_raw(rows, _read(rows.rows())))
 
     def put(self, outputs: PollOutputs, section: list[GroupState]) -> None:
         outputs.thread_pool_groups = section
 
 
-def _read(rows: list[Row]) -> tuple[list[dict[str, Any]], list[Sample]]:
+def _groups(read: CollectorOutput[list[dict[str, Any]]]) -> CollectorOutput[list[GroupState]]:
+    # New models every poll: derive.py sets this poll's verdicts and rates on them.
+    return CollectorOutput(section=[GroupState(**fields) for fields in read.section], samples=read.samples)
+
+
+def _read(rows: list[Row]) -> CollectorOutput[list[dict[str, Any]]]:
     fields: list[dict[str, Any]] = []
     samples: list[Sample] = []
     for row in sorted(rows, key=lambda r: int(r["group_id"])):
@@ -134,4 +124,4 @@ def _read(rows: list[Row]) -> tuple[list[dict[str, Any]], list[Sample]]:
         label = str(group["group_id"])
         for field_name, metric in GAUGES.items():
             samples.append(sample(metric, float(group[field_name]), group=label))
-    return fields, samples
+    return CollectorOutput(section=fields, samples=samples)
