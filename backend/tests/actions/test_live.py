@@ -358,29 +358,39 @@ def test_admin_without_privilege_is_reported_and_changes_nothing(app, scenario_d
 
 def test_guarded_apply_that_makes_things_worse_reverts_itself(app, scenario_db):
     op = login(app, "op", OPERATOR_PW)
-    set_global(scenario_db, thread_pool_stall_limit=20)
-    with BlockingLoad(scenario_db, light=8, trx=0):
-        time.sleep(12)  # a before-window (guard_window_s = 10) with the small stall limit
-        res = op.post(
-            "/api/targets/scen/apply",
-            json={"variable": "thread_pool_stall_limit", "value": "5000", "guard": True},
-        )
-        assert res.status_code == 200, res.text
-        change = res.json()
-        assert change["guard_status"] == "watching" and change["guarded"]
+    # Whether the large stall limit hurts within the guard's window is the server's doing, not the
+    # guard's: the workers the small limit created can go on serving the short statements for the
+    # whole window while they never idle (seen once in CI: qps -18 %, limit 20 %). Such a round is
+    # judged "kept" rightly; the scenario is set up again, a bounded number of times.
+    entry: dict | None = None
+    for _ in range(3):
+        set_global(scenario_db, thread_pool_stall_limit=20)
+        with BlockingLoad(scenario_db, light=8, trx=0):
+            time.sleep(12)  # a before-window (guard_window_s = 10) with the small stall limit
+            res = op.post(
+                "/api/targets/scen/apply",
+                json={"variable": "thread_pool_stall_limit", "value": "5000", "guard": True},
+            )
+            assert res.status_code == 200, res.text
+            change = res.json()
+            assert change["guard_status"] == "watching" and change["guarded"]
 
-        def judged() -> dict | None:
-            entry = next(e for e in op.get("/api/targets/scen/audit").json() if e["id"] == change["id"])
-            return entry if entry["guard_status"] != "watching" else None
+            def judged(change_id: int = change["id"]) -> dict | None:
+                entry = next(e for e in op.get("/api/targets/scen/audit").json() if e["id"] == change_id)
+                return entry if entry["guard_status"] != "watching" else None
 
-        entry = wait_for(judged, 40, 1.0)
-    assert entry, "the guard never judged the change"
+            entry = wait_for(judged, 40, 1.0)
+        assert entry, "the guard never judged the change"
+        if entry["guard_status"] != "kept":
+            break
+        assert entry["guard_note"].startswith("no regression"), entry["guard_note"]
+    assert entry is not None
     assert entry["guard_status"] == "reverted", entry["guard_note"]
     assert "throughput fell" in entry["guard_note"] or "queue length grew" in entry["guard_note"]
     assert global_value(scenario_db, "thread_pool_stall_limit") == "20"
     auto = next(e for e in op.get("/api/targets/scen/audit").json() if e["id"] == entry["reverted_by_id"])
     assert auto["action"] == "auto_revert" and auto["user"] == "poolscope-guard"
-    assert auto["detail"].startswith(f"guard of #{change['id']}")
+    assert auto["detail"].startswith(f"guard of #{entry['id']}")
     set_global(scenario_db, thread_pool_stall_limit=5000)
 
 
