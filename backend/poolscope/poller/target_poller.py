@@ -12,8 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
+
+from pydantic import BaseModel
 
 from poolscope.analysis.counters import CounterMemory
 from poolscope.analysis.last_statement import LastStatementMemory
@@ -36,9 +39,18 @@ from poolscope.poller.connection import (
 )
 from poolscope.poller.derive import TargetMemory, derive_state, int_or_none, referenced_ids, target_summary
 from poolscope.poller.outputs import PollOutputs
-from poolscope.schemas import CollectorStatus, Sample, TargetInfo, TargetState, TargetSummary
+from poolscope.schemas import (
+    CollectorStatus,
+    ConnectionInfo,
+    Sample,
+    ServerInfo,
+    TargetInfo,
+    TargetState,
+    TargetSummary,
+)
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # After a privilege error the collector is retried this rarely, so a GRANT is picked up
 # without paying an extra round trip every second.
@@ -85,6 +97,11 @@ class TargetPoller:
         # Statuses that read the same poll after poll (a source that does not apply, the lookup
         # not needed), by source: reused while unchanged instead of made again every second.
         self._standing: dict[str, CollectorStatus] = {}
+        # What each poll would make again from an unchanged server: each collector's skip reason
+        # (applies), and the snapshots of the server and connection in the target's info.
+        self._applies = Snapshot(lambda server: [(c, c.applies(server)) for c in self.collectors])
+        self._server_copy = Snapshot(ServerInfo.model_copy)
+        self._connection_copy = Snapshot(ConnectionInfo.model_copy)
         self.info = TargetInfo(
             name=config.name, tags=dict(config.tags), poll_interval_s=settings.poll_interval_s
         )
@@ -258,8 +275,7 @@ class TargetPoller:
         outputs = PollOutputs()
         to_run: list[Collector[Any]] = []
         slow_read = False
-        for collector in self.collectors:
-            skipped = collector.applies(server)
+        for collector, skipped in self._applies(server):
             retry_at = self._privilege_retry_at.get(collector.name, 0.0)
             if skipped is None and retry_at > now:
                 privilege, error = self._missing_privileges[collector.name]
@@ -311,8 +327,8 @@ class TargetPoller:
                 "status": "up",
                 "reason": f"collectors failing: {', '.join(failed)}" if failed else None,
                 # A snapshot: the connection keeps updating its own copy (exact_stats is dynamic).
-                "server": server.model_copy(),
-                "connection": self.connection.info.model_copy() if self.connection.info else None,
+                "server": self._server_copy(server),
+                "connection": self._connection_copy(self.connection.info) if self.connection.info else None,
                 "last_poll_at": now,
                 "last_success_at": now,
                 "poll_duration_ms": round(duration_ms, 3),
@@ -325,6 +341,27 @@ class TargetPoller:
 
     async def close(self) -> None:
         await self.connection.close()
+
+
+class Snapshot(Generic[T]):
+    """What `make` gives for a model its owner changes in place (the connection's ServerInfo and
+    ConnectionInfo), made again only when the model is another object or one of its fields is
+    another value than when it was last made. Fields are compared as the model holds them (a
+    list the owner changes in place would not show: discovery fills `notes` before the first
+    poll only, on a new object)."""
+
+    __slots__ = ("_fields", "_made", "_make", "_of")
+
+    def __init__(self, make: Callable[[Any], T]) -> None:
+        self._make = make
+        self._of: BaseModel | None = None
+        self._fields: dict[str, Any] = {}
+        self._made: T | None = None
+
+    def __call__(self, model: BaseModel) -> T:
+        if model is not self._of or model.__dict__ != self._fields:
+            self._of, self._fields, self._made = model, dict(model.__dict__), self._make(model)
+        return cast(T, self._made)
 
 
 def _put(collector: Collector[Any], outputs: PollOutputs, section: Any) -> None:
