@@ -51,6 +51,7 @@ from poolscope.schemas import (
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 # After a privilege error the collector is retried this rarely, so a GRANT is picked up
 # without paying an extra round trip every second.
@@ -322,8 +323,9 @@ class TargetPoller:
         samples.append(Sample(metric="poll_duration_ms", value=round(duration_ms, 3)))
         samples.append(sample("target_up", 1.0))
         failed = [s.name for s in state.collectors if s.error]
-        self.info = self.info.model_copy(
-            update={
+        self.info = copy_with(
+            self.info,
+            {
                 "status": "up",
                 "reason": f"collectors failing: {', '.join(failed)}" if failed else None,
                 # A snapshot: the connection keeps updating its own copy (exact_stats is dynamic).
@@ -335,12 +337,30 @@ class TargetPoller:
                 "collectors": state.collectors,
                 "missing_privileges": state.missing_privileges,
                 "summary": target_summary(state),
-            }
+            },
         )
         return PollResult(self.info, state, samples)
 
     async def close(self) -> None:
         await self.connection.close()
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def copy_with(model: M, update: dict[str, Any]) -> M:
+    """model.model_copy(update=update), for a model without extra or private attributes (the
+    target's info, once per poll): the same object state, set in four steps instead of
+    pydantic's copy of each part."""
+    if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
+        return model.model_copy(update=update)
+    copied: M = _new(type(model))
+    _set(copied, "__dict__", model.__dict__ | update)
+    _set(copied, "__pydantic_extra__", None)
+    _set(copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
+    _set(copied, "__pydantic_private__", None)
+    return copied
 
 
 class Snapshot(Generic[T]):

@@ -6,8 +6,8 @@ import math
 
 from poolscope.poller.collectors.base import sample
 from poolscope.poller.collectors.thread_pool_stats import ThreadPoolStats
-from poolscope.poller.target_poller import Snapshot
-from poolscope.schemas import CollectorStatus, Sample, ServerInfo
+from poolscope.poller.target_poller import Snapshot, copy_with
+from poolscope.schemas import CollectorStatus, Sample, ServerInfo, TargetInfo, TargetSummary
 
 from .helpers import poller_for
 
@@ -95,3 +95,15 @@ def test_a_snapshot_is_made_again_for_another_object_with_the_same_fields() -> N
     assert snapshot(other) is made[1] and len(made) == 2
     other.version = "11.4"
     assert snapshot(other).version == "11.4" and made[1].version == "10.11"
+
+
+def test_copy_with_is_model_copy_with_an_update() -> None:
+    info = TargetInfo(name="t", tags={"role": "primary"}, poll_interval_s=1.0, reason="starting")
+    update = {"status": "up", "reason": None, "last_poll_at": 12.5, "summary": TargetSummary(qps=1.0)}
+    copied, expected = copy_with(info, update), info.model_copy(update=update)
+    assert type(copied) is TargetInfo and copied == expected
+    assert copied.__dict__ == expected.__dict__ and copied.model_dump_json() == expected.model_dump_json()
+    assert copied.model_fields_set == expected.model_fields_set
+    assert (copied.__pydantic_extra__, copied.__pydantic_private__) == (None, None)
+    copied.retry_in_s = 2.0  # set on the copy only, as the scheduler does
+    assert info.retry_in_s is None and info.status == "starting" and info.reason == "starting"
