@@ -15,6 +15,7 @@ class CounterMemory:
 
     def __init__(self) -> None:
         self._last: dict[Hashable, tuple[float, float]] = {}
+        self._rows: dict[Hashable, tuple[float, tuple[int, ...]]] = {}
 
     def rate(self, key: Hashable, now: float, value: float | None) -> float | None:
         if value is None:
@@ -29,9 +30,23 @@ class CounterMemory:
             return None
         return (value - old) / elapsed
 
+    def rates(self, key: Hashable, now: float, values: tuple[int, ...]) -> list[float | None]:
+        """rate() of each of counters always read together (a row's), remembered as one reading
+        under one key: what rate() gives for each under a key of its own, for one call."""
+        previous = self._rows.get(key)
+        self._rows[key] = (now, values)
+        if previous is None or now <= previous[0]:
+            return [None] * len(values)
+        then, old = previous
+        elapsed = now - then
+        return [
+            None if value < was else (value - was) / elapsed for value, was in zip(values, old, strict=True)
+        ]
+
     def forget(self) -> None:
         """After a reconnect the server may have restarted: start over."""
         self._last.clear()
+        self._rows.clear()
 
 
 class WindowedRatio:

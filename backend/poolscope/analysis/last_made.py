@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class LastMade:
@@ -39,3 +41,36 @@ class LastMade:
 
     def forget(self) -> None:
         self._last.clear()
+
+
+class Generations(Generic[K, V]):
+    """Values made from their key and never changed once made, shared by every caller that makes
+    the same key (samples of the same series and value; summaries of the same figures), bounded
+    in two generations: when the newer is full it becomes the older and the oldest is dropped,
+    and a key found in the older moves back, so what is still in use survives the keys of values
+    that keep changing (a plain clear made every steady value again).
+
+    The hot path is the caller's own `newer.get(key)` (a dict's, in C); recall() on a miss, then
+    keep() what it makes."""
+
+    __slots__ = ("newer", "older", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.newer: dict[K, V] = {}
+        self.older: dict[K, V] = {}
+
+    def recall(self, key: K) -> V | None:
+        made = self.older.get(key)
+        if made is not None:
+            self.keep(key, made)
+        return made
+
+    def keep(self, key: K, made: V) -> V:
+        self.newer[key] = made
+        if len(self.newer) >= self.size:
+            self.older, self.newer = self.newer, {}
+        return made
+
+    def clear(self) -> None:
+        self.newer, self.older = {}, {}

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from poolscope.analysis.last_made import LastMade
+from poolscope.analysis.last_made import Generations, LastMade
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -307,8 +307,7 @@ def derive_state(
 # Summaries by their values: idle targets' summaries are the same, poll after poll and target to
 # target; a summary is never edited once made (it is encoded into the latest row and the API).
 # Equal values make equal summaries, as LastMade explains (analysis/last_made.py).
-_SUMMARIES: dict[tuple[Any, ...], TargetSummary] = {}
-_MAX_SUMMARIES = 4096
+SUMMARIES: Generations[tuple[Any, ...], TargetSummary] = Generations(4096)
 
 
 def target_summary(state: TargetState) -> TargetSummary:
@@ -327,11 +326,9 @@ def target_summary(state: TargetState) -> TargetSummary:
         threads.pool_idle_threads,
         max((g.oldest_queued_ms for g in groups if g.oldest_queued_ms is not None), default=None),
     )
-    summary = _SUMMARIES.get(key)
+    summary = SUMMARIES.newer.get(key) or SUMMARIES.recall(key)
     if summary is None:
-        if len(_SUMMARIES) >= _MAX_SUMMARIES:
-            _SUMMARIES.clear()
-        summary = _SUMMARIES[key] = TargetSummary(**dict(zip(_SUMMARY_FIELDS, key, strict=True)))
+        summary = SUMMARIES.keep(key, TargetSummary(**dict(zip(_SUMMARY_FIELDS, key, strict=True))))
     return summary
 
 

@@ -79,23 +79,26 @@ class Packets:
     def _split(self) -> None:
         buf, pos, seq, queue = self._buf, self._pos, self._seq, self.queue
         append, end = queue.append, len(buf)
+        # As few steps per packet as it takes (a poll's answer is ~180 packets): the next
+        # packet's end first, then whether it has arrived and is a whole one.
         while end - pos >= 4:
             head = _HEAD(buf, pos)[0]  # 3 bytes of length, 1 of sequence number
             if head >> 24 != seq:
                 raise err.InternalError(f"Packet sequence number wrong - got {head >> 24} expected {seq}")
-            length = head & _MAX_PACKET
-            if length == _MAX_PACKET:  # a payload of 16 MB or more continues in the next packet
+            start = pos + 4
+            stop = start + (head & _MAX_PACKET)
+            if stop > end or stop - start == _MAX_PACKET:
+                if stop - start != _MAX_PACKET:
+                    break  # not all here yet
+                # A payload of 16 MB or more continues in the next packet.
                 joined = _long_packet(buf, pos, seq)
                 if joined is None:
                     break
                 payload, pos, seq = joined
                 append(payload)
                 continue
-            start = pos + 4
-            if end - start < length:
-                break
-            pos = start + length
-            append(buf[start:pos])
+            append(buf[start:stop])
+            pos = stop
             seq = (seq + 1) & 0xFF
         self._pos, self._seq = pos, seq
 

@@ -172,6 +172,10 @@ class Scheduler:
         for name in names:
             if (poller := self.by_name.get(name)) is not None:
                 await poller.close()
+            # Its polls are stored (the loop returns once its last write committed): what the
+            # store keeps per target to write them would only go stale (and grow with every
+            # target that ever passed through this process).
+            self.store.forget(name)
 
     async def on_ownership(self, gained: set[str], lost: set[str]) -> None:
         """Leases changed: stop what we may no longer poll (before its lease is freed), start the rest."""

@@ -12,8 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
+
+from pydantic import BaseModel
 
 from poolscope.analysis.counters import CounterMemory
 from poolscope.analysis.last_statement import LastStatementMemory
@@ -36,9 +39,19 @@ from poolscope.poller.connection import (
 )
 from poolscope.poller.derive import TargetMemory, derive_state, int_or_none, referenced_ids, target_summary
 from poolscope.poller.outputs import PollOutputs
-from poolscope.schemas import CollectorStatus, Sample, TargetInfo, TargetState, TargetSummary
+from poolscope.schemas import (
+    CollectorStatus,
+    ConnectionInfo,
+    Sample,
+    ServerInfo,
+    TargetInfo,
+    TargetState,
+    TargetSummary,
+)
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 # After a privilege error the collector is retried this rarely, so a GRANT is picked up
 # without paying an extra round trip every second.
@@ -85,6 +98,11 @@ class TargetPoller:
         # Statuses that read the same poll after poll (a source that does not apply, the lookup
         # not needed), by source: reused while unchanged instead of made again every second.
         self._standing: dict[str, CollectorStatus] = {}
+        # What each poll would make again from an unchanged server: each collector's skip reason
+        # (applies), and the snapshots of the server and connection in the target's info.
+        self._applies = Snapshot(lambda server: [(c, c.applies(server)) for c in self.collectors])
+        self._server_copy = Snapshot(ServerInfo.model_copy)
+        self._connection_copy = Snapshot(ConnectionInfo.model_copy)
         self.info = TargetInfo(
             name=config.name, tags=dict(config.tags), poll_interval_s=settings.poll_interval_s
         )
@@ -258,8 +276,7 @@ class TargetPoller:
         outputs = PollOutputs()
         to_run: list[Collector[Any]] = []
         slow_read = False
-        for collector in self.collectors:
-            skipped = collector.applies(server)
+        for collector, skipped in self._applies(server):
             retry_at = self._privilege_retry_at.get(collector.name, 0.0)
             if skipped is None and retry_at > now:
                 privilege, error = self._missing_privileges[collector.name]
@@ -306,25 +323,65 @@ class TargetPoller:
         samples.append(Sample(metric="poll_duration_ms", value=round(duration_ms, 3)))
         samples.append(sample("target_up", 1.0))
         failed = [s.name for s in state.collectors if s.error]
-        self.info = self.info.model_copy(
-            update={
+        self.info = copy_with(
+            self.info,
+            {
                 "status": "up",
                 "reason": f"collectors failing: {', '.join(failed)}" if failed else None,
                 # A snapshot: the connection keeps updating its own copy (exact_stats is dynamic).
-                "server": server.model_copy(),
-                "connection": self.connection.info.model_copy() if self.connection.info else None,
+                "server": self._server_copy(server),
+                "connection": self._connection_copy(self.connection.info) if self.connection.info else None,
                 "last_poll_at": now,
                 "last_success_at": now,
                 "poll_duration_ms": round(duration_ms, 3),
                 "collectors": state.collectors,
                 "missing_privileges": state.missing_privileges,
                 "summary": target_summary(state),
-            }
+            },
         )
         return PollResult(self.info, state, samples)
 
     async def close(self) -> None:
         await self.connection.close()
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def copy_with(model: M, update: dict[str, Any]) -> M:
+    """model.model_copy(update=update), for a model without extra or private attributes (the
+    target's info, once per poll): the same object state, set in four steps instead of
+    pydantic's copy of each part."""
+    if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
+        return model.model_copy(update=update)
+    copied: M = _new(type(model))
+    _set(copied, "__dict__", model.__dict__ | update)
+    _set(copied, "__pydantic_extra__", None)
+    _set(copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
+    _set(copied, "__pydantic_private__", None)
+    return copied
+
+
+class Snapshot(Generic[T]):
+    """What `make` gives for a model its owner changes in place (the connection's ServerInfo and
+    ConnectionInfo), made again only when the model is another object or one of its fields is
+    another value than when it was last made. Fields are compared as the model holds them (a
+    list the owner changes in place would not show: discovery fills `notes` before the first
+    poll only, on a new object)."""
+
+    __slots__ = ("_fields", "_made", "_make", "_of")
+
+    def __init__(self, make: Callable[[Any], T]) -> None:
+        self._make = make
+        self._of: BaseModel | None = None
+        self._fields: dict[str, Any] = {}
+        self._made: T | None = None
+
+    def __call__(self, model: BaseModel) -> T:
+        if model is not self._of or model.__dict__ != self._fields:
+            self._of, self._fields, self._made = model, dict(model.__dict__), self._make(model)
+        return cast(T, self._made)
 
 
 def _put(collector: Collector[Any], outputs: PollOutputs, section: Any) -> None:

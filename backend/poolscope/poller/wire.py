@@ -388,13 +388,19 @@ class MultiReader:
         # of the packets' first bytes rather than a look at each: the EOF (or an error) that ends
         # them, else a row whose first value is 16 MB or more.
         rows: list[bytes] = []
+        # The queue holds the rest of the poll's answer too: its first bytes are scanned a window
+        # at a time, first as many as this statement's rows last time (and its EOF), not to the end.
+        window = max(len(last.packets) - (columns or 0) - 2, 8) if last is not None else 64
         while True:
-            count = _before_marker(bytes(map(_FIRST_BYTE, queue[at:])))
-            rows += queue[at : at + count]
+            scan = queue[at : at + window]
+            count = _before_marker(bytes(map(_FIRST_BYTE, scan)))
+            rows += scan if count == len(scan) else scan[:count]
             at += count
-            if at == len(queue):
-                packets.at = at
-                await packets.fetch()
+            if count == len(scan):  # no marker in the window
+                if at == len(queue):
+                    packets.at = at
+                    await packets.fetch()
+                window *= 2
                 continue
             packet = queue[at]
             at += 1

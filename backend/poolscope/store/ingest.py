@@ -103,6 +103,15 @@ class SampleIngest:
         # Per target, by number of samples: the layout last written.
         self._layouts: dict[str, dict[int, _Layout]] = {}
 
+    def forget(self, target: str) -> None:
+        """Drop the target's series ids and layouts (it is no longer polled here); they are read
+        from the store again if it comes back."""
+        self._plain.pop(target, None)
+        self._labeled.pop(target, None)
+        self._layouts.pop(target, None)
+        for key in [k for k in self._ids if k[0] == target]:
+            del self._ids[key]
+
     async def rows(self, engine: AsyncEngine, polls: Iterable[Poll]) -> list[SampleRow]:
         """The (series_id, ts, value) rows of the polls' samples, non-finite values as NULL."""
         out: list[SampleRow] = []

@@ -172,6 +172,13 @@ class LatestRows:
         self._json = LatestJson()
         self._pg_upsert: Any = self._build_pg_upsert() if self.postgres else None
 
+    def forget(self, target: str) -> None:
+        """This process no longer writes the target's row (removed, or polled by another member
+        now): its reads go to the store, and nothing kept for encoding its polls stays."""
+        self._mine.pop(target, None)
+        self._mine_json.pop(target, None)
+        self._json.forget(target)
+
     # --- writing -------------------------------------------------------------------------
 
     async def write(self, conn: AsyncConnection, polls: Sequence[Poll]) -> None:

@@ -68,20 +68,26 @@ class ListJson:
 
     def __init__(self, model: type[BaseModel]) -> None:
         self._to_json = model.__pydantic_serializer__.to_json
-        self._last: dict[tuple[str, int], tuple[tuple[BaseModel, ...], list[str]]] = {}
+        # Per target, by length: the last list's objects and their texts.
+        self._last: dict[str, dict[int, tuple[tuple[BaseModel, ...], list[str]]]] = {}
 
     def json(self, target: str, objects: Sequence[BaseModel]) -> str:
         to_json = self._to_json
-        key = (target, len(objects))
-        last = self._last.get(key)
+        lasts = self._last.get(target)
+        if lasts is None:
+            lasts = self._last[target] = {}
+        last = lasts.get(len(objects))
         if last is None:
             texts = [to_json(obj).decode() for obj in objects]
         else:
             was, texts = last[0], last[1].copy()
             for i in compress(range(len(was)), map(is_not, objects, was)):
                 texts[i] = to_json(objects[i]).decode()
-        self._last[key] = (tuple(objects), texts)
+        lasts[len(objects)] = (tuple(objects), texts)
         return f"[{','.join(texts)}]"
+
+    def forget(self, target: str) -> None:
+        self._last.pop(target, None)
 
 
 class LatestJson:
@@ -96,6 +102,10 @@ class LatestJson:
 
     def samples(self, target: str, samples: Sequence[Sample]) -> str:
         return self._samples.json(target, samples)
+
+    def forget(self, target: str) -> None:
+        """Drop what is kept for a target this process no longer writes."""
+        self._samples.forget(target)
 
     def info_state(self, info: TargetInfo, state: TargetState | None) -> tuple[str, str | None]:
         """info.model_dump_json() and state.model_dump_json() (None without a state)."""

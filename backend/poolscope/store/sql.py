@@ -86,6 +86,12 @@ class SqlStore:
 
     # --- writing -------------------------------------------------------------------------
 
+    def forget(self, target: str) -> None:
+        """The scheduler stopped polling the target here (removed, or its lease moved): drop what
+        this process keeps per target for writing its polls (store/ingest.py, store/latest.py)."""
+        self.samples.forget(target)
+        self.latest_rows.forget(target)
+
     async def write_poll(
         self, info: TargetInfo, state: TargetState | None, poll_samples: Sequence[Sample], ts: float
     ) -> None:

@@ -48,3 +48,26 @@ def test_windowed_ratio_reset_clears_history():
     ratio.add(1, 110, 1100)
     ratio.add(2, 1, 10)  # server restarted
     assert ratio.value() == (None, 0.0)
+
+
+def test_rates_of_a_row_are_what_rate_gives_each_counter_under_its_own_key():
+    together, apart = CounterMemory(), CounterMemory()
+    # Readings 1 s apart, then one at the same instant (no rate), a reset of the second
+    # counter only, and big values; then after forget() everything starts over.
+    readings = [
+        (10.0, (5, 100, 0)),
+        (11.0, (7, 160, 0)),
+        (11.0, (8, 170, 0)),
+        (12.5, (9, 3, 0)),
+        (13.5, (2**62, 4, 1)),
+        (14.0, (2**62 + 5, 10, 1)),
+    ]
+    for round_no in range(2):
+        for now, values in readings:
+            got = together.rates(("row", 1), now, values)
+            want = [apart.rate(("c", i), now, v) for i, v in enumerate(values)]
+            assert got == want and [type(x) for x in got] == [type(x) for x in want]
+        if round_no == 0:
+            together.forget()
+            apart.forget()
+    assert together.rates(("row", 2), 1.0, (1, 2)) == [None, None]

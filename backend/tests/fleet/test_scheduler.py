@@ -9,6 +9,8 @@ import asyncio
 import time
 from collections import Counter
 
+from sqlalchemy import text
+
 from poolscope.config import Settings, TargetConfig
 from poolscope.fleet.leases import LeaseKeeper
 from poolscope.poller.scheduler import MAINTENANCE_LEASE, Scheduler
@@ -39,6 +41,31 @@ async def polls_during(store, seconds: float, until: set[str] | None = None) -> 
     return seen
 
 
+def kept_for(store) -> set[str]:
+    """Targets the store keeps anything for, to write their polls (store/ingest.py, store/latest.py)."""
+    ingest, latest = store.samples, store.latest_rows
+    return (
+        set(ingest._layouts)
+        | set(ingest._plain)
+        | set(ingest._labeled)
+        | {key[0] for key in ingest._ids}
+        | set(latest._mine)
+        | set(latest._mine_json)
+        | set(latest._json._samples._last)
+    )
+
+
+async def stored_samples(store, name: str) -> int:
+    async with store.engine.connect() as conn:
+        result = await conn.execute(
+            text(
+                "SELECT count(*) FROM samples JOIN series ON series.id = samples.series_id WHERE series.target = :t"
+            ),
+            {"t": name},
+        )
+        return int(result.scalar() or 0)
+
+
 async def test_set_targets_keeps_unchanged_targets_polling_and_restarts_only_what_changed(store):
     settings = Settings(poll_interval_s=0.2, targets=[target("a"), target("b"), target("c")])
     scheduler = Scheduler(settings, store)
@@ -61,6 +88,29 @@ async def test_set_targets_keeps_unchanged_targets_polling_and_restarts_only_wha
     finally:
         await scheduler.stop()
     assert not scheduler.polling()
+
+
+async def test_a_target_no_longer_polled_leaves_nothing_kept_for_it_and_is_stored_again_when_back(store):
+    settings = Settings(poll_interval_s=0.2, targets=[target("a"), target("b")])
+    scheduler = Scheduler(settings, store)
+    scheduler.start()
+    try:
+        await polls_during(store, 15, until={"a", "b"})
+        assert kept_for(store) == {"a", "b"}
+
+        await scheduler.set_targets([target("a")])
+        assert kept_for(store) == {"a"}
+        assert (await store.latest("b")) is not None  # read from the store now, not from memory
+        before = await stored_samples(store, "b")
+
+        # Back: its series ids are read from the store again and its polls stored as before.
+        await scheduler.set_targets([target("a"), target("b")])
+        await polls_during(store, 15, until={"a", "b"})
+        assert kept_for(store) == {"a", "b"}
+        assert await stored_samples(store, "b") > before
+    finally:
+        await scheduler.stop()
+    assert kept_for(store) == set()
 
 
 async def test_it_polls_the_targets_whose_lease_it_holds_and_stops_when_a_lease_lapses(store):
@@ -87,6 +137,7 @@ async def test_it_polls_the_targets_whose_lease_it_holds_and_stops_when_a_lease_
         mine = a.held() - {MAINTENANCE_LEASE}
         seen = await polls_during(store, 10, until=mine)
         assert set(seen) == mine, seen
+        assert kept_for(store) <= mine  # nothing kept for the targets given up to b
 
         # a stops renewing (its store unreachable, say): its loops end before the leases expire.
         await asyncio.sleep(a.ttl_s)

@@ -75,7 +75,7 @@ async def test_reused_or_not_every_state_and_summary_encodes_the_same(
     for target, now, server, outputs, missing in polls:
         state = derive_state(target, now, server.model_copy(), copy.deepcopy(outputs), reusing, missing, [])
         fresh.made.forget()  # nothing to reuse: every model made afresh, as before the reuse
-        derive_module._SUMMARIES.clear()
+        derive_module.SUMMARIES.clear()
         reference = derive_state(target, now, server.model_copy(), copy.deepcopy(outputs), fresh, missing, [])
         assert state.model_dump_json() == reference.model_dump_json()
         reference_summary = target_summary(reference).model_dump_json()
@@ -183,7 +183,7 @@ def test_assign_is_setting_each_field() -> None:
 
 
 def test_summary_reuse_is_by_value_and_type() -> None:
-    derive_module._SUMMARIES.clear()
+    derive_module.SUMMARIES.clear()
     memory = target_memory()
     state = derive_state("t", 1.0, MARIADB_POOL.model_copy(), _state_inputs(5), memory, [], [])
     other = derive_state("u", 1.0, MARIADB_POOL.model_copy(), _state_inputs(5), target_memory(), [], [])

@@ -15,6 +15,7 @@ from collections.abc import Collection
 
 import pytest
 
+from poolscope.analysis.last_made import Generations
 from poolscope.poller.collectors import base
 from poolscope.poller.collectors.base import CollectorOutput, sample
 from poolscope.poller.collectors.global_status import GlobalStatus
@@ -239,19 +240,17 @@ def test_summaries_reuse_their_section_while_rows_repeat_and_follow_a_change() -
 
 
 def test_samples_in_use_outlive_a_full_generation_and_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(base, "_MAX_SAMPLES", 64)
-    monkeypatch.setattr(base, "_SAMPLES", {})
-    monkeypatch.setattr(base, "_OLDER", {})
+    monkeypatch.setattr(base, "SAMPLES", Generations(64))
     steady = sample("tp_group_threads", 4.0, group="0")
     for value in range(500):  # a busy series: a new value every poll, several generations' worth
         made = sample("qps", float(value))
         assert made.value == float(value) and made.metric == "qps"
         assert sample("tp_group_threads", 4.0, group="0") is steady, "read every poll: kept"
-    assert len(base._SAMPLES) <= 64 and len(base._OLDER) <= 64
+    assert len(base.SAMPLES.newer) <= 64 and len(base.SAMPLES.older) <= 64
     zero = sample("qps", 0.0)
     for value in range(64):  # the 0.0 moves to the older generation
         sample("qps", 1000.0 + value)
-    assert zero in base._OLDER.values()
+    assert zero in base.SAMPLES.older.values()
     negative = sample("qps", -0.0)
     assert negative.value == 0.0 and math.copysign(1.0, negative.value) == -1.0, "a kept 0.0 is not a -0.0"
     assert zero.value == 0.0 and math.copysign(1.0, zero.value) == 1.0

@@ -197,3 +197,25 @@ async def test_only_remembered_answers_are_kept_and_none_past_the_byte_limit(
     writer.execute(f"UPDATE {TABLE} SET v = v + 1")
     (big,) = await reader.run(conn, [READ], remember=True)
     assert [r["v"] for r in big.rows or []] == [11, 21, 31] and reader._answers == {}
+
+
+async def test_rows_past_the_scan_window_are_all_read_as_the_row_count_changes(
+    conn: aiomysql.Connection, writer: Cursor
+) -> None:
+    """A result set's end is looked for a window of packets at a time (as many as last time, or
+    64 the first time): a read of more rows than that, fewer, none, and in both forms, with
+    statements after it, reads every row and leaves the next statement's answer to it."""
+    reader = MultiReader()
+    for count in (3, 200, 2, 0, 150, 150, 1):
+        writer.execute(f"DELETE FROM {TABLE}")
+        if count:
+            writer.execute(
+                f"INSERT INTO {TABLE} VALUES " + ", ".join(f"({i}, {i * 10})" for i in range(count))
+            )
+        expected = [{"id": i, "v": i * 10} for i in range(count)]
+        decoded, raw, after = await reader.run(
+            conn, [READ, READ, "SELECT 7 AS x"], [False, True], remember=True
+        )
+        assert decoded.rows == expected
+        assert raw.raw is not None and raw.raw.rows() == expected
+        assert after.rows == [{"x": 7}]

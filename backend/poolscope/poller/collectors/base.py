@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import copysign
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.last_made import Generations
 from poolscope.metrics import Metric
 from poolscope.poller.wire import RawRows
 from poolscope.schemas import Sample, ServerInfo
@@ -157,6 +158,39 @@ class Collector(Generic[SectionT]):
         return None
 
 
+KeptT = TypeVar("KeptT")
+
+
+class RowsOnly(Collector[SectionT], Generic[SectionT, KeptT]):
+    """A source whose output depends on its rows alone (read(), no context): its rows come
+    undecoded, and a read that repeats the last one gives the last output again (LastRead), so
+    an idle server's repeated rows are not even decoded. What is kept is handed out by
+    hand_out(): as it is by default (a section nothing downstream changes), or with new models
+    made of it (THREAD_POOL_GROUPS, whose models derive.py sets each poll's verdicts on)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._last: LastRead[KeptT] = LastRead()
+
+    def reads_raw(self) -> bool:
+        return True
+
+    def read(self, rows: list[Row]) -> CollectorOutput[KeptT]:
+        """What these rows give (kept for the next read)."""
+        raise NotImplementedError
+
+    def hand_out(self, kept: CollectorOutput[KeptT]) -> CollectorOutput[SectionT]:
+        return cast(CollectorOutput[SectionT], kept)
+
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[SectionT]:
+        return self.hand_out(self._last.get(rows) or self._last.keep(rows, self.read(rows)))
+
+    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[SectionT]:
+        return self.hand_out(self._last.get_raw(rows) or self._last.keep_raw(rows, self.read(rows.rows())))
+
+
 def needs_pool_table(server: ServerInfo, table: str) -> str | None:
     """Skip reason for the MariaDB THREAD_POOL_* collectors, or None when they apply."""
     if not server.pool_enabled:
@@ -184,27 +218,18 @@ def as_float(value: Any) -> float | None:
 # Samples are never changed once made (the store, the alert engine and the live feed only read
 # them), so a series whose value has not changed since a poll made its Sample (most of an idle
 # server's series, every second, and the same zeros on every target) reuses that Sample instead
-# of validating a new one. Bounded in two generations: when the newer is full, it becomes the
-# older and the oldest is dropped, so the Samples still in use survive the values of busy
-# series that keep changing (a plain clear made every steady series' Sample again).
-_SAMPLES: dict[tuple[object, ...], Sample] = {}
-_OLDER: dict[tuple[object, ...], Sample] = {}
-_MAX_SAMPLES = 8192
+# of validating a new one.
+SAMPLES: Generations[tuple[object, ...], Sample] = Generations(8192)
 
 
 def sample(metric: str, value: float | None, **labels: str) -> Sample:
-    global _SAMPLES, _OLDER
     if value is not None and type(value) is not float:
         return Sample(metric=metric, labels=labels, value=value)  # validated as given (ints, strings)
     key = (metric, value, *labels.items())
-    made = _SAMPLES.get(key)
-    if made is None and (made := _OLDER.get(key)) is not None:
-        _SAMPLES[key] = made  # still in use: kept into the next generation
+    made = SAMPLES.newer.get(key) or SAMPLES.recall(key)
     # 0.0 and -0.0 are one key; NaN never equals a key, so it is always made afresh.
     if made is None or (value == 0.0 and copysign(1.0, value) != copysign(1.0, made.value or 0.0)):
-        made = _SAMPLES[key] = Sample(metric=metric, labels=labels, value=value)
-    if len(_SAMPLES) >= _MAX_SAMPLES:
-        _OLDER, _SAMPLES = _SAMPLES, {}
+        made = SAMPLES.keep(key, Sample(metric=metric, labels=labels, value=value))
     return made
 
 

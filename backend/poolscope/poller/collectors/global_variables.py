@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from poolscope.poller.collectors.base import Collector, CollectorOutput, LastRead, ParseContext, Row
-from poolscope.poller.wire import RawRows
+from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ NAMES = (
 )
 
 
-class GlobalVariables(Collector[dict[str, str]]):
+class GlobalVariables(RowsOnly[dict[str, str], dict[str, str]]):
     name = "global_variables"
     help = "Thread pool, connection, thread cache and buffer pool settings."
     # Variables change by hand (or by an apply, which asks for a re-read at once: refresh_soon).
@@ -60,20 +59,9 @@ class GlobalVariables(Collector[dict[str, str]]):
         names = ", ".join(f"'{n}'" for n in NAMES)
         return f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})"
 
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self._last: LastRead[dict[str, str]] = LastRead()
-
-    def reads_raw(self) -> bool:
-        return True  # variables seldom change: a repeated read is not decoded (LastRead)
-
-    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[dict[str, str]]:
-        # Its section is carried between reads already (every_s), and only ever read downstream.
-        return self._last.get_raw(rows) or self._last.keep_raw(rows, self.parse(rows.rows(), ctx))
-
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[str, str]]:
+    # Variables seldom change: a repeated read is not decoded. Its section is carried between
+    # reads already (every_s), and only ever read downstream.
+    def read(self, rows: list[Row]) -> CollectorOutput[dict[str, str]]:
         if rows and "variable_name" in rows[0]:
             variables = {str(row["variable_name"]): str(row["value"]) for row in rows}
         else:

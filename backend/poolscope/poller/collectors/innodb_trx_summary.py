@@ -6,16 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poolscope.metrics import Metric
-from poolscope.poller.collectors.base import (
-    Collector,
-    CollectorOutput,
-    LastRead,
-    ParseContext,
-    Row,
-    as_float,
-    sample,
-)
-from poolscope.poller.wire import RawRows
+from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly, as_float, sample
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -35,7 +26,7 @@ class TrxSummary:
     longest_age_s: float | None
 
 
-class InnodbTrxSummary(Collector[TrxSummary]):
+class InnodbTrxSummary(RowsOnly[TrxSummary, TrxSummary]):
     name = "innodb_trx_summary"
     help = "Count of open InnoDB transactions, of those in LOCK WAIT, and the longest age (needs PROCESS)."
     privilege = "PROCESS"
@@ -48,20 +39,8 @@ class InnodbTrxSummary(Collector[TrxSummary]):
             " FROM information_schema.INNODB_TRX"
         )
 
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self._last: LastRead[TrxSummary] = LastRead()
-
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[TrxSummary]:
-        return self._last.get(rows) or self._last.keep(rows, _parse(rows))
-
-    def reads_raw(self) -> bool:
-        return True  # a repeated read is reused undecoded (LastRead)
-
-    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[TrxSummary]:
-        return self._last.get_raw(rows) or self._last.keep_raw(rows, _parse(rows.rows()))
+    def read(self, rows: list[Row]) -> CollectorOutput[TrxSummary]:
+        return _parse(rows)
 
     def put(self, outputs: PollOutputs, section: TrxSummary) -> None:
         outputs.innodb_trx_summary = section

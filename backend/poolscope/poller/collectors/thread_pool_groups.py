@@ -5,16 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from poolscope.metrics import Metric
-from poolscope.poller.collectors.base import (
-    Collector,
-    CollectorOutput,
-    LastRead,
-    ParseContext,
-    Row,
-    needs_pool_table,
-    sample,
-)
-from poolscope.poller.wire import RawRows
+from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly, needs_pool_table, sample
 from poolscope.schemas import GroupState, Sample, ServerInfo
 
 if TYPE_CHECKING:
@@ -64,7 +55,7 @@ METRICS = (
 )
 
 
-class ThreadPoolGroups(Collector[list[GroupState]]):
+class ThreadPoolGroups(RowsOnly[list[GroupState], list[dict[str, Any]]]):
     name = "thread_pool_groups"
     help = "Per-group connections, threads, queue length and the listener/stall flags."
     metrics = METRICS
@@ -78,24 +69,14 @@ class ThreadPoolGroups(Collector[list[GroupState]]):
             " HAS_LISTENER, IS_STALLED FROM information_schema.THREAD_POOL_GROUPS"
         )
 
-    def __init__(self) -> None:
-        self.reset()
+    # What a read keeps is each group's fields and the samples: an idle pool's groups read the
+    # same poll after poll, and equal rows give equal fields and samples (every field is int() or
+    # bool() of its column), so only the models are made again.
+    def read(self, rows: list[Row]) -> CollectorOutput[list[dict[str, Any]]]:
+        return _read(rows)
 
-    def reset(self) -> None:
-        # The last read's rows (or, read undecoded, its shape and bytes) and what they gave: each
-        # group's fields and the samples.
-        self._last: LastRead[list[dict[str, Any]]] = LastRead()
-
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
-        # An idle pool's groups read the same poll after poll: equal rows give equal fields and
-        # samples (every field is int() or bool() of its column), so only the models are made again.
-        return _groups(self._last.get(rows) or self._last.keep(rows, _read(rows)))
-
-    def reads_raw(self) -> bool:
-        return True  # a repeated read is not even decoded: the same bytes give the same rows
-
-    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
-        return _groups(self._last.get_raw(rows) or self._last.keep_raw(rows, _read(rows.rows())))
+    def hand_out(self, kept: CollectorOutput[list[dict[str, Any]]]) -> CollectorOutput[list[GroupState]]:
+        return _groups(kept)
 
     def put(self, outputs: PollOutputs, section: list[GroupState]) -> None:
         outputs.thread_pool_groups = section

@@ -11,16 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from poolscope.metrics import Metric
-from poolscope.poller.collectors.base import (
-    Collector,
-    CollectorOutput,
-    LastRead,
-    ParseContext,
-    Row,
-    needs_pool_table,
-    sample,
-)
-from poolscope.poller.wire import RawRows
+from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly, needs_pool_table, sample
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -48,7 +39,7 @@ class QueueSummary:
     oldest_ms_by_group: dict[int, float] = field(default_factory=dict)
 
 
-class ThreadPoolQueueSummary(Collector[QueueSummary]):
+class ThreadPoolQueueSummary(RowsOnly[QueueSummary, QueueSummary]):
     name = "thread_pool_queue_summary"
     help = "Queued requests per group: count, oldest and mean queueing time, over all of them."
     metrics = METRICS
@@ -64,20 +55,8 @@ class ThreadPoolQueueSummary(Collector[QueueSummary]):
             " FROM information_schema.THREAD_POOL_QUEUES GROUP BY GROUP_ID"
         )
 
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self._last: LastRead[QueueSummary] = LastRead()
-
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[QueueSummary]:
-        return self._last.get(rows) or self._last.keep(rows, _parse(rows))
-
-    def reads_raw(self) -> bool:
-        return True  # a repeated read is reused undecoded (LastRead)
-
-    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[QueueSummary]:
-        return self._last.get_raw(rows) or self._last.keep_raw(rows, _parse(rows.rows()))
+    def read(self, rows: list[Row]) -> CollectorOutput[QueueSummary]:
+        return _parse(rows)
 
     def put(self, outputs: PollOutputs, section: QueueSummary) -> None:
         outputs.thread_pool_queue_summary = section

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from poolscope.metrics import Metric
@@ -90,12 +91,13 @@ class ThreadPoolStats(Collector[dict[int, GroupCounters]]):
         # nothing here repeats, so it is made as directly as it can be.
         groups: dict[int, GroupCounters] = {}
         samples = []
-        rate, now = ctx.counters.rate, ctx.now
+        rates_of, now = ctx.counters.rates, ctx.now
         for row in rows:
             group_id = int(row["group_id"])
-            label, keys = _keys(group_id)
-            raw = {name: int(row[name]) for name in COUNTERS}
-            rates = {name: rate(key, now, raw[name]) for name, key in keys}
+            label, key = _keys(group_id)
+            values = tuple(map(int, _COUNTER_VALUES(row)))
+            raw = dict(zip(COUNTERS, values, strict=True))
+            rates = dict(zip(COUNTERS, rates_of(key, now, values), strict=True))
             dequeue_rate = None
             if rates["dequeues_by_listener"] is not None and rates["dequeues_by_worker"] is not None:
                 dequeue_rate = rates["dequeues_by_listener"] + rates["dequeues_by_worker"]
@@ -112,19 +114,18 @@ class ThreadPoolStats(Collector[dict[int, GroupCounters]]):
         outputs.thread_pool_stats = section
 
 
-GroupKeys = tuple[str, tuple[tuple[str, tuple[str, int, str]], ...]]
+# A row's counters in COUNTERS order, in one C call.
+_COUNTER_VALUES = itemgetter(*COUNTERS)
+GroupKeys = tuple[str, tuple[str, int]]
 _KEYS: dict[int, GroupKeys] = {}
 _MAX_KEYS = 4096  # group ids; a pool has at most a few hundred groups
 
 
 def _keys(group_id: int) -> GroupKeys:
-    """A group's label and each counter's name with its counter-memory key, made once per group id."""
+    """A group's label and the counter-memory key of its counters (CounterMemory.rates), made once per group id."""
     keys = _KEYS.get(group_id)
     if keys is None:
         if len(_KEYS) >= _MAX_KEYS:
             _KEYS.clear()
-        keys = _KEYS[group_id] = (
-            str(group_id),
-            tuple((name, ("tp_stats", group_id, name)) for name in COUNTERS),
-        )
+        keys = _KEYS[group_id] = (str(group_id), ("tp_stats", group_id))
     return keys
