@@ -27,6 +27,8 @@ RAW_OLDEST_KEY = "raw_oldest"
 TS_INDEXED = frozenset({"mysql", "mariadb"})
 # (table, rollup steps per row): each coarser tier is rolled up from `rollups`.
 TIER_FACTORS: tuple[tuple[Table, int], ...] = ((rollups, 1), (rollups_x3, 3), (rollups_x10, 10))
+# Tier steps rolled up per statement.
+ROLLUP_SLICE_STEPS = 10
 # Deletes run in bounded batches so retention never holds the write lock for long.
 MAX_DELETE_BATCHES = 100
 
@@ -112,15 +114,22 @@ async def _roll_up(conn, source: Table, tier: Tier, now: float, columns) -> tupl
     if done_until <= hwm:
         return hwm, 0
     bucket = (func.floor(source.c.ts / step) * step).label("bucket")
-    rolled = (
-        select(source.c.series_id, bucket, *columns)
-        .where(source.c.ts >= hwm, source.c.ts < done_until, *_each_series(source, conn.dialect))
-        .group_by(source.c.series_id, bucket)
-    )
-    result = await conn.execute(
-        insert(tier.table).from_select(["series_id", "ts", "count", "sum", "min", "max"], rolled)
-    )
-    return done_until, max(result.rowcount or 0, 0)
+    total = 0
+    # A long range (a first pass, or catching up after maintenance stopped) goes in slices of
+    # whole steps, so each statement's groups fit the database's memory for aggregating.
+    width = step * ROLLUP_SLICE_STEPS
+    for k in range(math.ceil((done_until - hwm) / width)):
+        lo, hi = hwm + k * width, min(done_until, hwm + (k + 1) * width)
+        rolled = (
+            select(source.c.series_id, bucket, *columns)
+            .where(source.c.ts >= lo, source.c.ts < hi, *_each_series(source, conn.dialect))
+            .group_by(source.c.series_id, bucket)
+        )
+        result = await conn.execute(
+            insert(tier.table).from_select(["series_id", "ts", "count", "sum", "min", "max"], rolled)
+        )
+        total += max(result.rowcount or 0, 0)
+    return done_until, total
 
 
 async def _delete_before(engine: AsyncEngine, table: Table, cutoff: float) -> int:

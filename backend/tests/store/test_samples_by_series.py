@@ -88,6 +88,15 @@ async def old_reads(store: SqlStore, now: float) -> dict:
     }
 
 
+def same_rollups(got: list[tuple], expected: list[tuple]) -> bool:
+    """Equal rows; a sum may differ in its last bits: SQL leaves the order in which a group's
+    values are added to the plan (a sort before grouping reorders equal keys), old reads or new."""
+    return len(got) == len(expected) and all(
+        g[:3] == e[:3] and g[4:] == e[4:] and (g[3] == e[3] or abs(g[3] - e[3]) <= 1e-9 * abs(e[3]))
+        for g, e in zip(got, expected, strict=True)
+    )
+
+
 async def test_maintenance_matches_the_reads_by_time_alone(sqlite_pg_url):
     store = SqlStore(
         sqlite_pg_url, raw_retention_s=RAW_RETENTION_S, rollup_retention_s=86400, rollup_step_s=STEP
@@ -105,7 +114,7 @@ async def test_maintenance_matches_the_reads_by_time_alone(sqlite_pg_url):
                 got_rollups = await rows(conn, "SELECT series_id, ts, count, sum, min, max FROM rollups")
                 got_kept = await rows(conn, "SELECT series_id, ts, value FROM samples")
                 oldest = (await conn.execute(text("SELECT min(ts) FROM samples"))).scalar()
-            assert sorted(got_rollups) == expected["rollups"], k
+            assert same_rollups(sorted(got_rollups), expected["rollups"]), k
             assert sorted(got_kept) == expected["kept"], k
             assert counts["raw_deleted"] == expected["gone"], k
             assert store._marks is not None and store._marks.oldest_raw == oldest
