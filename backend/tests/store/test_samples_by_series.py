@@ -7,13 +7,12 @@ import asyncio
 import math
 
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import make_url
 
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll
-from poolscope.store.migrate import migrations_dir
+from poolscope.store.migrate import alembic_config
 from poolscope.store.rollup import read_marks
 from poolscope.store.sql import SqlStore
 from poolscope_bench.maintbench import T_END, StatementLog, sample_rows, samples_scans, write_rows
@@ -181,9 +180,7 @@ async def _samples_indexes(url: str) -> set[str]:
 
 
 async def test_migration_0010_downgrades_and_upgrades(sqlite_pg_url):
-    config = Config()
-    config.set_main_option("script_location", str(migrations_dir()))
-    config.attributes["store_url"] = sqlite_pg_url
+    config = alembic_config(sqlite_pg_url)
     assert "ix_samples_ts" not in await _samples_indexes(sqlite_pg_url)
     await asyncio.to_thread(command.downgrade, config, "0009")
     assert "ix_samples_ts" in await _samples_indexes(sqlite_pg_url)
