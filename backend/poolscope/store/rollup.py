@@ -27,8 +27,10 @@ RAW_OLDEST_KEY = "raw_oldest"
 TS_INDEXED = frozenset({"mysql", "mariadb"})
 # (table, rollup steps per row): each coarser tier is rolled up from `rollups`.
 TIER_FACTORS: tuple[tuple[Table, int], ...] = ((rollups, 1), (rollups_x3, 3), (rollups_x10, 10))
-# Tier steps rolled up per statement.
+# Tier steps rolled up per statement, and at most this many statements per tier and pass (a
+# far-off first sample, e.g. a wrong clock, widens the slices rather than multiplying them).
 ROLLUP_SLICE_STEPS = 10
+MAX_ROLLUP_SLICES = 1000
 # Deletes run in bounded batches so retention never holds the write lock for long.
 MAX_DELETE_BATCHES = 100
 
@@ -117,7 +119,8 @@ async def _roll_up(conn, source: Table, tier: Tier, now: float, columns) -> tupl
     total = 0
     # A long range (a first pass, or catching up after maintenance stopped) goes in slices of
     # whole steps, so each statement's groups fit the database's memory for aggregating.
-    width = step * ROLLUP_SLICE_STEPS
+    steps = math.ceil((done_until - hwm) / step - 1e-9)
+    width = step * max(ROLLUP_SLICE_STEPS, math.ceil(steps / MAX_ROLLUP_SLICES))
     for k in range(math.ceil((done_until - hwm) / width)):
         lo, hi = hwm + k * width, min(done_until, hwm + (k + 1) * width)
         rolled = (

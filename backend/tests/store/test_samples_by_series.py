@@ -13,7 +13,7 @@ from sqlalchemy.engine import make_url
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import alembic_config
-from poolscope.store.rollup import read_marks
+from poolscope.store.rollup import MAX_ROLLUP_SLICES, read_marks
 from poolscope.store.sql import SqlStore
 from poolscope_bench.maintbench import T_END, StatementLog, sample_rows, samples_scans, write_rows
 
@@ -186,3 +186,31 @@ async def test_migration_0010_downgrades_and_upgrades(sqlite_pg_url):
     assert "ix_samples_ts" in await _samples_indexes(sqlite_pg_url)
     await asyncio.to_thread(command.upgrade, config, "head")
     assert "ix_samples_ts" not in await _samples_indexes(sqlite_pg_url)
+
+
+async def test_a_far_off_first_sample_widens_the_roll_up_slices(sqlite_pg_url):
+    """A first pass from a sample a month old (a wrong clock) rolls everything up in at most
+    MAX_ROLLUP_SLICES statements per tier instead of one per 10 steps (4,320 here)."""
+    store = SqlStore(
+        sqlite_pg_url, raw_retention_s=40 * 86400, rollup_retention_s=40 * 86400, rollup_step_s=STEP
+    )
+    try:
+        info = TargetInfo(name="db1", status="up", poll_interval_s=1.0)
+        old = T0 - 30 * 86400
+        polls = [Poll(info, None, [Sample(metric="qps", value=1.5)], old + 0.5)]
+        polls += [Poll(info, None, [Sample(metric="qps", value=float(i))], T0 + i + 0.5) for i in range(120)]
+        await store.write_polls(polls)
+        log = StatementLog(store)
+        counts = await store.maintain(now=T0 + 120)
+        roll_ups = [s for s, _ in log.stop() if s.startswith("INSERT INTO rollups ")]
+        assert len(roll_ups) <= 1000 == MAX_ROLLUP_SLICES  # one per 10 steps would be 4,320
+        assert counts["rolled_up"] == 3  # the old minute and the two new ones
+        async with store.engine.connect() as conn:
+            got = await rows(conn, "SELECT ts, count, sum FROM rollups ORDER BY ts")
+        assert got == [
+            (old, 1, 1.5),
+            (T0, 60, float(sum(range(60)))),
+            (T0 + 60, 60, float(sum(range(60, 120)))),
+        ]
+    finally:
+        await store.close()
