@@ -21,9 +21,14 @@ def migrations_dir() -> Path:
     raise FileNotFoundError("Alembic migrations directory not found next to the poolscope package")
 
 
-def upgrade_to_head(store_url: str) -> None:
-    """Blocking (Alembic's env runs its own event loop): call it from a worker thread."""
+def alembic_config(store_url: str) -> Config:
+    """Alembic's configuration for the store at `store_url` (migrations/env.py reads it)."""
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
     config.attributes["store_url"] = store_url
-    command.upgrade(config, "head")
+    return config
+
+
+def upgrade_to_head(store_url: str) -> None:
+    """Blocking (Alembic's env runs its own event loop): call it from a worker thread."""
+    command.upgrade(alembic_config(store_url), "head")

@@ -1,20 +1,36 @@
 """Maintenance: roll completed steps up (raw -> rollups -> coarse rollups), then drop rows past
-their retention. Keeps the store's tier marks (store/query.py StoreMarks) current in-process."""
+their retention. Keeps the store's tier marks (store/query.py StoreMarks) current in-process.
+
+On SQLite and PostgreSQL the samples table has no index on ts alone (migration 0010: it was a
+quarter of PostgreSQL's server work per inserted sample), so every read of it by time names every
+series (`_each_series`): one range of the primary key (series_id, ts) per series. Its oldest
+timestamp is one probe per series (`_oldest`); maintain() keeps it in store_meta, so chart
+readers (read_marks) do not pay for it. MariaDB keeps the index and reads by time alone.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
 
-from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Dialect, Table, any_, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from poolscope.store.query import StoreMarks, Tier
-from poolscope.store.tables import rollups, rollups_x3, rollups_x10, samples, store_meta
+from poolscope.store.tables import rollups, rollups_x3, rollups_x10, samples, series, store_meta
 
 ROLLUP_HWM_KEY = "rollup_high_water_mark"
+# The oldest raw sample's ts after the last maintain() (absent: no samples then).
+RAW_OLDEST_KEY = "raw_oldest"
+# Engines whose samples table keeps ix_samples_ts (migration 0010) and whose reads by time use it:
+# the per-series reads were planned and measured on SQLite and PostgreSQL only.
+TS_INDEXED = frozenset({"mysql", "mariadb"})
 # (table, rollup steps per row): each coarser tier is rolled up from `rollups`.
 TIER_FACTORS: tuple[tuple[Table, int], ...] = ((rollups, 1), (rollups_x3, 3), (rollups_x10, 10))
+# Tier steps rolled up per statement, and at most this many statements per tier and pass (a
+# far-off first sample, e.g. a wrong clock, widens the slices rather than multiplying them).
+ROLLUP_SLICE_STEPS = 10
+MAX_ROLLUP_SLICES = 1000
 # Deletes run in bounded batches so retention never holds the write lock for long.
 MAX_DELETE_BATCHES = 100
 
@@ -25,12 +41,19 @@ def _hwm_key(factor: int) -> str:
 
 async def read_marks(conn: AsyncConnection, step_s: float) -> StoreMarks:
     keys = [_hwm_key(f) for _, f in TIER_FACTORS]
+    indexed = conn.dialect.name in TS_INDEXED
+    if not indexed:
+        keys.append(RAW_OLDEST_KEY)
     wanted = select(store_meta.c.key, store_meta.c.value).where(store_meta.c.key.in_(keys))
     meta = {key: value for key, value in await conn.execute(wanted)}
-    oldest = (await conn.execute(select(func.min(samples.c.ts)))).scalar()
+    # Samples are deleted only by maintain(), which stores their oldest ts after it; until a
+    # maintain() has seen samples, ask the table.
+    oldest = _float(meta.get(RAW_OLDEST_KEY)) if not indexed else None
+    if oldest is None:
+        oldest = await _oldest(conn, samples)
     return StoreMarks(
         tiers=tuple(Tier(t, float(step_s * f), _float(meta.get(_hwm_key(f)))) for t, f in TIER_FACTORS),
-        oldest_raw=float(oldest) if oldest is not None else None,
+        oldest_raw=oldest,
     )
 
 
@@ -62,9 +85,14 @@ async def maintain(
     )
     for tier in tiers[1:]:
         counts["coarse_deleted"] += await _delete_before(engine, tier.table, now - rollup_retention_s)
-    async with engine.connect() as conn:
-        oldest = (await conn.execute(select(func.min(samples.c.ts)))).scalar()
-    return StoreMarks(tuple(tiers), float(oldest) if oldest is not None else None), counts
+    async with engine.begin() as conn:
+        oldest = await _oldest(conn, samples)
+        if conn.dialect.name not in TS_INDEXED:
+            if oldest is None:
+                await conn.execute(delete(store_meta).where(store_meta.c.key == RAW_OLDEST_KEY))
+            else:
+                await _write_meta(conn, RAW_OLDEST_KEY, repr(oldest))
+    return StoreMarks(tuple(tiers), oldest), counts
 
 
 def _raw_columns():  # type: ignore[no-untyped-def]
@@ -83,34 +111,70 @@ async def _roll_up(conn, source: Table, tier: Tier, now: float, columns) -> tupl
     done_until = math.floor(now / step) * step  # the current step is still filling
     hwm = tier.hwm
     if hwm is None:
-        first = (await conn.execute(select(func.min(source.c.ts)))).scalar()
+        first = await _oldest(conn, source)
         hwm = math.floor(first / step) * step if first is not None else done_until
     if done_until <= hwm:
         return hwm, 0
     bucket = (func.floor(source.c.ts / step) * step).label("bucket")
-    rolled = (
-        select(source.c.series_id, bucket, *columns)
-        .where(source.c.ts >= hwm, source.c.ts < done_until)
-        .group_by(source.c.series_id, bucket)
-    )
-    result = await conn.execute(
-        insert(tier.table).from_select(["series_id", "ts", "count", "sum", "min", "max"], rolled)
-    )
-    return done_until, max(result.rowcount or 0, 0)
+    total = 0
+    # A long range (a first pass, or catching up after maintenance stopped) goes in slices of
+    # whole steps, so each statement's groups fit the database's memory for aggregating.
+    steps = math.ceil((done_until - hwm) / step - 1e-9)
+    width = step * max(ROLLUP_SLICE_STEPS, math.ceil(steps / MAX_ROLLUP_SLICES))
+    for k in range(math.ceil((done_until - hwm) / width)):
+        lo, hi = hwm + k * width, min(done_until, hwm + (k + 1) * width)
+        rolled = (
+            select(source.c.series_id, bucket, *columns)
+            .where(source.c.ts >= lo, source.c.ts < hi, *_each_series(source, conn.dialect))
+            .group_by(source.c.series_id, bucket)
+        )
+        result = await conn.execute(
+            insert(tier.table).from_select(["series_id", "ts", "count", "sum", "min", "max"], rolled)
+        )
+        total += max(result.rowcount or 0, 0)
+    return done_until, total
 
 
 async def _delete_before(engine: AsyncEngine, table: Table, cutoff: float) -> int:
     total = 0
+    async with engine.connect() as conn:
+        oldest = await _oldest(conn, table)
     for _ in range(MAX_DELETE_BATCHES):
+        if oldest is None or oldest >= cutoff:
+            break
+        # Delete by time slices rather than LIMIT, which not every dialect allows in DELETE.
+        slice_end = min(cutoff, oldest + max(600.0, (cutoff - oldest) / 10))
         async with engine.begin() as conn:
-            oldest = (await conn.execute(select(func.min(table.c.ts)))).scalar()
-            if oldest is None or oldest >= cutoff:
-                break
-            # Delete by time slices rather than LIMIT, which not every dialect allows in DELETE.
-            slice_end = min(cutoff, oldest + max(600.0, (cutoff - oldest) / 10))
-            result = await conn.execute(delete(table).where(table.c.ts < slice_end))
-            total += max(result.rowcount or 0, 0)
+            result = await conn.execute(
+                delete(table).where(table.c.ts < slice_end, *_each_series(table, conn.dialect))
+            )
+        total += max(result.rowcount or 0, 0)
+        # Nothing before slice_end is left: the next slice starts there (asking the table again
+        # would cost a probe per series on samples).
+        oldest = slice_end
     return total
+
+
+def _each_series(table: Table, dialect: Dialect) -> list[ColumnElement[bool]]:
+    """With a ts range, makes a read of samples one primary-key range per series (see above)."""
+    if table is not samples or dialect.name in TS_INDEXED:
+        return []
+    ids = select(series.c.id).scalar_subquery()
+    if dialect.name == "postgresql":
+        # ANY(ARRAY(SELECT ...)): the ids are read once and samples_pkey is scanned by them;
+        # `IN (SELECT ...)` is planned as a hash join over a sequential scan of every sample.
+        return [samples.c.series_id == any_(func.array(ids))]
+    return [samples.c.series_id.in_(ids)]
+
+
+async def _oldest(conn: AsyncConnection, table: Table) -> float | None:
+    if table is samples and conn.dialect.name not in TS_INDEXED:
+        # The first ts of each series (one primary-key probe each), then the smallest of them.
+        first = select(func.min(samples.c.ts)).where(samples.c.series_id == series.c.id).scalar_subquery()
+        found = (await conn.execute(select(func.min(first)).select_from(series))).scalar()
+    else:
+        found = (await conn.execute(select(func.min(table.c.ts)))).scalar()
+    return float(found) if found is not None else None
 
 
 async def _write_meta(conn: AsyncConnection, key: str, value: str) -> None:

@@ -33,6 +33,8 @@ series = Table(
     UniqueConstraint("target", "metric", "labels", name="uq_series_identity"),
 )
 
+# No index on ts alone on SQLite and PostgreSQL (migration 0010): maintenance reads samples by time
+# per series through the primary key (store/rollup.py).
 samples = Table(
     "samples",
     metadata,

@@ -8,12 +8,11 @@ import asyncio
 
 import pytest
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import func, select, text
 
 from poolscope.store.ingest import Poll
 from poolscope.store.latest import target_latest
-from poolscope.store.migrate import migrations_dir, upgrade_to_head
+from poolscope.store.migrate import alembic_config, upgrade_to_head
 from poolscope.store.sql import SqlStore
 from poolscope.store.tables import samples
 from tests.store.test_writer import T0, make_store, poll_args, stored
@@ -142,9 +141,7 @@ async def _compression(url):
 
 
 async def test_migration_0009_downgrades_and_upgrades(sqlite_pg_url):
-    config = Config()
-    config.set_main_option("script_location", str(migrations_dir()))
-    config.attributes["store_url"] = sqlite_pg_url
+    config = alembic_config(sqlite_pg_url)
     postgres = sqlite_pg_url.startswith("postgresql")
     if postgres:
         assert await _compression(sqlite_pg_url) == {"info": "l", "state": "l"}
