@@ -28,7 +28,8 @@ from poolscope.recommend.models import (
 )
 from poolscope.recommend.rules import ALL_RULES
 from poolscope.recommend.window import Window
-from poolscope.schemas import PollEvent, ServerInfo, TargetState
+from poolscope.schemas import ServerInfo, TargetState
+from poolscope.store.latest_json import variables_fingerprint
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,8 @@ log = logging.getLogger(__name__)
 VANISHED_KEPT = 50
 VARIABLES_EVERY_S = GlobalVariables.every_s
 MAX_WINDOW_POINTS = 2000
+# How often the latest rows' variables fingerprints are compared with what the rules ran on.
+VARIABLES_CHECK_S = 1.0
 
 
 def local_cpu_count() -> int:
@@ -142,8 +145,9 @@ class Recommender:
         self._followups: set[asyncio.Task[None]] = set()
         self._schedule = RecommendSchedule([], settings)
         self._wake = asyncio.Event()
-        # The variables each target's rules last ran on: a poll showing others brings the next run forward.
-        self._evaluated_variables: dict[str, dict[str, str]] = {}
+        # The fingerprint of the variables each target's rules last ran on (or that last brought a
+        # run forward): a latest row showing another brings the next run forward.
+        self._variables_fp: dict[str, str] = {}
         # Whether each target's server is on loopback, by its configuration (parsing the DSN was
         # 5 % of an evaluation).
         self._loopback: dict[str, tuple[TargetConfig, bool]] = {}
@@ -161,7 +165,7 @@ class Recommender:
             if name not in self.targets:
                 del self._state[name]
                 self._locks.pop(name, None)
-                self._evaluated_variables.pop(name, None)
+                self._variables_fp.pop(name, None)
         for name in self.targets:
             self._state.setdefault(name, TargetRecommendations())
             self._locks.setdefault(name, asyncio.Lock())
@@ -209,16 +213,26 @@ class Recommender:
                 )
 
     async def _watch_variables(self) -> None:
-        """A variable changed on the server (by anyone): evaluate that target now, not at its turn."""
-        async with self.store.hub.subscribe() as queue:
-            while True:
-                event = await queue.get()
-                if not isinstance(event, PollEvent) or event.state is None:
-                    continue
-                seen = self._evaluated_variables.get(event.target)
-                if seen is not None and seen != event.state.variables:
-                    self._schedule.soon(event.target)
-                    self._wake.set()
+        """A variable changed on the server (by anyone): evaluate that target within a few seconds,
+        not at its turn. Whichever process polls the target puts a fingerprint of the variables in
+        its latest row (store/latest.py variables_fp): compared here for all targets at once, in
+        memory for this process's own polls, else with one small query, never decoding a state."""
+        while True:
+            await asyncio.sleep(VARIABLES_CHECK_S)
+            known = self._variables_fp
+            if not known:
+                continue
+            try:
+                stored = await self.store.latest_rows.variables_fps(list(known))
+            except Exception:
+                log.exception("reading the variables fingerprints failed")
+                continue
+            changed = [name for name, fp in stored.items() if known.get(name, fp) != fp]
+            for name in changed:
+                known[name] = stored[name]  # one run brought forward per change
+                self._schedule.soon(name)
+            if changed:
+                self._wake.set()
 
     def get(self, name: str) -> RecommendationsOut:
         self._follow_targets()
@@ -327,7 +341,7 @@ class Recommender:
                     )
         st.evaluated_at = now
         st.note = None
-        self._evaluated_variables[name] = dict(state.variables)
+        self._variables_fp[name] = variables_fingerprint(state.variables)
 
     def _recommendation(
         self,
