@@ -19,6 +19,7 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.poller.collectors.global_variables import GlobalVariables
 from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule
 from poolscope.recommend.flavors import config_snippet, supports_set_persist
+from poolscope.recommend.history import History
 from poolscope.recommend.models import (
     EvidenceWindow,
     Recommendation,
@@ -27,7 +28,6 @@ from poolscope.recommend.models import (
     VanishedRecommendation,
 )
 from poolscope.recommend.rules import ALL_RULES
-from poolscope.recommend.window import Window
 from poolscope.schemas import ServerInfo, TargetState
 from poolscope.store.latest_json import variables_fingerprint
 from poolscope.store.sql import SqlStore
@@ -39,6 +39,9 @@ VARIABLES_EVERY_S = GlobalVariables.every_s
 MAX_WINDOW_POINTS = 2000
 # How often the latest rows' variables fingerprints are compared with what the rules ran on.
 VARIABLES_CHECK_S = 1.0
+# Beyond a poll's timeout: how much later than its timestamp a poll's samples may be committed
+# (the batch writer's delay, a busy store) and still be in the next evaluation's window.
+HISTORY_MARGIN_S = 5.0
 
 
 def local_cpu_count() -> int:
@@ -137,7 +140,13 @@ class Recommender:
         self.settings = settings
         self.store = store
         self.rules = rules
-        self._metrics = sorted({m for rule in rules for m in rule.metrics})
+        # Each target's window of the rules' metrics, kept between evaluations (recommend/history.py).
+        self._history = History(
+            store,
+            sorted({m for rule in rules for m in rule.metrics}),
+            settings.recommend_window_s,
+            overlap_s=settings.poll_timeout_s + 2 * settings.poll_interval_s + HISTORY_MARGIN_S,
+        )
         self.targets: dict[str, TargetConfig] = {}
         self._state: dict[str, TargetRecommendations] = {}
         self._task: asyncio.Task[None] | None = None
@@ -166,6 +175,8 @@ class Recommender:
                 del self._state[name]
                 self._locks.pop(name, None)
                 self._variables_fp.pop(name, None)
+                self._loopback.pop(name, None)
+                self._history.forget(name)
         for name in self.targets:
             self._state.setdefault(name, TargetRecommendations())
             self._locks.setdefault(name, asyncio.Lock())
@@ -295,9 +306,7 @@ class Recommender:
         window_s = self.settings.recommend_window_s
         start = now - window_s
         points = int(min(MAX_WINDOW_POINTS, max(10, window_s / self.settings.poll_interval_s)))
-        history = await self.store.query(
-            name, self._metrics, start, now, points, "avg", min_step_s=self.settings.poll_interval_s
-        )
+        window = await self._history.window(name, start, now, points, self.settings.poll_interval_s)
         cpus, cpus_source = self._host_cpus(target)
         ctx = RecommendContext(
             target=name,
@@ -305,7 +314,7 @@ class Recommender:
             server=info.server,
             state=state,
             info=info,
-            window=Window(start, now, history.series),
+            window=window,
             cpus=cpus,
             cpus_source=cpus_source,
         )

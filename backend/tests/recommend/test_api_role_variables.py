@@ -24,7 +24,9 @@ from tests.recommend.test_schedule import evaluations, until
 
 # A MariaDB pool variable no rule proposes and no other test reads: changing it changes nothing else.
 VARIABLE = "thread_pool_prio_kickup_timer"
-INTERVAL_S = 300.0  # the longest allowed: a target's turn comes back after 5 min; only the watch brings it sooner
+INTERVAL_S = (
+    300.0  # the longest allowed: a target's turn comes back after 5 min; only the watch brings it sooner
+)
 SEEN_WITHIN_S = 30.0  # variables are read every 5 s, fingerprints compared every second
 
 _databases = itertools.count()
