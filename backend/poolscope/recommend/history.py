@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from poolscope.recommend.window import Window
-from poolscope.schemas import SeriesOut
 from poolscope.store.query import Rounded
 from poolscope.store.sql import SqlStore, chart_step
 
@@ -36,6 +35,8 @@ class _Kept:
     series: list[tuple[int, str, dict[str, str]]]  # (id, metric, labels) in query()'s order
     ts: list[float]  # the distinct sample timestamps held, ascending
     values: dict[int, array[float]]  # per series, aligned with ts; NaN: no value there
+    # The same as the buckets' points Window adds up when a bucket holds only that value (_point).
+    points: dict[int, array[float]]
     start: float  # every sample with start <= ts <= read_to is held
     read_to: float
     full_at: float  # the end of the last full read
@@ -77,7 +78,7 @@ class History:
             )
             return Window(start, end, history.series)
         self._kept[name] = kept
-        return Window(start, end, _bucketed(kept, start, step))
+        return Window.of_totals(start, end, _totals(kept, start, step))
 
 
 def _merge(
@@ -96,30 +97,33 @@ def _merge(
     at = {t: i + len(old_ts) for i, t in enumerate(new_ts)}
     blank = array("d", [NAN])
     values: dict[int, array[float]] = {}
+    points: dict[int, array[float]] = {}
     for sid, _metric, _labels in series_rows:
-        old = kept.values.get(sid) if kept is not None else None
-        head = old[first:cut] if old is not None else blank * len(old_ts)
-        values[sid] = head + blank * len(new_ts)
+        old = (kept.values.get(sid), kept.points.get(sid)) if kept is not None else (None, None)
+        for was, now in zip(old, (values, points), strict=True):
+            now[sid] = (was[first:cut] if was is not None else blank * len(old_ts)) + blank * len(new_ts)
+    rounded = Rounded()
     for sid, ts, value in rows:
         if value is not None:
             if value != value:
                 return None
-            values[sid][at[ts]] = float(value)
+            values[sid][at[ts]] = value = float(value)
+            points[sid][at[ts]] = _point(value, rounded)
     if kept is not None and len(kept.series) == len(values) and all(s[0] in values for s in kept.series):
         series = kept.series
     else:  # a series is new (a thread group appeared): parsed and sorted as query() sorts them
         labelled = [(sid, metric, json.loads(labels)) for sid, metric, labels in series_rows]
         series = sorted(labelled, key=lambda s: (s[1], sorted(s[2].items())))
     full_at = kept.full_at if kept is not None else end
-    return _Kept(series, old_ts + new_ts, values, start, end, full_at)
+    return _Kept(series, old_ts + new_ts, values, points, start, end, full_at)
 
 
-def _bucketed(kept: _Kept, start: float, step: float) -> list[SeriesOut]:
-    """The series as store/query.py returns them for [start, read_to] at `step` from raw samples."""
+def _totals(kept: _Kept, start: float, step: float) -> dict[str, list[float]]:
+    """Each metric's per-poll totals (Window.totals) of store/query.py's answer for [start,
+    read_to] at `step` from raw samples: bucketed, averaged and rounded as there, then summed across
+    the metric's series in query()'s order, each total starting from 0.0, as Window sums them."""
     floor = math.floor
     buckets = [floor((t - start) / step) for t in kept.ts]
-    whole = float(start).is_integer() and float(step).is_integer()
-    at = [start + b * step for b in buckets] if whole else [round(start + b * step, 3) for b in buckets]
     # Runs of timestamps in one bucket (ascending, so they are next to each other): averaged.
     runs: list[tuple[int, int]] = []
     i = 0
@@ -129,22 +133,28 @@ def _bucketed(kept: _Kept, start: float, step: float) -> list[SeriesOut]:
                 runs.append((i, j))
             i = j
     rounded = Rounded()
-    out = []
-    for sid, metric, labels in kept.series:
-        values: Sequence[float] = kept.values[sid]
+    sums: dict[str, list[float]] = {}  # per bucket; NaN: no value yet
+    for sid, metric, _labels in kept.series:
+        points = kept.points[sid].tolist()
         if runs:
-            values = _averaged(values, runs)
-        points: list[tuple[float, float | None]] = [
-            (t, rounded[v] if v else v) for t, v in zip(at, values, strict=True) if v == v
-        ]
-        out.append(SeriesOut.model_construct(metric=metric, labels=labels, points=points))
-    return out
+            values = kept.values[sid]
+            for i, j in runs:  # SQL avg: of the values there, in time order
+                present = [v for v in values[i:j] if v == v]
+                average = sum(present) / len(present) if present else NAN
+                points[i:j] = [_point(average, rounded)] + [NAN] * (j - i - 1)
+        have = sums.get(metric)
+        if have is None:
+            sums[metric] = points
+        else:  # a + b, as Window adds them (b already has its 0.0 added: the same sum)
+            sums[metric] = [
+                a if b != b else (a + b if a == a else b) for a, b in zip(have, points, strict=True)
+            ]
+    return {metric: [v for v in per_bucket if v == v] for metric, per_bucket in sums.items()}
 
 
-def _averaged(values: Sequence[float], runs: list[tuple[int, int]]) -> list[float]:
-    """Each run's values averaged into its first place (SQL avg: the values there, in time order)."""
-    out = list(values)
-    for i, j in runs:
-        present = [v for v in out[i:j] if v == v]
-        out[i:j] = [sum(present) / len(present) if present else NAN] + [NAN] * (j - i - 1)
-    return out
+def _point(value: float, rounded: Rounded) -> float:
+    """A bucket's value as Window adds it up: query()'s point (round6, zeros as they are) plus 0.0,
+    which is what Window's first addition does (-0.0 becomes 0.0); NaN where Window skips it."""
+    if not math.isfinite(value):
+        return NAN
+    return 0.0 + rounded[value] if value else 0.0
