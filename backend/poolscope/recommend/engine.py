@@ -38,7 +38,7 @@ VANISHED_KEPT = 50
 VARIABLES_EVERY_S = GlobalVariables.every_s
 MAX_WINDOW_POINTS = 2000
 # How often the latest rows' variables fingerprints are compared with what the rules ran on.
-VARIABLES_CHECK_S = 1.0
+VARIABLES_CHECK_S = 2.0
 # Beyond a poll's timeout: how much later than its timestamp a poll's samples may be committed
 # (the batch writer's delay, a busy store) and still be in the next evaluation's window.
 HISTORY_MARGIN_S = 5.0

@@ -9,10 +9,7 @@ store connection and hub, as `serve`'s children do; the store is SQLite or the p
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
-
-import pytest
 
 from poolscope.auth import AuthService
 from poolscope.config import Settings, TargetConfig
@@ -27,16 +24,7 @@ VARIABLE = "thread_pool_prio_kickup_timer"
 INTERVAL_S = (
     300.0  # the longest allowed: a target's turn comes back after 5 min; only the watch brings it sooner
 )
-SEEN_WITHIN_S = 30.0  # variables are read every 5 s, fingerprints compared every second
-
-_databases = itertools.count()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
-    if request.param == "postgresql":
-        return request.getfixturevalue("postgres").create_database(f"poolscope_rec_{next(_databases)}")
-    return f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+SEEN_WITHIN_S = 30.0  # variables are read every 5 s, fingerprints compared every 2 s
 
 
 async def test_a_set_global_seen_by_a_poller_brings_the_api_processes_evaluation_forward(

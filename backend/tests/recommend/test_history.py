@@ -6,10 +6,7 @@ holding two polls, on a whole-second grid and off it."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
-
-import pytest
 
 from poolscope.auth import AuthService
 from poolscope.config import Settings, TargetConfig
@@ -22,15 +19,6 @@ from poolscope.store.sql import SqlStore
 METRICS = sorted({m for rule in ALL_RULES for m in rule.metrics})
 POLL_S = 0.2
 WINDOW_S = 3.0
-
-_databases = itertools.count()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
-    if request.param == "postgresql":
-        return request.getfixturevalue("postgres").create_database(f"poolscope_hist_{next(_databases)}")
-    return f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
 
 
 async def full_window(store: SqlStore, start: float, end: float, points: int, min_step_s: float) -> Window:
@@ -64,12 +52,12 @@ async def test_the_kept_window_is_the_full_querys_window_on_real_polls(
         store = services.store
         await asyncio.sleep(WINDOW_S + 1)
         # Polls every 0.2 s in buckets of 0.45 s (most hold two) and of 1 s on a whole-second grid.
-        grids = [(1.7 * WINDOW_S, 0.45, 0.0), (WINDOW_S, 1.0, 0.0)]
+        grids = [(1.7 * WINDOW_S, 0.45), (WINDOW_S, 1.0)]
         kept = {grid: History(store, METRICS, WINDOW_S * 1.5, overlap_s=0.5) for grid in grids}
         incremental = shared = 0
         for round_no in range(8):
             now = time.time()
-            for (window_s, step, _), history in kept.items():
+            for (window_s, step), history in kept.items():
                 end = float(int(now)) if step == 1.0 else now
                 start, points = end - window_s, int(window_s / step)
                 before = history._kept.get("db")

@@ -96,7 +96,9 @@ async def test_a_removed_targets_caches_are_dropped_and_a_readded_one_starts_afr
         for name in ("a", "b"):
             for i in range(20):  # 20 polls, so each target has a window of history kept
                 info = TargetInfo(name=name, status="up", poll_interval_s=1.0, server=server)
-                state = TargetState(target=name, ts=now - 20 + i, status="up", variables={"thread_pool_size": "4"})
+                state = TargetState(
+                    target=name, ts=now - 20 + i, status="up", variables={"thread_pool_size": "4"}
+                )
                 await store.write_poll(info, state, [Sample(metric="qps", value=float(i))], ts=now - 20 + i)
             assert (await recommender.evaluate(name, now)).evaluated_at == now
         caches = {
