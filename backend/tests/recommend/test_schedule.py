@@ -1,4 +1,4 @@
-"""The recommender's own cadence (recommend/engine.py RecommendSchedule and the variables watch).
+"""The recommender's own cadence (recommend/schedule.py RecommendSchedule, recommend/engine.py the variables watch).
 
 Rules read minutes of history from the store: run every recommend_interval_s per target, spread
 over it, never per poll; sooner only before a target's first evaluation and when a poll shows
@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.recommend.engine import VARIABLES_CHECK_S, Recommender, RecommendSchedule
+from poolscope.recommend.engine import VARIABLES_CHECK_S, Recommender
+from poolscope.recommend.schedule import RecommendSchedule
 from poolscope.schemas import TargetInfo, TargetState
 from poolscope.store.latest_json import variables_fingerprint
 from poolscope.store.migrate import upgrade_to_head
