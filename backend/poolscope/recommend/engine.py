@@ -19,6 +19,7 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.poller.collectors.global_variables import GlobalVariables
 from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule
 from poolscope.recommend.flavors import config_snippet, supports_set_persist
+from poolscope.recommend.history import History
 from poolscope.recommend.models import (
     EvidenceWindow,
     Recommendation,
@@ -27,8 +28,9 @@ from poolscope.recommend.models import (
     VanishedRecommendation,
 )
 from poolscope.recommend.rules import ALL_RULES
-from poolscope.recommend.window import Window
-from poolscope.schemas import PollEvent, ServerInfo, TargetState
+from poolscope.recommend.schedule import RecommendSchedule
+from poolscope.schemas import ServerInfo, TargetState
+from poolscope.store.latest_json import variables_fingerprint
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,11 @@ log = logging.getLogger(__name__)
 VANISHED_KEPT = 50
 VARIABLES_EVERY_S = GlobalVariables.every_s
 MAX_WINDOW_POINTS = 2000
+# How often the latest rows' variables fingerprints are compared with what the rules ran on.
+VARIABLES_CHECK_S = 2.0
+# Beyond a poll's timeout: how much later than its timestamp a poll's samples may be committed
+# (the batch writer's delay, a busy store) and still be in the next evaluation's window.
+HISTORY_MARGIN_S = 5.0
 
 
 def local_cpu_count() -> int:
@@ -86,47 +93,6 @@ class TargetRecommendations:
         self.note: str | None = "not evaluated yet"
 
 
-class RecommendSchedule:
-    """When each target's rules run next: every recommend_interval_s once evaluated, spread
-    evenly over that interval so a fleet's history queries do not come in one burst.
-
-    A target not yet evaluated (its first poll not stored yet) is looked at again after a poll
-    interval, so recommendations appear soon after start-up whatever the interval.
-    """
-
-    def __init__(self, names: list[str], settings: Settings) -> None:
-        self.interval_s = settings.recommend_interval_s
-        self.retry_s = settings.poll_interval_s
-        self._next: dict[str, float] = {}
-        self._evaluated: set[str] = set()
-        self.sync(names)
-
-    def sync(self, names: list[str]) -> None:
-        """Follow the configured targets: a new one is due at once, a removed one is forgotten."""
-        self._slot = {name: (index + 1) / len(names) for index, name in enumerate(names)}
-        self._next = {name: self._next.get(name, 0.0) for name in names}
-        self._evaluated &= set(names)
-
-    def due(self, now: float) -> list[str]:
-        return [name for name, at in self._next.items() if at <= now]
-
-    def done(self, name: str, now: float, *, evaluated: bool) -> None:
-        if not evaluated:
-            self._next[name] = now + self.retry_s
-        elif name not in self._evaluated:
-            self._evaluated.add(name)
-            self._next[name] = now + self.interval_s * self._slot[name]
-        else:
-            self._next[name] = now + self.interval_s
-
-    def soon(self, name: str) -> None:
-        if name in self._next:
-            self._next[name] = 0.0
-
-    def next_at(self, now: float) -> float:
-        return min(self._next.values(), default=now + self.interval_s)
-
-
 class Recommender:
     def __init__(
         self, settings: Settings, store: SqlStore, rules: tuple[RecommendRule, ...] = ALL_RULES
@@ -134,7 +100,13 @@ class Recommender:
         self.settings = settings
         self.store = store
         self.rules = rules
-        self._metrics = sorted({m for rule in rules for m in rule.metrics})
+        # Each target's window of the rules' metrics, kept between evaluations (recommend/history.py).
+        self._history = History(
+            store,
+            sorted({m for rule in rules for m in rule.metrics}),
+            settings.recommend_window_s,
+            overlap_s=settings.poll_timeout_s + 2 * settings.poll_interval_s + HISTORY_MARGIN_S,
+        )
         self.targets: dict[str, TargetConfig] = {}
         self._state: dict[str, TargetRecommendations] = {}
         self._task: asyncio.Task[None] | None = None
@@ -142,8 +114,9 @@ class Recommender:
         self._followups: set[asyncio.Task[None]] = set()
         self._schedule = RecommendSchedule([], settings)
         self._wake = asyncio.Event()
-        # The variables each target's rules last ran on: a poll showing others brings the next run forward.
-        self._evaluated_variables: dict[str, dict[str, str]] = {}
+        # The fingerprint of the variables each target's rules last ran on (or that last brought a
+        # run forward): a latest row showing another brings the next run forward.
+        self._variables_fp: dict[str, str] = {}
         # Whether each target's server is on loopback, by its configuration (parsing the DSN was
         # 5 % of an evaluation).
         self._loopback: dict[str, tuple[TargetConfig, bool]] = {}
@@ -161,7 +134,9 @@ class Recommender:
             if name not in self.targets:
                 del self._state[name]
                 self._locks.pop(name, None)
-                self._evaluated_variables.pop(name, None)
+                self._variables_fp.pop(name, None)
+                self._loopback.pop(name, None)
+                self._history.forget(name)
         for name in self.targets:
             self._state.setdefault(name, TargetRecommendations())
             self._locks.setdefault(name, asyncio.Lock())
@@ -209,16 +184,26 @@ class Recommender:
                 )
 
     async def _watch_variables(self) -> None:
-        """A variable changed on the server (by anyone): evaluate that target now, not at its turn."""
-        async with self.store.hub.subscribe() as queue:
-            while True:
-                event = await queue.get()
-                if not isinstance(event, PollEvent) or event.state is None:
-                    continue
-                seen = self._evaluated_variables.get(event.target)
-                if seen is not None and seen != event.state.variables:
-                    self._schedule.soon(event.target)
-                    self._wake.set()
+        """A variable changed on the server (by anyone): evaluate that target within a few seconds,
+        not at its turn. Whichever process polls the target puts a fingerprint of the variables in
+        its latest row (store/latest.py variables_fp): compared here for all targets at once, in
+        memory for this process's own polls, else with one small query, never decoding a state."""
+        while True:
+            await asyncio.sleep(VARIABLES_CHECK_S)
+            known = self._variables_fp
+            if not known:
+                continue
+            try:
+                stored = await self.store.latest_rows.variables_fps(list(known))
+            except Exception:
+                log.exception("reading the variables fingerprints failed")
+                continue
+            changed = [name for name, fp in stored.items() if known.get(name, fp) != fp]
+            for name in changed:
+                known[name] = stored[name]  # one run brought forward per change
+                self._schedule.soon(name)
+            if changed:
+                self._wake.set()
 
     def get(self, name: str) -> RecommendationsOut:
         self._follow_targets()
@@ -281,9 +266,7 @@ class Recommender:
         window_s = self.settings.recommend_window_s
         start = now - window_s
         points = int(min(MAX_WINDOW_POINTS, max(10, window_s / self.settings.poll_interval_s)))
-        history = await self.store.query(
-            name, self._metrics, start, now, points, "avg", min_step_s=self.settings.poll_interval_s
-        )
+        window = await self._history.window(name, start, now, points, self.settings.poll_interval_s)
         cpus, cpus_source = self._host_cpus(target)
         ctx = RecommendContext(
             target=name,
@@ -291,7 +274,7 @@ class Recommender:
             server=info.server,
             state=state,
             info=info,
-            window=Window(start, now, history.series),
+            window=window,
             cpus=cpus,
             cpus_source=cpus_source,
         )
@@ -327,7 +310,7 @@ class Recommender:
                     )
         st.evaluated_at = now
         st.note = None
-        self._evaluated_variables[name] = dict(state.variables)
+        self._variables_fp[name] = variables_fingerprint(state.variables)
 
     def _recommendation(
         self,

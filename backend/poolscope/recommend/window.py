@@ -18,6 +18,13 @@ class Window:
         # Each metric's totals, summed once: rules ask for the same metric's count, mean and peak.
         self._totals: dict[str, list[float]] = {}
 
+    @classmethod
+    def of_totals(cls, start: float, end: float, totals: dict[str, list[float]]) -> Window:
+        """A window given each metric's per-poll totals (as totals() would sum them from its series)."""
+        window = cls(start, end, ())
+        window._totals = totals
+        return window
+
     @property
     def seconds(self) -> float:
         return self.end - self.start

@@ -65,6 +65,9 @@ target_latest = Table(
     # The overview row's figures (overview_fields_json), built once per poll by the poller, so
     # GET /api/overview decodes no TargetInfo. NULL in rows written before migration 0008.
     Column("overview", LongText, nullable=True),
+    # variables_fingerprint of the state's variables (kept with the state while down), so a reader
+    # sees a change without decoding the state (recommend/engine.py). NULL before migration 0011.
+    Column("variables_fp", String(32), nullable=True),
     Index("ix_target_latest_seq", "seq"),
 )
 
@@ -79,6 +82,8 @@ live_alert_events = Table(
 )
 
 SAMPLES = TypeAdapter(list[Sample])
+# Written only with a good state: a down poll leaves the last good ones.
+STATE_COLUMNS = ("state", "variables_fp")
 MAX_IN_LIST = 500
 NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 # One notification per target written by a batch (PostgreSQL delivers them at commit).
@@ -88,12 +93,13 @@ NOTIFY_EACH = text("SELECT pg_notify(:channel, t) FROM unnest(CAST(:names AS TEX
 # evaluated by each row's statement under SQLite's write lock, so it follows commit order. A
 # down poll (state NULL) leaves the stored state alone: it stays the last good one.
 SQLITE_UPSERT = (
-    "INSERT INTO target_latest (target, seq, ts, status, info, samples, state, state_fresh, overview) "
-    "VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM target_latest), ?, ?, ?, ?, ?, ?, ?) "
+    "INSERT INTO target_latest (target, seq, ts, status, info, samples, state, state_fresh, overview, "
+    "variables_fp) VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM target_latest), ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (target) DO UPDATE SET seq = excluded.seq, ts = excluded.ts, "
     "status = excluded.status, info = excluded.info, samples = excluded.samples, "
     "state = coalesce(excluded.state, target_latest.state), state_fresh = excluded.state_fresh, "
-    "overview = excluded.overview"
+    "overview = excluded.overview, "
+    "variables_fp = coalesce(excluded.variables_fp, target_latest.variables_fp)"
 )
 
 
@@ -168,6 +174,7 @@ class LatestRows:
         # and overview JSON as stored).
         self._mine: dict[str, Latest] = {}
         self._mine_json: dict[str, tuple[str, str]] = {}
+        self._mine_fp: dict[str, str] = {}
         self._statements = self._build_statements()
         self._json = LatestJson()
         self._pg_upsert: Any = self._build_pg_upsert() if self.postgres else None
@@ -193,8 +200,9 @@ class LatestRows:
             info_json, state_json = self._json.info_state(info, state)
             overview = self._json.overview(info)
             earlier = rows.get(name)
+            fingerprint = self._json.variables_fp(name, state) if state is not None else None
             if state_json is None and earlier is not None:
-                state_json = earlier["state"]
+                state_json, fingerprint = earlier["state"], earlier["variables_fp"]
             rows[name] = {
                 "t": name,
                 "ts": poll.ts,
@@ -204,11 +212,14 @@ class LatestRows:
                 "state": state_json,
                 "state_fresh": state is not None,
                 "overview": overview,
+                "variables_fp": fingerprint,
             }
             previous = self._mine.get(name)
             last_good = state if state is not None else (previous.state if previous else None)
             self._mine[name] = Latest(info, last_good, list(poll.samples))
             self._mine_json[name] = (info_json, overview)
+            if fingerprint is not None:
+                self._mine_fp[name] = fingerprint
         if not rows:
             return
         if self.dialect == "sqlite":
@@ -217,7 +228,7 @@ class LatestRows:
                 SQLITE_UPSERT,
                 [
                     (r["t"], r["ts"], r["status"], r["info"], r["samples"], r["state"])
-                    + (int(r["state_fresh"]), r["overview"])
+                    + (int(r["state_fresh"]), r["overview"], r["variables_fp"])
                     for r in rows.values()
                 ],
             )
@@ -233,7 +244,7 @@ class LatestRows:
         """Any other database (MariaDB): update, else insert."""
         with_state = params["state"] is not None
         if not with_state:
-            params = {k: v for k, v in params.items() if k != "state"}
+            params = {k: v for k, v in params.items() if k not in STATE_COLUMNS}
         update_stmt, insert_stmt = self._statements[with_state]
         if (await conn.execute(update_stmt, params)).rowcount == 0:
             await conn.execute(insert_stmt, params)
@@ -247,7 +258,9 @@ class LatestRows:
         out = {}
         for with_state in (False, True):
             names = ["ts", "status", "info", "samples", "state_fresh", "overview"]
-            values: dict[str, Any] = {name: bindparam(name) for name in names + ["state"] * with_state}
+            values: dict[str, Any] = {
+                name: bindparam(name) for name in names + list(STATE_COLUMNS) * with_state
+            }
             update_stmt = (
                 update(target_latest)
                 .where(target_latest.c.target == bindparam("t"))
@@ -259,12 +272,13 @@ class LatestRows:
 
     @staticmethod
     def _build_pg_upsert() -> Any:
-        names = ["ts", "status", "info", "samples", "state", "state_fresh", "overview"]
+        names = ["ts", "status", "info", "samples", "state_fresh", "overview", *STATE_COLUMNS]
         stmt = postgresql.insert(target_latest).values(
             target=bindparam("t"), seq=func.nextval(PG_SEQUENCE), **{n: bindparam(n) for n in names}
         )
         changed: dict[str, Any] = {n: stmt.excluded[n] for n in ["seq"] + names}
-        changed["state"] = func.coalesce(stmt.excluded.state, target_latest.c.state)
+        for name in STATE_COLUMNS:
+            changed[name] = func.coalesce(stmt.excluded[name], target_latest.c[name])
         return stmt.on_conflict_do_update(index_elements=[target_latest.c.target], set_=changed)
 
     async def write_alert_event(
@@ -299,6 +313,15 @@ class LatestRows:
             return None
         state = TargetState.model_validate_json(row.state) if row.state else None
         return TargetInfo.model_validate_json(row.info), state
+
+    async def variables_fps(self, targets: Collection[str]) -> dict[str, str]:
+        """The variables_fp of each target whose row has one (one query for all of them)."""
+        out = {name: self._mine_fp[name] for name in targets if name in self._mine_fp}
+        rest = [name for name in targets if name not in out]
+        if rest:
+            async with self.engine.connect() as conn:
+                out |= await self._column(conn, target_latest.c.variables_fp, rest)
+        return out
 
     async def info_json(self, targets: Collection[str]) -> dict[str, str]:
         """The latest TargetInfo JSON of each target that has a row (one query for all of them),

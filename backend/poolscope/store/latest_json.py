@@ -18,6 +18,8 @@ model_dump_json, on real polls and on the edge cases.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Sequence
 from itertools import compress
@@ -61,6 +63,13 @@ INFO_AFTER_COLLECTORS = _key_after(TargetInfo, COLLECTORS)
 STATE_AFTER_COLLECTORS = _key_after(TargetState, COLLECTORS)
 
 
+def variables_fingerprint(variables: dict[str, str]) -> str:
+    """A short digest of a state's variables: the latest row carries it (store/latest.py
+    `variables_fp`), so a reader sees that they changed without decoding the state."""
+    text = json.dumps(sorted(variables.items()), separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
 class ListJson:
     """A list's JSON per target, from the target's last list of the same length: an item that is
     the very object at its place there keeps its text (found without a Python loop over all of
@@ -99,6 +108,9 @@ class LatestJson:
         self._state_to_json = TargetState.__pydantic_serializer__.to_json
         # Overview: the encoded rest, split where the floats go, by the other fields' values.
         self._overviews: dict[tuple[Any, ...], list[str]] = {}
+        # Each target's last variables and their fingerprint: they seldom change, and comparing
+        # two dicts of a few dozen strings costs far less than hashing one.
+        self._fingerprints: dict[str, tuple[dict[str, str], str]] = {}
 
     def samples(self, target: str, samples: Sequence[Sample]) -> str:
         return self._samples.json(target, samples)
@@ -106,6 +118,16 @@ class LatestJson:
     def forget(self, target: str) -> None:
         """Drop what is kept for a target this process no longer writes."""
         self._samples.forget(target)
+        self._fingerprints.pop(target, None)
+
+    def variables_fp(self, target: str, state: TargetState) -> str:
+        """variables_fingerprint(state.variables)."""
+        last = self._fingerprints.get(target)
+        if last is not None and last[0] == state.variables:
+            return last[1]
+        fingerprint = variables_fingerprint(state.variables)
+        self._fingerprints[target] = (state.variables, fingerprint)
+        return fingerprint
 
     def info_state(self, info: TargetInfo, state: TargetState | None) -> tuple[str, str | None]:
         """info.model_dump_json() and state.model_dump_json() (None without a state)."""

@@ -128,7 +128,7 @@ async def query(
     whole = origin.is_integer() and step.is_integer()
     # Gauges repeat their bucket values (queue lengths, thread counts): each is rounded once.
     # Zeros stay as they are (round keeps -0.0, which as a key would equal 0.0).
-    rounded = _Rounded()
+    rounded = Rounded()
     for sid, metric, labels in series_rows:
         # Only buckets with data are returned; gaps stay gaps (the chart shows no line there).
         items = sorted(buckets[sid].items())
@@ -149,6 +149,38 @@ async def query(
         rollup_step_s=max(step, coarsest) if coarsest is not None else None,
         series=out,
     )
+
+
+def raw_only(marks: StoreMarks, start: float, end: float, step: float) -> bool:
+    """Whether query() answers [start, end] at `step` from raw samples alone, bucketed from `start`
+    (not from rollups: the range is at a finer step than a rollup's and its raw data is there)."""
+    p = plan(marks, start, end, step)
+    return not p.segments and p.origin == start and p.raw_from == start
+
+
+async def raw_samples(
+    conn: AsyncConnection, target: str, metrics: Sequence[str], lo: float, hi: float
+) -> tuple[list[tuple[int, str, str]], Sequence[Sequence[Any]]]:
+    """The target's series of these metrics (id, metric, labels JSON) and their raw samples with
+    lo <= ts <= hi as (series id, ts, value), by series then time: what query() buckets."""
+    metrics = list(dict.fromkeys(metrics))
+    lookup = prepare(conn.dialect, ("series",), len(metrics), _series_statement, series.c.metric.type)
+    series_rows = [
+        (int(i), m, labels) for i, m, labels in await fetch_all(conn, lookup, {"target": target}, metrics)
+    ]
+    if not series_rows:
+        return [], []
+
+    def build(id_list: BindParameter[Any]) -> Select[Any]:
+        return (
+            select(samples.c.series_id, samples.c.ts, samples.c.value)
+            .where(samples.c.series_id.in_(id_list), samples.c.ts >= param("lo"), samples.c.ts <= param("hi"))
+            .order_by(samples.c.series_id, samples.c.ts)
+        )
+
+    ids = [r[0] for r in series_rows]
+    stmt = prepare(conn.dialect, ("raw-samples",), len(ids), build)
+    return series_rows, await fetch_all(conn, stmt, {"lo": lo, "hi": hi}, ids)
 
 
 def _series_statement(names: BindParameter[Any]) -> Select[Any]:
@@ -219,7 +251,7 @@ async def _collect_rollups(conn, tier: Tier, ids, lo, hi, p: Plan, agg: Aggregat
             series_buckets[b] = (v / n if avg else v, n)
 
 
-class _Rounded(dict[float, float]):
+class Rounded(dict[float, float]):
     """round6 of each value, memoised: a hit is one dict lookup in C."""
 
     def __missing__(self, x: float) -> float:

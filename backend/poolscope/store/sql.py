@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
@@ -22,7 +23,7 @@ from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetS
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
-from poolscope.store.query import Aggregate, StoreMarks
+from poolscope.store.query import Aggregate, StoreMarks, raw_only, raw_samples
 from poolscope.store.query import query as chart_query
 from poolscope.store.rollup import ROLLUP_HWM_KEY, read_marks
 from poolscope.store.rollup import maintain as maintain_tiers
@@ -34,6 +35,11 @@ __all__ = ["ROLLUP_HWM_KEY", "Aggregate", "Poll", "SqlStore", "canonical_labels"
 # Tier marks read from the database (another process may be the one running maintain()) are
 # re-read after this long.
 MARKS_TTL_S = 10.0
+
+
+def chart_step(start: float, end: float, points: int, min_step_s: float) -> float:
+    """The bucket width query() uses for at most `points` buckets over the range."""
+    return max(min_step_s, (end - start) / max(points, 1))
 
 
 def _sqlite_tuning(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -170,10 +176,21 @@ class SqlStore:
         min_step_s: float = 1.0,
     ) -> MetricsOut:
         """Series for the range, at most `points` buckets each (the chart's width)."""
-        step = max(min_step_s, (end - start) / max(points, 1))
+        step = chart_step(start, end, points, min_step_s)
         async with self.engine.connect() as conn:
             marks = await self._read_marks(conn)
             return await chart_query(conn, marks, target, list(metrics), start, end, step, agg)
+
+    async def raw_history(
+        self, target: str, metrics: Sequence[str], lo: float, hi: float, *, start: float, step: float
+    ) -> tuple[list[tuple[int, str, str]], Sequence[Sequence[Any]]] | None:
+        """The target's series of these metrics and their raw samples with lo <= ts <= hi
+        (store/query.py raw_samples); None when query() of [start, hi] at `step` would read
+        rollups too (then only query() gives its answer)."""
+        async with self.engine.connect() as conn:
+            if not raw_only(await self._read_marks(conn), start, hi, step):
+                return None
+            return await raw_samples(conn, target, metrics, lo, hi)
 
     # --- maintenance ---------------------------------------------------------------------
 

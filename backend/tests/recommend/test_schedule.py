@@ -1,4 +1,4 @@
-"""The recommender's own cadence (recommend/engine.py RecommendSchedule and the variables watch).
+"""The recommender's own cadence (recommend/schedule.py RecommendSchedule, recommend/engine.py the variables watch).
 
 Rules read minutes of history from the store: run every recommend_interval_s per target, spread
 over it, never per poll; sooner only before a target's first evaluation and when a poll shows
@@ -12,8 +12,10 @@ import time
 from pathlib import Path
 
 from poolscope.config import Settings, TargetConfig
-from poolscope.recommend.engine import Recommender, RecommendSchedule
-from poolscope.schemas import PollEvent, TargetInfo, TargetState
+from poolscope.recommend.engine import VARIABLES_CHECK_S, Recommender
+from poolscope.recommend.schedule import RecommendSchedule
+from poolscope.schemas import TargetInfo, TargetState
+from poolscope.store.latest_json import variables_fingerprint
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 
@@ -73,24 +75,23 @@ async def test_a_changed_variable_brings_the_next_run_forward(tmp_path: Path) ->
     calls = evaluations(recommender)
     try:
         for name in NAMES:
-            info = TargetInfo(name=name, poll_interval_s=1.0, status="up")
-            await store.write_poll(info, _state(name, "1"), [], ts=time.time())
+            await store.write_poll(_info(name), _state(name, "1"), [], ts=time.time())
         recommender.start()
         await until(lambda: len(calls) >= len(NAMES))
         # The store has no server description: nothing to evaluate yet, so each is retried per poll.
         assert set(calls) == set(NAMES)
         calls.clear()
         # Evaluated once (as if the server were described), an unchanged poll brings nothing forward ...
-        recommender._evaluated_variables = {name: {"thread_pool_size": "1"} for name in NAMES}
+        recommender._variables_fp = {name: variables_fingerprint({"thread_pool_size": "1"}) for name in NAMES}
         for name in NAMES:
             recommender._schedule.done(name, time.monotonic(), evaluated=True)
         await asyncio.sleep(0.1)
         calls.clear()
-        store.hub.publish(_event("b", "1"))
-        await asyncio.sleep(0.3)
+        await store.write_poll(_info("b"), _state("b", "1"), [], ts=time.time())
+        await asyncio.sleep(VARIABLES_CHECK_S * 2.5)
         assert calls == []
-        # ... a changed variable does, for that target only.
-        store.hub.publish(_event("b", "2"))
+        # ... a changed variable does, for that target only, once.
+        await store.write_poll(_info("b"), _state("b", "2"), [], ts=time.time())
         await until(lambda: calls == ["b"])
     finally:
         await recommender.stop()
@@ -101,9 +102,8 @@ def _state(name: str, pool_size: str) -> TargetState:
     return TargetState(target=name, ts=time.time(), status="up", variables={"thread_pool_size": pool_size})
 
 
-def _event(name: str, pool_size: str) -> PollEvent:
-    info = TargetInfo(name=name, poll_interval_s=1.0, status="up")
-    return PollEvent(target=name, ts=time.time(), target_info=info, state=_state(name, pool_size), samples=[])
+def _info(name: str) -> TargetInfo:
+    return TargetInfo(name=name, poll_interval_s=1.0, status="up")
 
 
 def evaluations(recommender: Recommender) -> list[str]:

@@ -5,12 +5,15 @@ changed one's host CPUs come from its new configuration."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from poolscope.config import Settings, TargetConfig
 from poolscope.recommend.engine import Recommender, local_cpu_count
+from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from tests.recommend.builders import ctx
 from tests.recommend.test_schedule import evaluations, until
 
 
@@ -76,5 +79,42 @@ async def test_a_target_removed_while_it_is_evaluated_is_answered_not_a_key_erro
         assert (answer.target, answer.note) == ("a", "no successful poll yet")
         assert recommender.get("b").note == "not evaluated yet"  # the next read follows the reload
         assert set(recommender.targets) == {"b"}
+    finally:
+        await store.close()
+
+
+async def test_a_removed_targets_caches_are_dropped_and_a_readded_one_starts_afresh(tmp_path: Path) -> None:
+    settings = Settings(
+        store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}", targets=[_target("a"), _target("b")]
+    )
+    await asyncio.to_thread(upgrade_to_head, settings.store_url)
+    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    recommender = Recommender(settings, store)
+    server = ctx({}).server
+    now = time.time()
+    try:
+        for name in ("a", "b"):
+            for i in range(20):  # 20 polls, so each target has a window of history kept
+                info = TargetInfo(name=name, status="up", poll_interval_s=1.0, server=server)
+                state = TargetState(
+                    target=name, ts=now - 20 + i, status="up", variables={"thread_pool_size": "4"}
+                )
+                await store.write_poll(info, state, [Sample(metric="qps", value=float(i))], ts=now - 20 + i)
+            assert (await recommender.evaluate(name, now)).evaluated_at == now
+        caches = {
+            "loopback": recommender._loopback,
+            "variables": recommender._variables_fp,
+            "history": {name: None for name in recommender._history.targets()},
+        }
+        assert all(set(cache) == {"a", "b"} for cache in caches.values()), caches
+        settings.targets = [_target("b")]  # what TargetsWatcher does on a change
+        recommender.get("b")
+        assert set(recommender._loopback) == set(recommender._variables_fp) == {"b"}
+        assert recommender._history.targets() == {"b"}
+        # Added again: evaluated from a full read of its window, as a new target is.
+        settings.targets = [_target("a"), _target("b")]
+        answer = await recommender.evaluate("a", now + 1)
+        assert answer.evaluated_at == now + 1 and recommender._history.targets() == {"a", "b"}
+        assert [r.rule for r in answer.rules] == [r.rule for r in recommender.get("b").rules]
     finally:
         await store.close()

@@ -8,6 +8,7 @@ from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.schemas.target import ServerInfo, TargetSummary
 from poolscope.store.ingest import Poll
 from poolscope.store.latest import overview_fields_json
+from poolscope.store.latest_json import variables_fingerprint
 from tests.store.test_sql_store import T0, make_store, store_url  # noqa: F401 (fixture)
 
 
@@ -117,3 +118,29 @@ def test_overview_fields_are_the_overview_rows_poll_part():
 @pytest.mark.parametrize("status", ["up", "down"])
 def test_overview_fields_of_a_target_without_summary(status):
     assert '"groups":null' in overview_fields_json(TargetInfo(name="x", status=status, poll_interval_s=1.0))
+
+
+async def test_the_variables_fingerprint_follows_a_change_and_is_kept_while_down(store_url):  # noqa: F811
+    # A reader (an API process) sees the variables change without decoding the state (recommend/engine.py).
+    writer, reader = make_store(store_url), make_store(store_url)
+
+    def with_vars(ts: float, pool_size: str | None) -> Poll:
+        if pool_size is None:
+            return poll("a", ts, up=False)
+        state = TargetState(target="a", ts=ts, status="up", variables={"thread_pool_size": pool_size})
+        return Poll(info("a", ts=ts), state, [], ts)
+
+    try:
+        assert await reader.latest_rows.variables_fps(["a"]) == {}
+        await writer.write_polls([with_vars(T0, "4")])
+        first = await reader.latest_rows.variables_fps(["a", "b"])
+        assert first == {"a": variables_fingerprint({"thread_pool_size": "4"})}
+        await writer.write_polls([with_vars(T0 + 1, "4"), with_vars(T0 + 2, None)])
+        assert await reader.latest_rows.variables_fps(["a"]) == first  # unchanged, then down: kept
+        await writer.write_polls([with_vars(T0 + 3, "8")])
+        changed = await reader.latest_rows.variables_fps(["a"])
+        assert changed == {"a": variables_fingerprint({"thread_pool_size": "8"})} != first
+        assert await writer.latest_rows.variables_fps(["a"]) == changed  # the writer's own, from memory
+    finally:
+        await writer.close()
+        await reader.close()
