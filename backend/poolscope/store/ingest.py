@@ -94,7 +94,8 @@ class SampleIngest:
 
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
-        self._ids: dict[SeriesKey, int] = {}
+        # Per target (so forgetting one is one pop): (metric, canonical labels) -> series id.
+        self._ids: dict[str, dict[tuple[str, str], int]] = {}
         # Per target, what a sample is looked up by without encoding the canonical key: the metric
         # alone for unlabeled samples (most of them), else the metric and the labels' items in the
         # order the collector built them.
@@ -109,8 +110,7 @@ class SampleIngest:
         self._plain.pop(target, None)
         self._labeled.pop(target, None)
         self._layouts.pop(target, None)
-        for key in [k for k in self._ids if k[0] == target]:
-            del self._ids[key]
+        self._ids.pop(target, None)
 
     async def rows(self, engine: AsyncEngine, polls: Iterable[Poll]) -> list[SampleRow]:
         """The (series_id, ts, value) rows of the polls' samples, non-finite values as NULL."""
@@ -167,28 +167,31 @@ class SampleIngest:
 
     def _learn(self, target: str, samples: Sequence[Sample]) -> None:
         """Put the samples' resolved ids in the target's lookup caches."""
+        # setdefault: a forget(target) while the ids were read (an await) must not fail the batch.
+        ids = self._ids.get(target, {})
+        plain, labeled = self._plain.setdefault(target, {}), self._labeled.setdefault(target, {})
         for s in samples:
-            sid = self._ids.get((target, s.metric, canonical_labels(s.labels)))
+            sid = ids.get((s.metric, canonical_labels(s.labels)))
             if sid is None:
                 continue
             if s.labels:
-                self._labeled[target][(s.metric, tuple(s.labels.items()))] = sid
+                labeled[(s.metric, tuple(s.labels.items()))] = sid
             else:
-                self._plain[target][s.metric] = sid
+                plain[s.metric] = sid
 
     async def _resolve(self, engine: AsyncEngine, keys: set[SeriesKey]) -> None:
-        missing = keys - self._ids.keys()
+        missing = {k for k in keys if k[1:] not in self._ids.get(k[0], {})}
         if not missing:
             return
         targets = sorted({k[0] for k in missing})
         async with engine.begin() as conn:
             await self._load(conn, targets)
-            missing -= self._ids.keys()
+            missing = {k for k in missing if k[1:] not in self._ids.get(k[0], {})}
             if missing:
                 rows = [{"target": t, "metric": m, "labels": lb} for t, m, lb in sorted(missing)]
                 await conn.execute(self._insert_ignore(), rows)
                 await self._load(conn, targets)
-        lost = missing - self._ids.keys()
+        lost = {k for k in missing if k[1:] not in self._ids.get(k[0], {})}
         if lost:
             raise RuntimeError(f"{len(lost)} series could not be created, e.g. {sorted(lost)[0]}")
 
@@ -197,7 +200,7 @@ class SampleIngest:
             series.c.target.in_(targets)
         )
         for row in await conn.execute(stmt):
-            self._ids[(row.target, row.metric, row.labels)] = int(row.id)
+            self._ids.setdefault(row.target, {})[(row.metric, row.labels)] = int(row.id)
 
     def _insert_ignore(self):  # type: ignore[no-untyped-def]
         if self.dialect == "sqlite":

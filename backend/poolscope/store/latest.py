@@ -184,6 +184,7 @@ class LatestRows:
         now): its reads go to the store, and nothing kept for encoding its polls stays."""
         self._mine.pop(target, None)
         self._mine_json.pop(target, None)
+        self._mine_fp.pop(target, None)
         self._json.forget(target)
 
     # --- writing -------------------------------------------------------------------------

@@ -81,6 +81,10 @@ class SqlStore:
         # SQLite: the poll writes' own connection (see _write_transaction), one write at a time.
         self._write_conn: AsyncConnection | None = None
         self._write_lock = asyncio.Lock()
+        # Batches being written, and targets forgotten meanwhile: a batch holding a forgotten
+        # target's last poll (a poll cancelled after its write began) would put its caches back.
+        self._writing = 0
+        self._forget_after_writes: set[str] = set()
 
     async def close(self) -> None:
         await self.writer.stop()  # what it accepted is stored before the engine goes
@@ -95,6 +99,11 @@ class SqlStore:
     def forget(self, target: str) -> None:
         """The scheduler stopped polling the target here (removed, or its lease moved): drop what
         this process keeps per target for writing its polls (store/ingest.py, store/latest.py)."""
+        if self._writing:
+            self._forget_after_writes.add(target)
+        self._forget_now(target)
+
+    def _forget_now(self, target: str) -> None:
         self.samples.forget(target)
         self.latest_rows.forget(target)
 
@@ -111,16 +120,24 @@ class SqlStore:
         `after` (store/writer.py, batches in flight): the samples are inserted first, then this is
         awaited (the batch before is done) before the latest rows are written and committed.
         """
-        rows = await self.samples.rows(self.engine, polls)
-        async with self._write_transaction() as conn:
-            if after is None:
-                # Latest rows first: on PostgreSQL they open the transaction the COPY then joins.
-                await self.latest_rows.write(conn, polls)
-                await self.samples.insert(conn, rows)
-            else:
-                await self.samples.insert(conn, rows, open_transaction=True)
-                await after
-                await self.latest_rows.write(conn, polls)
+        self._writing += 1
+        try:
+            rows = await self.samples.rows(self.engine, polls)
+            async with self._write_transaction() as conn:
+                if after is None:
+                    # Latest rows first: on PostgreSQL they open the transaction the COPY then joins.
+                    await self.latest_rows.write(conn, polls)
+                    await self.samples.insert(conn, rows)
+                else:
+                    await self.samples.insert(conn, rows, open_transaction=True)
+                    await after
+                    await self.latest_rows.write(conn, polls)
+        finally:
+            self._writing -= 1
+            if not self._writing and self._forget_after_writes:
+                for target in self._forget_after_writes:
+                    self._forget_now(target)
+                self._forget_after_writes.clear()
         for poll in polls:
             self._published(poll)
         marks = self._marks

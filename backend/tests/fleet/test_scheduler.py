@@ -48,9 +48,11 @@ def kept_for(store) -> set[str]:
         set(ingest._layouts)
         | set(ingest._plain)
         | set(ingest._labeled)
-        | {key[0] for key in ingest._ids}
+        | set(ingest._ids)
         | set(latest._mine)
         | set(latest._mine_json)
+        | set(latest._mine_fp)
+        | set(latest._json._fingerprints)
         | set(latest._json._samples._last)
     )
 

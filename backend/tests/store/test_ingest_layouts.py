@@ -3,12 +3,14 @@ reuse Sample objects (shared between targets, as poller/collectors/base.py `samp
 them), swap a series for another at the same place, change their number of samples and come
 back, or carry a non-finite value in a reused object, store exactly what each sample says."""
 
+import asyncio
 import math
 import random
 
 from poolscope.poller.collectors.base import sample
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll, canonical_labels
+from tests.fleet.test_scheduler import kept_for
 from tests.store.test_ingest import T0, make_store, stored_rows
 
 TARGETS = ("db-a", "db-b")
@@ -89,3 +91,26 @@ async def test_a_swapped_series_in_a_remembered_layout_goes_to_its_own_series(sq
         await store.close()
     assert got == expected(polls)
     assert [r[1] for r in got if r[3] == T0 + 1] == ["qps", "threads_cached"]
+
+
+async def test_a_target_forgotten_while_its_batch_is_written_is_forgotten_once_it_is_written(sqlite_pg_url):
+    """forget() during a write that holds the target's poll (a poll cancelled after its write began)
+    takes effect after that write: the write would otherwise put the target's caches back."""
+    store = make_store(sqlite_pg_url)
+    try:
+        polls = mixed_polls(2, seed=7)
+        await store.write_polls(polls[0])
+        assert kept_for(store) == set(TARGETS)
+        previous: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        writing = asyncio.create_task(store.write_polls(polls[1], after=previous))
+        for _ in range(200):  # bounded: until the write waits for the batch before it
+            await asyncio.sleep(0.01)
+            if store.samples._ids.get("db-a") is not None and not writing.done() and store._writing:
+                break
+        store.forget("db-a")
+        previous.set_result(None)
+        await asyncio.wait_for(writing, 30)
+        assert kept_for(store) == {"db-b"}
+        assert sorted(await stored_rows(store)) == expected(polls[0] + polls[1])
+    finally:
+        await store.close()
