@@ -41,8 +41,10 @@ MAX_WINDOW_POINTS = 2000
 # How often the latest rows' variables fingerprints are compared with what the rules ran on.
 VARIABLES_CHECK_S = 2.0
 # Beyond a poll's timeout: how much later than its timestamp a poll's samples may be committed
-# (the batch writer's delay, a busy store) and still be in the next evaluation's window.
-HISTORY_MARGIN_S = 5.0
+# (the batch writer's delay and retries, a busy store, a poller's clock behind) and still be in
+# the next evaluation's window; one committed later is missing until the next full read, at most a
+# window later (recommend/history.py).
+HISTORY_MARGIN_S = 50.0
 
 
 def local_cpu_count() -> int:
@@ -134,13 +136,16 @@ class Recommender:
             if name not in self.targets:
                 del self._state[name]
                 self._locks.pop(name, None)
-                self._variables_fp.pop(name, None)
-                self._loopback.pop(name, None)
-                self._history.forget(name)
+                self._forget(name)
         for name in self.targets:
             self._state.setdefault(name, TargetRecommendations())
             self._locks.setdefault(name, asyncio.Lock())
         self._schedule.sync(list(self.targets))
+
+    def _forget(self, name: str) -> None:
+        self._variables_fp.pop(name, None)
+        self._loopback.pop(name, None)
+        self._history.forget(name)
 
     def _host_cpus(self, target: TargetConfig) -> tuple[int | None, str | None]:
         known = self._loopback.get(target.name)
@@ -231,6 +236,9 @@ class Recommender:
         st, target = self._state[name], self.targets[name]
         async with self._locks[name]:
             await self._evaluate(name, st, target, time.time() if now is None else now)
+        self._follow_targets()
+        if self._state.get(name) is not st:  # removed by a reload meanwhile: what it put back goes
+            self._forget(name)
         return self._answer(name, st)
 
     def evaluate_after_change(self, name: str, variable: str, value: str) -> None:

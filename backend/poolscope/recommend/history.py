@@ -28,6 +28,8 @@ from poolscope.store.query import Rounded
 from poolscope.store.sql import SqlStore, chart_step
 
 NAN = math.nan
+# Per target, values kept (two doubles each, 640 KB): a 300 s window of ~130 series at 1 s polls.
+MAX_KEPT_VALUES = 40_000
 
 
 @dataclass
@@ -43,8 +45,16 @@ class _Kept:
 
 
 class History:
-    def __init__(self, store: SqlStore, metrics: Sequence[str], window_s: float, overlap_s: float) -> None:
+    def __init__(
+        self,
+        store: SqlStore,
+        metrics: Sequence[str],
+        window_s: float,
+        overlap_s: float,
+        max_values: int = MAX_KEPT_VALUES,
+    ) -> None:
         self.store = store
+        self.max_values = max_values
         self.metrics = list(metrics)
         self.window_s = window_s
         self.overlap_s = overlap_s
@@ -73,12 +83,16 @@ class History:
             kept = _merge(kept if incremental else None, series_rows, rows, lo, start, end)
         if read is None or kept is None:  # rollups answer part of it, or a NaN value (see _merge)
             self._kept.pop(name, None)
-            history = await self.store.query(
-                name, self.metrics, start, end, points, "avg", min_step_s=min_step_s
-            )
-            return Window(start, end, history.series)
-        self._kept[name] = kept
+            return await self._full(name, start, end, points, min_step_s)
+        if len(kept.ts) * len(kept.series) <= self.max_values:
+            self._kept[name] = kept
+        else:  # very many series (thread groups) or a long window: read in full each time instead
+            self._kept.pop(name, None)
         return Window.of_totals(start, end, _totals(kept, start, step))
+
+    async def _full(self, name: str, start: float, end: float, points: int, min_step_s: float) -> Window:
+        history = await self.store.query(name, self.metrics, start, end, points, "avg", min_step_s=min_step_s)
+        return Window(start, end, history.series)
 
 
 def _merge(

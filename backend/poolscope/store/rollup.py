@@ -78,7 +78,17 @@ async def maintain(
             tiers.append(replace(tier, hwm=tier_hwm))
         for tier, (_, factor) in zip(tiers, TIER_FACTORS, strict=True):
             await _write_meta(conn, _hwm_key(factor), repr(tier.hwm))
-    counts["raw_deleted"] = await _delete_before(engine, samples, min(now - raw_retention_s, hwm))
+    raw_cutoff = min(now - raw_retention_s, hwm)
+    if (
+        engine.dialect.name not in TS_INDEXED
+        and marks.oldest_raw is not None
+        and marks.oldest_raw < raw_cutoff
+    ):
+        # Charts plan raw reads from this mark: it moves before the rows go (the deletes commit
+        # slice by slice), then to the exact oldest below.
+        async with engine.begin() as conn:
+            await _write_meta(conn, RAW_OLDEST_KEY, repr(raw_cutoff))
+    counts["raw_deleted"] = await _delete_before(engine, samples, raw_cutoff)
     rolled_on = min(t.hwm for t in tiers[1:] if t.hwm is not None)
     counts["rollups_deleted"] = await _delete_before(
         engine, rollups, min(now - rollup_retention_s, rolled_on)

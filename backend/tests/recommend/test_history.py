@@ -68,4 +68,11 @@ async def test_the_kept_window_is_the_full_querys_window_on_real_polls(
                 shared += got.count("qps") < len(history._kept["db"].ts)  # a bucket held two polls
             await asyncio.sleep(0.6 if round_no % 2 else 1.1)
         assert incremental >= 6  # most rounds read only what was new
+        # Past its size limit a target's window is not kept, and is read in full each time.
+        capped = History(store, METRICS, WINDOW_S * 1.5, overlap_s=0.5, max_values=10)
+        for _ in range(2):
+            end = time.time()
+            got = await capped.window("db", end - WINDOW_S, end, int(WINDOW_S / 0.45), 0.45)
+            same(got, await full_window(store, end - WINDOW_S, end, int(WINDOW_S / 0.45), 0.45))
+            assert capped.targets() == set()
         assert shared >= 8

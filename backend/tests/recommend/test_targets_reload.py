@@ -118,3 +118,33 @@ async def test_a_removed_targets_caches_are_dropped_and_a_readded_one_starts_afr
         assert [r.rule for r in answer.rules] == [r.rule for r in recommender.get("b").rules]
     finally:
         await store.close()
+
+
+async def test_a_target_removed_while_it_is_evaluated_leaves_no_caches(tmp_path: Path) -> None:
+    """A reload landing during an evaluation (it awaits the store): what the evaluation kept for the
+    target (history, variables, loopback) is dropped once it ends, not kept for ever."""
+    settings = Settings(
+        store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}", targets=[_target("a"), _target("b")]
+    )
+    await asyncio.to_thread(upgrade_to_head, settings.store_url)
+    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    recommender = Recommender(settings, store)
+    server = ctx({}).server
+    now = time.time()
+    latest = store.latest
+
+    async def reloaded_meanwhile(name: str):  # type: ignore[no-untyped-def]
+        settings.targets = [_target("b")]  # what TargetsWatcher does on a change
+        return await latest(name)
+
+    try:
+        for i in range(20):
+            info = TargetInfo(name="a", status="up", poll_interval_s=1.0, server=server)
+            state = TargetState(target="a", ts=now - 20 + i, status="up", variables={"thread_pool_size": "4"})
+            await store.write_poll(info, state, [Sample(metric="qps", value=float(i))], ts=now - 20 + i)
+        store.latest = reloaded_meanwhile  # type: ignore[method-assign]
+        assert (await recommender.evaluate("a", now)).evaluated_at == now
+        assert "a" not in recommender._loopback and "a" not in recommender._variables_fp
+        assert "a" not in recommender._history.targets()
+    finally:
+        await store.close()
