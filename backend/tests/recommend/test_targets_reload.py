@@ -83,13 +83,17 @@ async def test_a_target_removed_while_it_is_evaluated_is_answered_not_a_key_erro
         await store.close()
 
 
-async def test_a_removed_targets_caches_are_dropped_and_a_readded_one_starts_afresh(tmp_path: Path) -> None:
+async def _two_targets(tmp_path: Path) -> tuple[Settings, SqlStore, Recommender]:
     settings = Settings(
         store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}", targets=[_target("a"), _target("b")]
     )
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
     store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
-    recommender = Recommender(settings, store)
+    return settings, store, Recommender(settings, store)
+
+
+async def test_a_removed_targets_caches_are_dropped_and_a_readded_one_starts_afresh(tmp_path: Path) -> None:
+    settings, store, recommender = await _two_targets(tmp_path)
     server = ctx({}).server
     now = time.time()
     try:
@@ -123,12 +127,7 @@ async def test_a_removed_targets_caches_are_dropped_and_a_readded_one_starts_afr
 async def test_a_target_removed_while_it_is_evaluated_leaves_no_caches(tmp_path: Path) -> None:
     """A reload landing during an evaluation (it awaits the store): what the evaluation kept for the
     target (history, variables, loopback) is dropped once it ends, not kept for ever."""
-    settings = Settings(
-        store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}", targets=[_target("a"), _target("b")]
-    )
-    await asyncio.to_thread(upgrade_to_head, settings.store_url)
-    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
-    recommender = Recommender(settings, store)
+    settings, store, recommender = await _two_targets(tmp_path)
     server = ctx({}).server
     now = time.time()
     latest = store.latest
