@@ -13,7 +13,19 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from sqlalchemy import ColumnElement, Dialect, Table, any_, delete, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Dialect,
+    Double,
+    Table,
+    any_,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from poolscope.store.query import StoreMarks, Tier
@@ -78,6 +90,9 @@ async def maintain(
             tiers.append(replace(tier, hwm=tier_hwm))
         for tier, (_, factor) in zip(tiers, TIER_FACTORS, strict=True):
             await _write_meta(conn, _hwm_key(factor), repr(tier.hwm))
+        if engine.dialect.name not in TS_INDEXED and marks.oldest_raw is not None:
+            # Stored even when no pass deleted samples yet, so read_marks need not probe for it.
+            await _write_meta(conn, RAW_OLDEST_KEY, repr(marks.oldest_raw))
     raw_cutoff = min(now - raw_retention_s, hwm)
     if (
         engine.dialect.name not in TS_INDEXED
@@ -88,13 +103,20 @@ async def maintain(
         # slice by slice), then to the exact oldest below.
         async with engine.begin() as conn:
             await _write_meta(conn, RAW_OLDEST_KEY, repr(raw_cutoff))
-    counts["raw_deleted"] = await _delete_before(engine, samples, raw_cutoff)
+    # Retention starts at the stored mark (no probe of every series): its DELETEs have no lower
+    # bound, so rows older than the mark (a pass killed mid-way) still go.
+    start = marks.oldest_raw if engine.dialect.name not in TS_INDEXED else None
+    counts["raw_deleted"] = await _delete_before(engine, samples, raw_cutoff, start)
     rolled_on = min(t.hwm for t in tiers[1:] if t.hwm is not None)
     counts["rollups_deleted"] = await _delete_before(
         engine, rollups, min(now - rollup_retention_s, rolled_on)
     )
     for tier in tiers[1:]:
         counts["coarse_deleted"] += await _delete_before(engine, tier.table, now - rollup_retention_s)
+    if marks.oldest_raw is not None and marks.oldest_raw >= raw_cutoff:
+        # Nothing was due: the oldest sample is still the one the mark names (polls only add
+        # newer ones), so no probe of every series; it is one after retention deleted rows.
+        return StoreMarks(tuple(tiers), marks.oldest_raw), counts
     async with engine.begin() as conn:
         oldest = await _oldest(conn, samples)
         if conn.dialect.name not in TS_INDEXED:
@@ -133,11 +155,23 @@ async def _roll_up(conn, source: Table, tier: Tier, now: float, columns) -> tupl
     width = step * max(ROLLUP_SLICE_STEPS, math.ceil(steps / MAX_ROLLUP_SLICES))
     for k in range(math.ceil((done_until - hwm) / width)):
         lo, hi = hwm + k * width, min(done_until, hwm + (k + 1) * width)
-        rolled = (
-            select(source.c.series_id, bucket, *columns)
-            .where(source.c.ts >= lo, source.c.ts < hi, *_each_series(source, conn.dialect))
-            .group_by(source.c.series_id, bucket)
-        )
+        where = (source.c.ts >= lo, source.c.ts < hi, *_each_series(source, conn.dialect))
+        if hi - lo <= step and lo == math.floor(lo / step) * step:
+            # One step (every steady pass): its bucket is `lo`, and the rows come grouped by
+            # series from the primary key. Bucketing by floor() sorted them all first and, on
+            # SQLite, called SQLAlchemy's Python floor() once per row with the GIL held
+            # (docs/STORE-PERF.md, "Fifth round").
+            rolled = (
+                select(source.c.series_id, literal(lo, Double()).label("bucket"), *columns)
+                .where(*where)
+                .group_by(source.c.series_id)
+            )
+        else:
+            rolled = (
+                select(source.c.series_id, bucket, *columns)
+                .where(*where)
+                .group_by(source.c.series_id, bucket)
+            )
         result = await conn.execute(
             insert(tier.table).from_select(["series_id", "ts", "count", "sum", "min", "max"], rolled)
         )
@@ -145,10 +179,14 @@ async def _roll_up(conn, source: Table, tier: Tier, now: float, columns) -> tupl
     return done_until, total
 
 
-async def _delete_before(engine: AsyncEngine, table: Table, cutoff: float) -> int:
+async def _delete_before(
+    engine: AsyncEngine, table: Table, cutoff: float, oldest: float | None = None
+) -> int:
+    """Delete the table's rows before `cutoff`, in slices from `oldest` (probed when not given)."""
     total = 0
-    async with engine.connect() as conn:
-        oldest = await _oldest(conn, table)
+    if oldest is None:
+        async with engine.connect() as conn:
+            oldest = await _oldest(conn, table)
     for _ in range(MAX_DELETE_BATCHES):
         if oldest is None or oldest >= cutoff:
             break
