@@ -8,6 +8,7 @@ import math
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import WAL_AUTOCHECKPOINT_PAGES
 from tests.store.test_ingest import T0, make_store, stored_rows
 
 
@@ -38,3 +39,24 @@ async def test_a_failed_write_leaves_the_next_one_working(tmp_path):
     finally:
         await store.close()
     assert pool.checkedout() == 0
+
+
+async def test_every_sqlite_connection_is_tuned(tmp_path):
+    """WAL, synchronous=NORMAL and the longer checkpoint interval (store/sql.py _sqlite_tuning) on
+    the kept write connection and on the pool's other connections alike: the PRAGMAs are per
+    connection, and a connection without them would checkpoint every 1,000 pages."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
+    await asyncio.to_thread(upgrade_to_head, url)
+    store = make_store(url)
+    try:
+        await store.write_polls([poll(T0, 1.0)])
+        async with store.engine.connect() as reader, store._write_transaction() as writer:
+            assert reader is not writer
+            for conn in (reader, writer):
+                got = [
+                    (await conn.exec_driver_sql(f"PRAGMA {name}")).scalar()
+                    for name in ("journal_mode", "synchronous", "wal_autocheckpoint")
+                ]
+                assert got == ["wal", 1, WAL_AUTOCHECKPOINT_PAGES] and WAL_AUTOCHECKPOINT_PAGES > 1000
+    finally:
+        await store.close()
