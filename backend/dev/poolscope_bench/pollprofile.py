@@ -2,6 +2,7 @@
 
     python -m poolscope_bench.pollprofile stages --targets 50 --rounds 20
     python -m poolscope_bench.pollprofile poll --targets 75 --rounds 10
+    python -m poolscope_bench.pollprofile pollwrite --targets 75 --rounds 20
     python -m poolscope_bench.pollprofile fleet --targets 100 --seconds 30
 
 `stages` polls the targets one after another (nothing else runs in the process meanwhile), so
@@ -9,7 +10,11 @@ the process CPU time around each step is that step's own: statement round trip w
 decoding, collectors' parse, derive, the store write, alert evaluation, recommendation
 evaluation (amortised over its cadence), live-channel encoding and the /api/targets summary.
 `poll` times nothing but the poll path (TargetPoller.poll_once, no store, no timing wrappers):
-the process CPU, user and system apart, divided by the polls. `fleet` runs the whole role-"all" service stack (scheduler, alert engine, recommender) for a
+the process CPU, user and system apart, divided by the polls. `pollwrite` is a poller's own
+path in a poller's setting (uvloop, services.POLLER_GC_THRESHOLD, rounds 1 s apart as polls come):
+poll_once and SqlStore.write_polls in batches of the size the batch writer makes at 300 targets
+on two pollers; the event loop thread's CPU (the poller's Python) apart from the process's
+(aiosqlite's thread: SQLite itself). `fleet` runs the whole role-"all" service stack (scheduler, alert engine, recommender) for a
 while and divides the process CPU by the polls it made; run it under `py-spy record` to see
 the frames. CPU time, not wall time: the machine is shared.
 """
@@ -38,11 +43,15 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.poller.target_poller import TargetPoller
 from poolscope.recommend.engine import Recommender
 from poolscope.schemas import PollEvent, TargetInfo
-from poolscope.services import run_services
+from poolscope.services import POLLER_GC_THRESHOLD, run_services
+from poolscope.store.ingest import Poll
 from poolscope.store.live import encode
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import MONITOR_USER, MariaDBSandbox
+
+# Polls per write_polls: what the batch writer collects in its 0.15 s at 300 targets on two pollers.
+WRITE_BATCH = 22
 
 
 class Clock:
@@ -212,6 +221,56 @@ async def poll_path(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds
     }
 
 
+async def poll_write(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: int) -> dict[str, Any]:
+    settings = _settings(sandbox, workdir, targets)
+    await asyncio.to_thread(upgrade_to_head, settings.store_url)
+    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    pollers = [TargetPoller(t, settings) for t in settings.targets]
+    polls = 0
+    loop_s = cpu_s = 0.0
+    try:
+        for round_no in range(rounds + 3):  # connect, discover, series ids: not per-poll costs
+            started = time.monotonic()
+            thread0, cpu0 = time.thread_time(), time.process_time()
+            batch: list[Poll] = []
+            for poller in pollers:
+                result = await poller.poll_once()
+                if result.info.status != "up":
+                    raise SystemExit(f"{poller.name} is {result.info.status}: {result.info.reason}")
+                batch.append(Poll(result.info, result.state, result.samples, result.info.last_poll_at or 0.0))
+                if len(batch) == WRITE_BATCH:
+                    await store.write_polls(batch)
+                    batch = []
+            if batch:
+                await store.write_polls(batch)
+            if round_no >= 3:
+                loop_s += time.thread_time() - thread0
+                cpu_s += time.process_time() - cpu0
+                polls += len(pollers)
+            await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
+    finally:
+        for poller in pollers:
+            await poller.close()
+        await store.close()
+    return {
+        "targets": targets,
+        "target_polls": polls,
+        "loop_thread_ms_per_target_poll": round(loop_s * 1000 / polls, 3),
+        "process_ms_per_target_poll": round(cpu_s * 1000 / polls, 3),
+    }
+
+
+def _poller_setting() -> None:
+    """uvloop's loop and a poller's GC threshold (poolscope/fleet/worker.py, services.tune_gc)."""
+    import gc
+
+    import uvloop
+
+    gc.freeze()
+    gc.set_threshold(*POLLER_GC_THRESHOLD)
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+
+
 async def fleet(sandbox: MariaDBSandbox, workdir: Path, targets: int, seconds: float) -> dict[str, Any]:
     settings = _settings(sandbox, workdir, targets)
     polls = 0
@@ -244,9 +303,9 @@ async def fleet(sandbox: MariaDBSandbox, workdir: Path, targets: int, seconds: f
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m poolscope_bench.pollprofile", description=__doc__)
-    parser.add_argument("mode", choices=("stages", "poll", "fleet"))
+    parser.add_argument("mode", choices=("stages", "poll", "pollwrite", "fleet"))
     parser.add_argument("--targets", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=20, help="stages, poll: polls per target")
+    parser.add_argument("--rounds", type=int, default=20, help="stages, poll, pollwrite: polls per target")
     parser.add_argument("--seconds", type=float, default=30.0, help="fleet: measured window")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pollprofile-") as tmp:
@@ -254,6 +313,9 @@ def main(argv: list[str] | None = None) -> None:
         with MariaDBSandbox(workdir / "sandbox", max_connections=args.targets + 50) as sandbox:
             if args.mode == "stages":
                 out = asyncio.run(stages(sandbox, workdir, args.targets, args.rounds))
+            elif args.mode == "pollwrite":
+                _poller_setting()
+                out = asyncio.run(poll_write(sandbox, workdir, args.targets, args.rounds))
             elif args.mode == "poll":
                 out = asyncio.run(poll_path(sandbox, workdir, args.targets, args.rounds))
             else:

@@ -43,6 +43,46 @@ class LastMade:
         self._last.clear()
 
 
+_new = object.__new__
+_set = object.__setattr__
+_IMMUTABLE = (type(None), bool, int, float, str, tuple, frozenset)
+
+
+class Unvalidated(Generic[ModelT]):
+    """`model_type(**values)` without validation, for the poller's own models made every poll from
+    values it made itself, already of their fields' types (a float field given a float, a list
+    field a list of that model): what validation would make of them, for a third of its cost
+    (docs/FLEET-PROFILE.md, fifth round). The lists and dicts given become the model's own, as
+    validation's copies would: the caller passes ones nothing else changes. A field left out gets
+    its default, which must be immutable (a default_factory's list would be shared).
+    tests/poller/test_unvalidated.py compares each use with validated construction."""
+
+    __slots__ = ("_defaults", "_type")
+
+    def __init__(self, model_type: type[ModelT]) -> None:
+        defaults: dict[str, Any] = {}
+        for name, field in model_type.model_fields.items():
+            default = _Required if field.is_required() else field.get_default(call_default_factory=True)
+            if not isinstance(default, _IMMUTABLE):
+                default = _Required  # required, or a mutable default: the caller must give it
+            defaults[name] = default
+        # In the fields' order (dict | keeps the left's order), as validation leaves __dict__.
+        self._defaults = defaults
+        self._type = model_type
+
+    def __call__(self, **values: Any) -> ModelT:
+        model: ModelT = _new(self._type)
+        _set(model, "__dict__", self._defaults | values)
+        _set(model, "__pydantic_fields_set__", set(values))
+        _set(model, "__pydantic_extra__", None)
+        _set(model, "__pydantic_private__", None)
+        return model
+
+
+class _Required:
+    """Marks a field Unvalidated's caller must always give (its default is mutable)."""
+
+
 class Generations(Generic[K, V]):
     """Values made from their key and never changed once made, shared by every caller that makes
     the same key (samples of the same series and value; summaries of the same figures), bounded

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from poolscope.analysis.last_made import Generations, LastMade
+from poolscope.analysis.last_made import Generations, LastMade, Unvalidated
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -164,6 +164,7 @@ _THREADS = ("connected", "running", "cached", "created_per_s", "pool_threads", "
 _THROUGHPUT = ("qps", "tps", "connections_per_s", "aborted_connects_per_s", "aborted_clients_per_s")
 _TRANSACTIONS = ("count", "lock_waits", "longest_age_s", "listed_min_age_s", "items")
 _RATIOS = ("thread_cache_miss", "buffer_pool_miss")
+_STATE = Unvalidated(TargetState)
 
 
 def derive_threads(status: StatusSection, made: LastMade) -> Threads:
@@ -284,22 +285,26 @@ def derive_state(
     if pool is not None and pool.queue_depth is not None:
         # Percona 8.4.10+: the server's own whole-pool count (no per-connection rows).
         queued = pool.queue_depth.total
-    state = TargetState(
+    # Not validated again (_STATE): every part is a model or a list of models made by this
+    # poll's collectors and derive, and each list and dict is a copy, as validation's would be
+    # (a carried section's list is the same object from poll to poll).
+    state = _STATE(
         target=target,
         ts=now,
         status="up",
-        groups=groups,
-        queue=queue or [],
+        groups=list(groups),
+        queue=list(queue) if queue else [],
+        queued_connections=queued,
         transactions=transactions,
-        waits=waits if waits is not None else (mysql_stats.waits if mysql_stats else []),
-        sessions=processlist.active,
+        waits=list(waits if waits is not None else (mysql_stats.waits if mysql_stats else [])),
+        sessions=list(processlist.active),
         threads=derive_threads(status, made),
         throughput=derive_throughput(status, made),
         ratios=made.get(Ratios, _RATIOS, (thread_ratio, buffer_ratio)),
-        variables=variables,
+        variables=dict(variables),
         pool=pool,
-        missing_privileges=missing_privileges,
-        queued_connections=queued,
+        collectors=[],
+        missing_privileges=list(missing_privileges),
     )
     return state
 

@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar, cast
 from pydantic import BaseModel
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.last_made import Unvalidated
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -56,6 +57,8 @@ M = TypeVar("M", bound=BaseModel)
 # After a privilege error the collector is retried this rarely, so a GRANT is picked up
 # without paying an extra round trip every second.
 PRIVILEGE_RETRY_S = 60.0
+# The statuses a poll makes (a dozen), of values made here: not validated again.
+_STATUS = Unvalidated(CollectorStatus)
 
 METRICS = (
     Metric("target_up", "1 when the poll succeeded", prometheus="poolscope_target_up"),
@@ -206,13 +209,13 @@ class TargetPoller:
         samples: list[Sample],
     ) -> CollectorStatus:
         """Parse one statement's rows into outputs + samples; its status, failures included."""
-        every_s = collector.every_s or None
+        every_s = float(collector.every_s) if collector.every_s else None
         if result.error is not None:
             error = describe_mysql_error(result.error)
             if error_code(result.error) in PRIVILEGE_ERRORS:
                 self._missing_privileges[collector.name] = (collector.privilege or "a privilege", error)
                 self._privilege_retry_at[collector.name] = ctx.now + PRIVILEGE_RETRY_S
-            return CollectorStatus(
+            return _STATUS(
                 name=collector.name,
                 ok=False,
                 duration_ms=round(result.duration_ms, 3),
@@ -238,7 +241,7 @@ class TargetPoller:
             self._missing_privileges.pop(collector.name, None)
             self._privilege_retry_at.pop(collector.name, None)
         # One status object, built once its fields are known (a poll makes a dozen).
-        return CollectorStatus(
+        return _STATUS(
             name=collector.name,
             ok=parse_error is None,
             duration_ms=round(result.duration_ms + (time.perf_counter() - parse_started) * 1000, 3),
@@ -291,10 +294,10 @@ class TargetPoller:
                 # Not due: its last section stands for this poll; its samples were stored when read.
                 _put(collector, outputs, self._carried[collector.name].section)
                 carried_s = now - self._last_run[collector.name]
-                statuses[collector.name] = CollectorStatus(
+                statuses[collector.name] = _STATUS(
                     name=collector.name,
                     ok=True,
-                    every_s=collector.every_s,
+                    every_s=float(collector.every_s),
                     carried_s=round(carried_s, 3),
                     note=f"read every {collector.every_s:g} s; last {carried_s:.1f} s ago",
                 )

@@ -225,7 +225,7 @@ SAMPLES: Generations[tuple[object, ...], Sample] = Generations(8192)
 def sample(metric: str, value: float | None, **labels: str) -> Sample:
     if value is not None and type(value) is not float:
         return Sample(metric=metric, labels=labels, value=value)  # validated as given (ints, strings)
-    key = (metric, value, *labels.items())
+    key = (metric, value, *labels.items()) if labels else (metric, value)
     made = SAMPLES.newer.get(key) or SAMPLES.recall(key)
     # 0.0 and -0.0 are one key; NaN never equals a key, so it is always made afresh.
     if made is None or (value == 0.0 and copysign(1.0, value) != copysign(1.0, made.value or 0.0)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from poolscope.analysis.last_made import Unvalidated
 from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly, needs_pool_table, sample
 from poolscope.schemas import GroupState, Sample, ServerInfo
@@ -82,9 +83,13 @@ class ThreadPoolGroups(RowsOnly[list[GroupState], list[dict[str, Any]]]):
         outputs.thread_pool_groups = section
 
 
+_GROUP = Unvalidated(GroupState)
+
+
 def _groups(read: CollectorOutput[list[dict[str, Any]]]) -> CollectorOutput[list[GroupState]]:
-    # New models every poll: derive.py sets this poll's verdicts and rates on them.
-    return CollectorOutput(section=[GroupState(**fields) for fields in read.section], samples=read.samples)
+    # New models every poll: derive.py sets this poll's verdicts and rates on them. Not validated
+    # again: the fields are the ints and bools _read made.
+    return CollectorOutput(section=[_GROUP(**fields) for fields in read.section], samples=read.samples)
 
 
 def _read(rows: list[Row]) -> CollectorOutput[list[dict[str, Any]]]:
