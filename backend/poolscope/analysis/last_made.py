@@ -57,9 +57,21 @@ class Unvalidated(Generic[ModelT]):
     its default, which must be immutable (a default_factory's list would be shared).
     tests/poller/test_unvalidated.py compares each use with validated construction."""
 
-    __slots__ = ("_defaults", "_type")
+    __slots__ = ("_defaults", "_fields", "_required", "_type")
 
     def __init__(self, model_type: type[ModelT]) -> None:
+        # Skipping validation is only what validation would do for a plain model: one with
+        # validators, extra fields or private attributes must be built the validating way.
+        hooks = model_type.__pydantic_decorators__
+        if (
+            hooks.validators
+            or hooks.field_validators
+            or hooks.model_validators
+            or hooks.root_validators
+            or model_type.model_config.get("extra") == "allow"
+            or model_type.__private_attributes__
+        ):
+            raise TypeError(f"{model_type.__name__} has validators, extra fields or private attributes")
         defaults: dict[str, Any] = {}
         for name, field in model_type.model_fields.items():
             default = _Required if field.is_required() else field.get_default(call_default_factory=True)
@@ -68,9 +80,17 @@ class Unvalidated(Generic[ModelT]):
             defaults[name] = default
         # In the fields' order (dict | keeps the left's order), as validation leaves __dict__.
         self._defaults = defaults
+        self._fields = defaults.keys()
+        self._required = {name for name, default in defaults.items() if default is _Required}
         self._type = model_type
 
     def __call__(self, **values: Any) -> ModelT:
+        # A misspelt or missing field would otherwise vanish from the JSON without a word.
+        if not (self._required <= values.keys() <= self._fields):
+            raise TypeError(
+                f"{self._type.__name__}: unknown {sorted(values.keys() - self._fields)}, "
+                f"missing {sorted(self._required - values.keys())}"
+            )
         model: ModelT = _new(self._type)
         _set(model, "__dict__", self._defaults | values)
         _set(model, "__pydantic_fields_set__", set(values))

@@ -34,6 +34,10 @@ from poolscope.store.tables import rollups, rollups_x3, rollups_x10, samples, se
 ROLLUP_HWM_KEY = "rollup_high_water_mark"
 # The oldest raw sample's ts after the last maintain() (absent: no samples then).
 RAW_OLDEST_KEY = "raw_oldest"
+# Where the running retention pass started deleting samples (absent: none running). The oldest
+# mark moves to the cutoff before the rows go, so after a pass that died part-way only this says
+# where leftovers may start: the next pass slices from here rather than deleting them all at once.
+RAW_PURGE_KEY = "raw_purge_from"
 # Engines whose samples table keeps ix_samples_ts (migration 0010) and whose reads by time use it:
 # the per-series reads were planned and measured on SQLite and PostgreSQL only.
 TS_INDEXED = frozenset({"mysql", "mariadb"})
@@ -94,18 +98,20 @@ async def maintain(
             # Stored even when no pass deleted samples yet, so read_marks need not probe for it.
             await _write_meta(conn, RAW_OLDEST_KEY, repr(marks.oldest_raw))
     raw_cutoff = min(now - raw_retention_s, hwm)
-    if (
-        engine.dialect.name not in TS_INDEXED
-        and marks.oldest_raw is not None
-        and marks.oldest_raw < raw_cutoff
-    ):
+    # Retention starts at the stored mark (no probe of every series): its DELETEs have no lower
+    # bound, so rows older than the mark still go.
+    start = marks.oldest_raw if engine.dialect.name not in TS_INDEXED else None
+    if start is not None and start < raw_cutoff:
         # Charts plan raw reads from this mark: it moves before the rows go (the deletes commit
         # slice by slice), then to the exact oldest below.
         async with engine.begin() as conn:
+            unfinished = (
+                await conn.execute(select(store_meta.c.value).where(store_meta.c.key == RAW_PURGE_KEY))
+            ).scalar()
+            if unfinished is not None:
+                start = min(start, float(unfinished))
+            await _write_meta(conn, RAW_PURGE_KEY, repr(start))
             await _write_meta(conn, RAW_OLDEST_KEY, repr(raw_cutoff))
-    # Retention starts at the stored mark (no probe of every series): its DELETEs have no lower
-    # bound, so rows older than the mark (a pass killed mid-way) still go.
-    start = marks.oldest_raw if engine.dialect.name not in TS_INDEXED else None
     counts["raw_deleted"] = await _delete_before(engine, samples, raw_cutoff, start)
     rolled_on = min(t.hwm for t in tiers[1:] if t.hwm is not None)
     counts["rollups_deleted"] = await _delete_before(
@@ -115,11 +121,12 @@ async def maintain(
         counts["coarse_deleted"] += await _delete_before(engine, tier.table, now - rollup_retention_s)
     if marks.oldest_raw is not None and marks.oldest_raw >= raw_cutoff:
         # Nothing was due: the oldest sample is still the one the mark names (polls only add
-        # newer ones), so no probe of every series; it is one after retention deleted rows.
+        # newer ones), so no probe of every series; there is one after retention deleted rows.
         return StoreMarks(tuple(tiers), marks.oldest_raw), counts
     async with engine.begin() as conn:
         oldest = await _oldest(conn, samples)
         if conn.dialect.name not in TS_INDEXED:
+            await conn.execute(delete(store_meta).where(store_meta.c.key == RAW_PURGE_KEY))
             if oldest is None:
                 await conn.execute(delete(store_meta).where(store_meta.c.key == RAW_OLDEST_KEY))
             else:

@@ -5,8 +5,6 @@ shared with what the collectors keep between polls."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from pydantic import BaseModel
 
@@ -91,9 +89,31 @@ async def test_states_share_no_list_with_each_other_or_the_collectors(monitor_ds
 
 def test_a_mutable_default_is_never_shared() -> None:
     make = Unvalidated(TargetState)
-    state: Any = make(target="t", ts=1.0, status="up")
-    # A field with a default_factory is not filled with one shared object: it is marked missing.
-    assert state.__dict__["groups"] is _Required
-    assert state.__dict__["queued_connections"] is None
-    with pytest.raises(AssertionError):
-        _assert_as_validated(state)
+    # A field with a default_factory is not filled with one shared object: the caller must give it.
+    with pytest.raises(TypeError, match=r"missing \[.*'groups'"):
+        make(target="t", ts=1.0, status="up")
+    assert "groups" in make._required and "queued_connections" not in make._required
+
+
+def test_a_misspelt_or_missing_field_is_refused_not_dropped():
+    make = Unvalidated(CollectorStatus)
+    with pytest.raises(TypeError, match=r"unknown \['carried'\]"):
+        make(name="x", ok=True, carried=1.0)
+    with pytest.raises(TypeError, match=r"missing \['ok'\]"):
+        make(name="x")
+    assert make(name="x", ok=True).ok is True
+
+
+def test_a_model_with_a_validator_is_refused():
+    from pydantic import field_validator
+
+    class Checked(BaseModel):
+        value: int
+
+        @field_validator("value")
+        @classmethod
+        def positive(cls, v: int) -> int:
+            return abs(v)
+
+    with pytest.raises(TypeError, match="validators"):
+        Unvalidated(Checked)

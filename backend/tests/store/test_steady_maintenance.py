@@ -6,6 +6,7 @@ retention does not probe every series for the oldest sample; the marks stay exac
 import asyncio
 import math
 
+import pytest
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 
@@ -111,5 +112,54 @@ async def test_a_one_step_roll_up_neither_sorts_nor_calls_python(tmp_path):
             )
             expected = [tuple(r) for r in want]
             assert [tuple(r) for r in got] == expected and len(expected) > SERIES // 2
+    finally:
+        await store.close()
+
+
+async def test_a_retention_pass_that_died_part_way_is_resumed_in_slices(sqlite_pg_url, monkeypatch):
+    """The oldest mark moves to the cutoff before the rows go; a pass that dies after its first
+    slice leaves older rows below the mark. The next pass (another process) must slice from where
+    the dead one started, not delete every leftover in one statement holding the write lock."""
+    from poolscope.store import rollup
+
+    url = make_url(sqlite_pg_url)
+    path = url.database if url.get_backend_name() == "sqlite" else None
+    series = 20
+    settings = {"raw_retention_s": 600, "rollup_retention_s": 86400, "rollup_step_s": STEP}
+    store = SqlStore(sqlite_pg_url, **settings)
+    whole = rollup._delete_before
+
+    async def dies_after_one_slice(engine, table, cutoff, oldest=None):  # type: ignore[no-untyped-def]
+        if table is not rollup.samples:
+            return await whole(engine, table, cutoff, oldest)
+        monkeypatch.setattr(rollup, "MAX_DELETE_BATCHES", 1)
+        await whole(engine, table, cutoff, oldest)
+        raise RuntimeError("the process died here")
+
+    try:
+        await write_rows(store, path, sample_rows(series, T_END - 7200, T_END), series)
+        monkeypatch.setattr(rollup, "_delete_before", dies_after_one_slice)
+        with pytest.raises(RuntimeError, match="died"):
+            await store.maintain(now=T_END)
+        left = await oldest_sample(store)
+        assert left < T_END - 600 - 3000  # most of what was due is still there
+    finally:
+        await store.close()
+    monkeypatch.setattr(rollup, "_delete_before", whole)
+    monkeypatch.setattr(rollup, "MAX_DELETE_BATCHES", 100)
+    store = SqlStore(sqlite_pg_url, **settings)
+    try:
+        log = StatementLog(store)
+        counts = await store.maintain(now=T_END + 30)
+        deletes = [s for s, _ in log.stop() if s.lstrip().upper().startswith("DELETE FROM SAMPLES")]
+        assert counts["raw_deleted"] > 0
+        assert len(deletes) >= 5, deletes  # sliced as a pass from `left` is, not one statement
+        assert await oldest_sample(store) >= T_END + 30 - 600
+        assert store._marks is not None and store._marks.oldest_raw == await oldest_sample(store)
+        async with store.engine.connect() as conn:
+            unfinished = (
+                await conn.execute(text("SELECT value FROM store_meta WHERE key = 'raw_purge_from'"))
+            ).scalar()
+        assert unfinished is None
     finally:
         await store.close()
