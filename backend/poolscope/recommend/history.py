@@ -167,24 +167,30 @@ def _merge(
     values: dict[int, array[float]] = {}
     new_sums: dict[str, list[float]] = {}
     points_of = memo.__getitem__
+    # Most reads hold a value of every series at every timestamp: converted in one go.
+    try:
+        every: array[float] | None = array("d", raw)
+    except TypeError:  # a NULL value: series by series
+        every = None
+    if every and math.isnan(sum(every)) and any(v != v for v in every):  # (or infinities of both signs)
+        return None  # a NaN stored: a bucket holding it averages to NaN
+    every_points = list(map(points_of, every)) if every is not None else []
     for sid, metric, _labels in series:
         a = bisect_left(ids, sid)
         b = bisect_right(ids, sid, a)
-        got = _aligned(stamps[a:b], raw[a:b], dense)
-        if got is None:  # not one value at every new timestamp: placed one by one
+        if every is not None and b - a == len(dense) and stamps[a:b] == dense:
+            got, points = every[a:b], every_points[a:b]
+        else:  # not one value at every new timestamp: placed one by one
             if at is None:
                 at = {t: i for i, t in enumerate(new_ts)}
             got = array("d", blank)
             for t, v in zip(stamps[a:b], raw[a:b], strict=True):
                 if v is not None:
                     got[at[t]] = v
-            # A NaN stored: a bucket holding it averages to NaN (NULL values are NaN in `got`).
-            if any(v is not None and v != v for v in raw[a:b]):
+            if any(v is not None and v != v for v in raw[a:b]):  # NULL values are NaN in `got`
                 return None
-        elif got and math.isnan(sum(got)) and any(v != v for v in got):  # (or infinities of both signs)
-            return None
+            points = list(map(points_of, got))
         values[sid] = kept.values[sid][first:cut] + got if kept is not None else got
-        points = list(map(points_of, got))
         have = new_sums.get(metric)
         # a + b, as Window adds them (b already has its 0.0 added: the same sum)
         new_sums[metric] = (
@@ -215,16 +221,6 @@ def _merge(
 def _cut(kept: _Kept) -> int:
     """Where the timestamps after the mark begin (read again by the next read)."""
     return bisect_right(kept.ts, kept.read_to)
-
-
-def _aligned(stamps: Sequence[float], raw: Sequence[Any], dense: tuple[float, ...]) -> array[float] | None:
-    """The series' values at the new timestamps when it has a value at each of them, else None."""
-    if len(stamps) != len(dense) or stamps != dense:
-        return None
-    try:
-        return array("d", raw)
-    except TypeError:  # a NULL value
-        return None
 
 
 def _totals(kept: _Kept, start: float, step: float, memo: _Points) -> dict[str, list[float]]:

@@ -216,16 +216,15 @@ async def count_samples(
 
 
 def _count_statement(names: BindParameter[Any]) -> Select[Any]:
-    return (
-        select(func.count())
-        .select_from(series.join(samples, samples.c.series_id == series.c.id))
-        .where(
-            series.c.target == param("target", ""),
-            series.c.metric.in_(names),
-            samples.c.ts >= param("lo"),
-            samples.c.ts <= param("hi"),
-        )
+    return select(func.count()).where(
+        samples.c.series_id.in_(_series_ids(names)), samples.c.ts >= param("lo"), samples.c.ts <= param("hi")
     )
+
+
+def _series_ids(names: BindParameter[Any], target: str = "target") -> Select[Any]:
+    """The ids of the target's series of these metrics, as a subquery: their samples are then read
+    by the primary key in its order (a join reads them in the series index's order, then sorts)."""
+    return select(series.c.id).where(series.c.target == param(target, ""), series.c.metric.in_(names))
 
 
 def _to_latest_statement(names: BindParameter[Any]) -> CompoundSelect:
@@ -233,15 +232,10 @@ def _to_latest_statement(names: BindParameter[Any]) -> CompoundSelect:
     mark = select(literal_column("-1").label("series_id"), latest.label("ts"), null().label("value")).where(
         target_latest.c.target == param("target", "")
     )
-    found = (
-        select(samples.c.series_id, samples.c.ts, samples.c.value)
-        .select_from(series.join(samples, samples.c.series_id == series.c.id))
-        .where(
-            series.c.target == param("target2", ""),
-            series.c.metric.in_(names),
-            samples.c.ts >= param("lo"),
-            samples.c.ts <= param("hi"),
-        )
+    found = select(samples.c.series_id, samples.c.ts, samples.c.value).where(
+        samples.c.series_id.in_(_series_ids(names, "target2")),
+        samples.c.ts >= param("lo"),
+        samples.c.ts <= param("hi"),
     )
     # The latest row's ts first (series id -1), then the samples by series and time.
     return union_all(mark, found).order_by(literal_column("1"), literal_column("2"))
