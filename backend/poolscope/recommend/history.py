@@ -104,7 +104,7 @@ class History:
             read = await self.store.raw_history_to_latest(
                 name,
                 self.metrics,
-                math.nextafter(base.read_to, math.inf) if base is not None else start,
+                max(start, math.nextafter(base.read_to, math.inf)) if base is not None else start,
                 end,
                 start=start,
                 step=step,

@@ -137,6 +137,10 @@ async def test_a_read_after_the_mark_misses_nothing_committed_late(store_url: st
         assert await evaluated_at(t0 + 33.4) == 1
         await store.write_polls([poll(t0 + 34.2, 14.5, groups=3)])
         assert await evaluated_at(t0 + 34.4) == 0
+        # No poll for longer than the window (the mark before its start), then polls again.
+        assert await evaluated_at(t0 + 60.0) == 0
+        await store.write_polls([poll(t0 + 60.5, 15.5, groups=3)])
+        assert await evaluated_at(t0 + 61.0) == 0
         assert history.targets() == {"db"}
     finally:
         await store.close()
