@@ -40,11 +40,6 @@ VARIABLES_EVERY_S = GlobalVariables.every_s
 MAX_WINDOW_POINTS = 2000
 # How often the latest rows' variables fingerprints are compared with what the rules ran on.
 VARIABLES_CHECK_S = 2.0
-# Beyond a poll's timeout: how much later than its timestamp a poll's samples may be committed
-# (the batch writer's delay and retries, a busy store, a poller's clock behind) and still be in
-# the next evaluation's window; one committed later is missing until the next full read, at most a
-# window later (recommend/history.py).
-HISTORY_MARGIN_S = 50.0
 
 
 def local_cpu_count() -> int:
@@ -104,10 +99,7 @@ class Recommender:
         self.rules = rules
         # Each target's window of the rules' metrics, kept between evaluations (recommend/history.py).
         self._history = History(
-            store,
-            sorted({m for rule in rules for m in rule.metrics}),
-            settings.recommend_window_s,
-            overlap_s=settings.poll_timeout_s + 2 * settings.poll_interval_s + HISTORY_MARGIN_S,
+            store, sorted({m for rule in rules for m in rule.metrics}), settings.recommend_window_s
         )
         self.targets: dict[str, TargetConfig] = {}
         self._state: dict[str, TargetRecommendations] = {}

@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BindParameter, Integer, Select, bindparam
+from sqlalchemy import BindParameter, CompoundSelect, Integer, Select, bindparam
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.types import TypeEngine
@@ -52,7 +52,7 @@ def prepare(
     dialect: Dialect,
     shape: tuple[Hashable, ...],
     n_items: int,
-    build: Callable[[BindParameter[Any]], Select[Any]],
+    build: Callable[[BindParameter[Any]], Select[Any] | CompoundSelect[Any]],
     item_type: TypeEngine[Any] | None = None,
 ) -> Prepared:
     """The compiled text of `build(list parameter)` for this shape and list length.

@@ -14,10 +14,22 @@ from dataclasses import dataclass
 from math import floor
 from typing import Any, Literal
 
-from sqlalchemy import BindParameter, ColumnElement, Select, Table, func, select
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    Table,
+    func,
+    literal_column,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from poolscope.schemas import MetricsOut, SeriesOut
+from poolscope.store.latest import target_latest
 from poolscope.store.prepared import fetch_all, param, prepare
 from poolscope.store.tables import samples, series
 
@@ -51,6 +63,16 @@ class Plan:
     origin: float  # bucket 0 starts here
     segments: list[tuple[Tier, float, float]]  # rollups to read [lo, hi), coarsest first
     raw_from: float
+
+
+@dataclass(frozen=True, slots=True)
+class RawRead:
+    """What SqlStore.raw_history_to_latest read."""
+
+    latest: float | None  # the ts of the target's latest row; None without one
+    series: list[tuple[int, str, str]] | None  # (id, metric, labels JSON), when asked for
+    rows: Sequence[Sequence[Any]]  # (series id, ts, value) by series then time
+    count: int | None  # samples in the range asked to count
 
 
 def plan(marks: StoreMarks, start: float, end: float, step: float) -> Plan:
@@ -158,29 +180,65 @@ def raw_only(marks: StoreMarks, start: float, end: float, step: float) -> bool:
     return not p.segments and p.origin == start and p.raw_from == start
 
 
-async def raw_samples(
-    conn: AsyncConnection, target: str, metrics: Sequence[str], lo: float, hi: float
-) -> tuple[list[tuple[int, str, str]], Sequence[Sequence[Any]]]:
-    """The target's series of these metrics (id, metric, labels JSON) and their raw samples with
-    lo <= ts <= hi as (series id, ts, value), by series then time: what query() buckets."""
+async def target_series(
+    conn: AsyncConnection, target: str, metrics: Sequence[str]
+) -> list[tuple[int, str, str]]:
+    """The target's series of these metrics: (id, metric, labels JSON)."""
     metrics = list(dict.fromkeys(metrics))
     lookup = prepare(conn.dialect, ("series",), len(metrics), _series_statement, series.c.metric.type)
-    series_rows = [
+    return [
         (int(i), m, labels) for i, m, labels in await fetch_all(conn, lookup, {"target": target}, metrics)
     ]
-    if not series_rows:
-        return [], []
 
-    def build(id_list: BindParameter[Any]) -> Select[Any]:
-        return (
-            select(samples.c.series_id, samples.c.ts, samples.c.value)
-            .where(samples.c.series_id.in_(id_list), samples.c.ts >= param("lo"), samples.c.ts <= param("hi"))
-            .order_by(samples.c.series_id, samples.c.ts)
-        )
 
-    ids = [r[0] for r in series_rows]
-    stmt = prepare(conn.dialect, ("raw-samples",), len(ids), build)
-    return series_rows, await fetch_all(conn, stmt, {"lo": lo, "hi": hi}, ids)
+async def raw_samples_to_latest(
+    conn: AsyncConnection, target: str, metrics: Sequence[str], lo: float, hi: float
+) -> tuple[float | None, Sequence[Sequence[Any]]]:
+    """The ts of the target's latest row (store/latest.py; None without one) and the raw samples
+    of its series of these metrics with lo <= ts <= hi, as (series id, ts, value) by series then
+    time: one statement, so both are read at one point in the commit order."""
+    metrics = list(dict.fromkeys(metrics))
+    stmt = prepare(conn.dialect, ("raw-to-latest",), len(metrics), _to_latest_statement, series.c.metric.type)
+    rows = await fetch_all(conn, stmt, {"target": target, "target2": target, "lo": lo, "hi": hi}, metrics)
+    if rows and rows[0][0] == -1:
+        return float(rows[0][1]), rows[1:]
+    return None, rows
+
+
+async def count_samples(
+    conn: AsyncConnection, target: str, metrics: Sequence[str], lo: float, hi: float
+) -> int:
+    """How many raw samples (NULL values too) the target's series of these metrics have with lo <= ts <= hi."""
+    metrics = list(dict.fromkeys(metrics))
+    stmt = prepare(conn.dialect, ("count-samples",), len(metrics), _count_statement, series.c.metric.type)
+    rows = await fetch_all(conn, stmt, {"target": target, "lo": lo, "hi": hi}, metrics)
+    return int(rows[0][0])
+
+
+def _count_statement(names: BindParameter[Any]) -> Select[Any]:
+    return select(func.count()).where(
+        samples.c.series_id.in_(_series_ids(names)), samples.c.ts >= param("lo"), samples.c.ts <= param("hi")
+    )
+
+
+def _series_ids(names: BindParameter[Any], target: str = "target") -> Select[Any]:
+    """The ids of the target's series of these metrics, as a subquery: their samples are then read
+    by the primary key in its order (a join reads them in the series index's order, then sorts)."""
+    return select(series.c.id).where(series.c.target == param(target, ""), series.c.metric.in_(names))
+
+
+def _to_latest_statement(names: BindParameter[Any]) -> CompoundSelect:
+    latest = target_latest.c.ts
+    mark = select(literal_column("-1").label("series_id"), latest.label("ts"), null().label("value")).where(
+        target_latest.c.target == param("target", "")
+    )
+    found = select(samples.c.series_id, samples.c.ts, samples.c.value).where(
+        samples.c.series_id.in_(_series_ids(names, "target2")),
+        samples.c.ts >= param("lo"),
+        samples.c.ts <= param("hi"),
+    )
+    # The latest row's ts first (series id -1), then the samples by series and time.
+    return union_all(mark, found).order_by(literal_column("1"), literal_column("2"))
 
 
 def _series_statement(names: BindParameter[Any]) -> Select[Any]:

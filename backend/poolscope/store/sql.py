@@ -13,7 +13,6 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
@@ -23,7 +22,15 @@ from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetS
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
-from poolscope.store.query import Aggregate, StoreMarks, raw_only, raw_samples
+from poolscope.store.query import (
+    Aggregate,
+    RawRead,
+    StoreMarks,
+    count_samples,
+    raw_only,
+    raw_samples_to_latest,
+    target_series,
+)
 from poolscope.store.query import query as chart_query
 from poolscope.store.rollup import ROLLUP_HWM_KEY, read_marks
 from poolscope.store.rollup import maintain as maintain_tiers
@@ -207,16 +214,33 @@ class SqlStore:
             marks = await self._read_marks(conn)
             return await chart_query(conn, marks, target, list(metrics), start, end, step, agg)
 
-    async def raw_history(
-        self, target: str, metrics: Sequence[str], lo: float, hi: float, *, start: float, step: float
-    ) -> tuple[list[tuple[int, str, str]], Sequence[Sequence[Any]]] | None:
-        """The target's series of these metrics and their raw samples with lo <= ts <= hi
-        (store/query.py raw_samples); None when query() of [start, hi] at `step` would read
-        rollups too (then only query() gives its answer)."""
+    async def raw_history_to_latest(
+        self,
+        target: str,
+        metrics: Sequence[str],
+        lo: float,
+        hi: float,
+        *,
+        start: float,
+        step: float,
+        with_series: bool = True,
+        count: tuple[float, float] | None = None,
+    ) -> RawRead | None:
+        """The ts of the target's latest row and the raw samples of its series of these metrics
+        with lo <= ts <= hi, read at one point in the commit order (store/query.py
+        raw_samples_to_latest); also its series (with_series) and how many samples they have in
+        the range `count` (both ends included). None when query() of [start, hi] at `step` would
+        read rollups too (then only query() answers). A poll's samples commit with the latest row
+        that shows its ts (write_polls) and a target's polls are written in turn, so every sample
+        up to that ts is there: the next read of a window may start after it (recommend/history.py)."""
         async with self.engine.connect() as conn:
             if not raw_only(await self._read_marks(conn), start, hi, step):
                 return None
-            return await raw_samples(conn, target, metrics, lo, hi)
+            latest, rows = await raw_samples_to_latest(conn, target, metrics, lo, hi)
+            # After the samples: the series of every sample read are there already.
+            series_rows = await target_series(conn, target, metrics) if with_series else None
+            counted = await count_samples(conn, target, metrics, *count) if count is not None else None
+            return RawRead(latest, series_rows, rows, counted)
 
     # --- maintenance ---------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """The recommender's kept history (recommend/history.py) gives the rules exactly the Window a full
 store query gives, on real polls of the real MariaDB written by a real poller, on SQLite and
 PostgreSQL: at windows sliding by less than their length (only the new part read), with buckets
-holding two polls, on a whole-second grid and off it."""
+holding two polls, on a whole-second grid and off it; and on polls written by the test in the
+orders that make a read after the last one's mark miss something (a poll committed after a read
+up to its time, a latest row gone back, a sample committed behind the mark, a series appearing)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.recommend.history import History
 from poolscope.recommend.rules import ALL_RULES
 from poolscope.recommend.window import Window
+from poolscope.schemas import Sample, ServerInfo, TargetInfo, TargetState
 from poolscope.services import run_services
+from poolscope.store.ingest import Poll
+from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 
 METRICS = sorted({m for rule in ALL_RULES for m in rule.metrics})
@@ -53,26 +58,89 @@ async def test_the_kept_window_is_the_full_querys_window_on_real_polls(
         await asyncio.sleep(WINDOW_S + 1)
         # Polls every 0.2 s in buckets of 0.45 s (most hold two) and of 1 s on a whole-second grid.
         grids = [(1.7 * WINDOW_S, 0.45), (WINDOW_S, 1.0)]
-        kept = {grid: History(store, METRICS, WINDOW_S * 1.5, overlap_s=0.5) for grid in grids}
+        kept = {grid: History(store, METRICS, WINDOW_S * 1.5) for grid in grids}
         incremental = shared = 0
         for round_no in range(8):
             now = time.time()
             for (window_s, step), history in kept.items():
-                end = float(int(now)) if step == 1.0 else now
+                # A second back: every poll up to `end` is committed before either read (polls up to
+                # the latest row are, so the kept read may end a poll earlier than a later full query).
+                end = float(int(now) - 1) if step == 1.0 else now - 1.0
                 start, points = end - window_s, int(window_s / step)
-                before = history._kept.get("db")
+                full_reads = history.full_reads
                 got = await history.window("db", start, end, points, step)
-                incremental += before is not None and history._kept["db"].full_at < end
+                incremental += history.full_reads == full_reads
                 same(got, await full_window(store, start, end, points, step))
                 assert got.count("qps") >= points / 2, "too few polls to compare"
                 shared += got.count("qps") < len(history._kept["db"].ts)  # a bucket held two polls
             await asyncio.sleep(0.6 if round_no % 2 else 1.1)
         assert incremental >= 6  # most rounds read only what was new
         # Past its size limit a target's window is not kept, and is read in full each time.
-        capped = History(store, METRICS, WINDOW_S * 1.5, overlap_s=0.5, max_values=10)
+        capped = History(store, METRICS, WINDOW_S * 1.5, max_values=10)
         for _ in range(2):
             end = time.time()
             got = await capped.window("db", end - WINDOW_S, end, int(WINDOW_S / 0.45), 0.45)
             same(got, await full_window(store, end - WINDOW_S, end, int(WINDOW_S / 0.45), 0.45))
             assert capped.targets() == set()
         assert shared >= 8
+
+
+SERVER = ServerInfo(
+    flavor="mariadb", version="10.11.19-MariaDB", thread_handling="pool-of-threads", pool_enabled=True
+)
+
+
+def poll(ts: float, value: float, groups: int = 2) -> Poll:
+    """A poll of target "db": one series of qps, and one of tp_group_queue_length per group."""
+    samples = [Sample(metric="qps", value=value)] + [
+        Sample(metric="tp_group_queue_length", labels={"group": str(g)}, value=value + g)
+        for g in range(groups)
+    ]
+    info = TargetInfo(name="db", status="up", poll_interval_s=1.0, server=SERVER, last_poll_at=ts)
+    return Poll(info, TargetState(target="db", ts=ts, status="up"), samples, ts)
+
+
+async def test_a_read_after_the_mark_misses_nothing_committed_late(store_url: str) -> None:
+    await asyncio.to_thread(upgrade_to_head, store_url)
+    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    t0 = float(int(time.time())) - 100
+    window_s, step = 20.0, 1.0
+    # Counted against the store once a second of window passed since the last full read or count.
+    history = History(store, METRICS, window_s=1.0)
+
+    async def evaluated_at(end: float) -> int:
+        """The window at `end` is the full query's; how many full reads it took."""
+        full_reads = history.full_reads
+        got = await history.window("db", end - window_s, end, int(window_s / step), step)
+        same(got, await full_window(store, end - window_s, end, int(window_s / step), step))
+        return history.full_reads - full_reads
+
+    try:
+        for i in range(30):
+            await store.write_polls([poll(t0 + i, float(i))])
+        assert await evaluated_at(t0 + 29.5) == 1  # read up to the latest row: t0 + 29
+        # A poll taken before that read's end but committed after it (it was being written).
+        await store.write_polls([poll(t0 + 29.3, 7.5)])
+        await store.write_polls([poll(t0 + 30.3, 8.5)])
+        assert await evaluated_at(t0 + 30.4) == 0  # only what came after t0 + 29 was read
+        # The target moved to a poller whose clock is behind: its latest row goes back.
+        await store.write_polls([poll(t0 + 30.1, 9.5)])
+        assert await evaluated_at(t0 + 30.9) == 1
+        await store.write_polls([poll(t0 + 31.2, 10.5)])
+        assert await evaluated_at(t0 + 31.4) == 0
+        # A poll committed behind the mark while the latest row moves on (a poller that lost its
+        # lease while writing): only the count made once a (test) window finds it.
+        await store.write_polls([poll(t0 + 30.7, 11.5), poll(t0 + 32.2, 12.5)])
+        assert await evaluated_at(t0 + 32.5) == 1
+        # A series appeared (a thread group).
+        await store.write_polls([poll(t0 + 33.2, 13.5, groups=3)])
+        assert await evaluated_at(t0 + 33.4) == 1
+        await store.write_polls([poll(t0 + 34.2, 14.5, groups=3)])
+        assert await evaluated_at(t0 + 34.4) == 0
+        # No poll for longer than the window (the mark before its start), then polls again.
+        assert await evaluated_at(t0 + 60.0) == 0
+        await store.write_polls([poll(t0 + 60.5, 15.5, groups=3)])
+        assert await evaluated_at(t0 + 61.0) == 0
+        assert history.targets() == {"db"}
+    finally:
+        await store.close()
