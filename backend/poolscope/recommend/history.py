@@ -4,8 +4,9 @@ An evaluation looks at recommend_window_s (300 s) of the rules' metrics every re
 (30 s) per target, and 270 s of it was read the time before. So each target's raw samples are
 kept, and an evaluation reads only the samples after the last read's mark, drops those that left
 the window, and buckets them as store/query.py does a range it answers from raw samples: bucket
-floor((ts - start) / step), the average of its values, round6. The rules get exactly the Window
-a full query gives (tests/recommend/test_history.py compares both on real polls).
+floor((ts - start) / step), the average of its values, round6. The rules get the Window
+a full query gives (tests/recommend/test_history.py compares both on real polls), but for a poll
+committed more than RECENT_CHECK_S behind the mark, until the once-per-window count (below).
 
 The mark is one the store vouches for (SqlStore.raw_history_to_latest): a poll's samples commit
 in the transaction that sets the target's latest row to the poll's ts, and a target's polls are
@@ -14,9 +15,10 @@ shows T every sample up to T is there. A read goes up to the window's end; the n
 after min(T, end) (what was held after it is read again: a poll that was being written may land
 there). A latest row older than the mark (the target moved to a poller whose clock is behind),
 a series that appeared, rollups answering part of the range or a NaN value: the full read instead.
-Once per window length the read also counts the store's samples from the window's start up to the
-mark: a count other than the rows held (a poll committed out of order, say by a poller that lost
-its lease while writing) makes the full read.
+Every read also counts the store's samples of the last RECENT_CHECK_S up to the mark, and once per
+window length those from the window's start: a count other than the rows held (a poll committed
+out of order, say by a poller that lost its lease while writing, or by a poller whose clock is
+behind, after the latest row had moved past the mark again) makes the full read.
 
 Kept per target: one array of doubles per series aligned with the distinct sample timestamps
 (NaN where a series has no value), and per metric the sum of its series' bucket points at each
@@ -43,6 +45,10 @@ NAN = math.nan
 # Per target, values kept (a double each, plus the metrics' sums): a 300 s window of ~130 series
 # at 1 s polls.
 MAX_KEPT_VALUES = 40_000
+# A poll that commits behind the mark lands within this of it, unless a poller's clock is further
+# behind (the target moved, a clock stepped back; the once-per-window count catches those): a poll
+# timeout, a lease's handover and a stopping poller's last write.
+RECENT_CHECK_S = 60.0
 # Distinct values whose point (_point) is remembered across evaluations before the memo is dropped.
 MAX_MEMO = 200_000
 
@@ -101,6 +107,9 @@ class History:
         merged: _Kept | None = None
         for base in (kept, None) if kept is not None else (None,):
             check = base is not None and end - base.checked_at >= self.window_s
+            # Every read counts the samples of the last RECENT_CHECK_S before the mark; once per
+            # window, all of them from the window's start.
+            lo = start if check or base is None else max(start, base.read_to - RECENT_CHECK_S)
             read = await self.store.raw_history_to_latest(
                 name,
                 self.metrics,
@@ -109,14 +118,14 @@ class History:
                 start=start,
                 step=step,
                 with_series=base is None,
-                count=(start, base.read_to) if base is not None and check else None,
+                count=(lo, base.read_to) if base is not None else None,
             )
             if read is None or read.latest is None:  # rollups answer part of it, or no latest row
                 break
             if base is not None and (
                 read.latest < base.read_to
                 or not {row[0] for row in read.rows} <= base.ids
-                or (check and read.count != sum(base.rows[bisect_left(base.ts, start) : _cut(base)]))
+                or read.count != sum(base.rows[bisect_left(base.ts, lo) : _cut(base)])
             ):
                 continue  # the mark went back, a series appeared, or a sample came late: read it all
             self.full_reads += base is None

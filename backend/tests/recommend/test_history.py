@@ -144,3 +144,28 @@ async def test_a_read_after_the_mark_misses_nothing_committed_late(store_url: st
         assert history.targets() == {"db"}
     finally:
         await store.close()
+
+
+async def test_a_poll_committed_behind_the_mark_is_found_at_the_next_read(store_url: str) -> None:
+    """The latest row went back (a poller whose clock is behind, or one that lost its lease while
+    writing) and moved past the mark again before the next evaluation: the next read still finds
+    it, not only the once-per-window count (here the window never comes round)."""
+    await asyncio.to_thread(upgrade_to_head, store_url)
+    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    t0 = float(int(time.time())) - 100
+    window_s, step = 20.0, 1.0
+    history = History(store, METRICS, window_s=3600.0)
+    try:
+        for i in range(30):
+            await store.write_polls([poll(t0 + i, float(i))])
+        await history.window("db", t0 + 9.5, t0 + 29.5, int(window_s / step), step)
+        # Behind the mark (t0 + 29) by 13 s, then the latest row moves on before the next read.
+        await store.write_polls([poll(t0 + 15.7, 99.0)])
+        await store.write_polls([poll(t0 + 30.2, 30.0)])
+        full_reads = history.full_reads
+        end = t0 + 30.5
+        got = await history.window("db", end - window_s, end, int(window_s / step), step)
+        same(got, await full_window(store, end - window_s, end, int(window_s / step), step))
+        assert history.full_reads == full_reads + 1
+    finally:
+        await store.close()
