@@ -18,8 +18,9 @@ from sqlalchemy import BindParameter, ColumnElement, Select, Table, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from poolscope.schemas import MetricsOut, SeriesOut
+from poolscope.store.head import readable_samples
 from poolscope.store.prepared import fetch_all, param, prepare
-from poolscope.store.tables import samples, series
+from poolscope.store.tables import series
 
 Aggregate = Literal["avg", "max", "min"]
 # series id -> bucket -> (value, samples in it)
@@ -172,10 +173,11 @@ async def raw_samples(
         return [], []
 
     def build(id_list: BindParameter[Any]) -> Select[Any]:
+        src = readable_samples(conn.dialect)
         return (
-            select(samples.c.series_id, samples.c.ts, samples.c.value)
-            .where(samples.c.series_id.in_(id_list), samples.c.ts >= param("lo"), samples.c.ts <= param("hi"))
-            .order_by(samples.c.series_id, samples.c.ts)
+            select(src.c.series_id, src.c.ts, src.c.value)
+            .where(src.c.series_id.in_(id_list), src.c.ts >= param("lo"), src.c.ts <= param("hi"))
+            .order_by(src.c.series_id, src.c.ts)
         )
 
     ids = [r[0] for r in series_rows]
@@ -195,12 +197,13 @@ def _bucket(ts: ColumnElement[Any]) -> ColumnElement[Any]:
 
 async def _collect_raw(conn, ids, lo, hi, p: Plan, agg: Aggregate, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
     def build(id_list: BindParameter[Any]) -> Select[Any]:
-        value = func.avg(samples.c.value) if agg == "avg" else getattr(func, agg)(samples.c.value)
-        bucket = _bucket(samples.c.ts)
+        src = readable_samples(conn.dialect)
+        value = func.avg(src.c.value) if agg == "avg" else getattr(func, agg)(src.c.value)
+        bucket = _bucket(src.c.ts)
         return (
-            select(samples.c.series_id, bucket, value, func.count(samples.c.value))
-            .where(samples.c.series_id.in_(id_list), samples.c.ts >= param("lo"), samples.c.ts <= param("hi"))
-            .group_by(samples.c.series_id, bucket)
+            select(src.c.series_id, bucket, value, func.count(src.c.value))
+            .where(src.c.series_id.in_(id_list), src.c.ts >= param("lo"), src.c.ts <= param("hi"))
+            .group_by(src.c.series_id, bucket)
         )
 
     stmt = prepare(conn.dialect, ("raw", agg), len(ids), build)

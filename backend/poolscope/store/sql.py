@@ -20,6 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
+from poolscope.store.head import MOVE_INTERVAL_S, move_head, uses_head
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
@@ -93,9 +94,14 @@ class SqlStore:
         # target's last poll (a poll cancelled after its write began) would put its caches back.
         self._writing = 0
         self._forget_after_writes: set[str] = set()
+        # SQLite: when this process next offers to move the samples head (store/head.py).
+        self._next_move = time.monotonic() + MOVE_INTERVAL_S
 
     async def close(self) -> None:
         await self.writer.stop()  # what it accepted is stored before the engine goes
+        if uses_head(self.dialect):
+            with contextlib.suppress(Exception):  # not moved: still readable, moved later
+                await self.move_head()
         async with self._write_lock:
             if self._write_conn is not None:
                 await self._write_conn.close()
@@ -148,6 +154,9 @@ class SqlStore:
                 self._forget_after_writes.clear()
         for poll in polls:
             self._published(poll)
+        if uses_head(self.dialect) and time.monotonic() >= self._next_move:
+            self._next_move = time.monotonic() + MOVE_INTERVAL_S
+            await self.move_head(MOVE_INTERVAL_S)
         marks = self._marks
         if marks is not None and marks.oldest_raw is None and rows:
             self._marks = replace(marks, oldest_raw=min(r[1] for r in rows))
@@ -173,6 +182,12 @@ class SqlStore:
                 with contextlib.suppress(Exception):
                     await conn.close()
                 raise
+
+    async def move_head(self, min_interval_s: float = 0.0) -> int | None:
+        """SQLite: move the samples head into samples (store/head.py); the rows moved, or None when
+        another process moved less than min_interval_s ago."""
+        async with self._write_transaction() as conn:
+            return await move_head(conn, time.time(), min_interval_s)
 
     def _published(self, poll: Poll) -> None:
         info, state = poll.info, poll.state
