@@ -156,7 +156,12 @@ class SqlStore:
             self._published(poll)
         if uses_head(self.dialect) and time.monotonic() >= self._next_move:
             self._next_move = time.monotonic() + MOVE_INTERVAL_S
-            await self.move_head(MOVE_INTERVAL_S)
+            try:
+                await self.move_head(MOVE_INTERVAL_S)
+            except Exception:  # the batch is stored (and readable in the head): not retried for this
+                log.warning(
+                    "moving the samples head failed; it is retried in %.0f s", MOVE_INTERVAL_S, exc_info=True
+                )
         marks = self._marks
         if marks is not None and marks.oldest_raw is None and rows:
             self._marks = replace(marks, oldest_raw=min(r[1] for r in rows))

@@ -78,9 +78,7 @@ async def old_reads(store: SqlStore, now: float) -> dict:
         )
         cutoff = min(now - RAW_RETENTION_S, max(done, hwm))
         kept = await rows(conn, f"SELECT series_id, ts, value FROM {raw} WHERE ts >= :c", c=cutoff)
-        gone = (
-            await conn.execute(text(f"SELECT count(*) FROM {raw} WHERE ts < :c"), {"c": cutoff})
-        ).scalar()
+        gone = (await conn.execute(text(f"SELECT count(*) FROM {raw} WHERE ts < :c"), {"c": cutoff})).scalar()
         rollups = await rows(conn, "SELECT series_id, ts, count, sum, min, max FROM rollups")
     return {
         "rollups": sorted(rollups + [(r[0], float(r[1]), *r[2:]) for r in rolled]),

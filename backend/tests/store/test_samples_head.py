@@ -5,7 +5,6 @@ at once lose and duplicate nothing; a killed process's rows stay readable and ar
 raw reads are primary-key ranges on both tables. PostgreSQL keeps writing to samples directly."""
 
 import asyncio
-import os
 import signal
 import sqlite3
 import subprocess
