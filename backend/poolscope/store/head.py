@@ -61,7 +61,9 @@ def readable_samples_sql(dialect_name: str) -> str:
     """readable_samples() for a statement written as text (probes, tests): a table expression."""
     if not uses_head(dialect_name):
         return "samples"
-    return "(SELECT series_id, ts, value FROM samples UNION ALL SELECT series_id, ts, value FROM samples_head)"
+    return (
+        "(SELECT series_id, ts, value FROM samples UNION ALL SELECT series_id, ts, value FROM samples_head)"
+    )
 
 
 async def move_head(conn: AsyncConnection, now: float, min_interval_s: float = 0.0) -> int | None:
