@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from poolscope.schemas import Sample, TargetInfo
@@ -23,6 +24,26 @@ from poolscope.store.sql import SqlStore
 T0 = 1_800_000_000.0
 BACKEND = str(Path(__file__).resolve().parents[2])
 METRICS = ("qps", "threads_running")
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:
+    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
+    upgrade_to_head(url)
+    return url
+
+
+def stored(target: str, seconds: range) -> list[tuple]:
+    """What every_sample() gives for the target's polls (poll()) of these seconds."""
+    return sorted(
+        (target, m, T0 + i, v)
+        for i in seconds
+        for m, v in (
+            ("qps", float(i)),
+            ("threads_running", float(i % 7)),
+            ("tp_group_queue_length", float(i % 3)),
+        )
+    )
 
 
 def make_store(url: str, **kw) -> SqlStore:
@@ -57,9 +78,8 @@ async def every_sample(store: SqlStore) -> list[tuple]:
         return sorted(tuple(r) for r in rows)
 
 
-async def test_reads_see_samples_still_in_the_head(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    await asyncio.to_thread(upgrade_to_head, url)
+async def test_reads_see_samples_still_in_the_head(sqlite_url):
+    url = sqlite_url
     store = make_store(url)
     try:
         await store.write_polls([poll("db-a", i) for i in range(120)])
@@ -86,9 +106,8 @@ async def test_reads_see_samples_still_in_the_head(tmp_path):
         await store.close()
 
 
-async def test_retention_and_the_oldest_mark_cover_the_head(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    await asyncio.to_thread(upgrade_to_head, url)
+async def test_retention_and_the_oldest_mark_cover_the_head(sqlite_url):
+    url = sqlite_url
     store = make_store(url, raw_retention_s=60)
     try:
         await store.write_polls([poll("db-a", i) for i in range(0, 60)])
@@ -100,23 +119,14 @@ async def test_retention_and_the_oldest_mark_cover_the_head(tmp_path):
         await other.close()
         counts_ = await store.maintain(now=T0 + 240)
         assert counts_["raw_deleted"] == 540  # 180 s of 3 series; 60 s kept
-        assert await every_sample(store) == sorted(
-            (s[0], s[1], T0 + i, s[2])
-            for i in range(180, 240)
-            for s in [
-                ("db-a", "qps", float(i)),
-                ("db-a", "threads_running", float(i % 7)),
-                ("db-a", "tp_group_queue_length", float(i % 3)),
-            ]
-        )
+        assert await every_sample(store) == stored("db-a", range(180, 240))
         assert store._marks is not None and store._marks.oldest_raw == T0 + 180
     finally:
         await store.close()
 
 
-async def test_a_move_keeps_every_row_once_and_a_duplicate_keeps_the_first(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    await asyncio.to_thread(upgrade_to_head, url)
+async def test_a_move_keeps_every_row_once_and_a_duplicate_keeps_the_first(sqlite_url):
+    url = sqlite_url
     store = make_store(url)
     try:
         await store.write_polls([poll(t, i) for t in ("db-a", "db-b") for i in range(50)])
@@ -145,9 +155,8 @@ async def test_a_move_keeps_every_row_once_and_a_duplicate_keeps_the_first(tmp_p
         await store.close()
 
 
-async def test_two_stores_writing_and_moving_at_once_lose_and_duplicate_nothing(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    await asyncio.to_thread(upgrade_to_head, url)
+async def test_two_stores_writing_and_moving_at_once_lose_and_duplicate_nothing(sqlite_url):
+    url = sqlite_url
     stores = [make_store(url), make_store(url)]
 
     async def run(store: SqlStore, target: str) -> None:
@@ -161,16 +170,7 @@ async def test_two_stores_writing_and_moving_at_once_lose_and_duplicate_nothing(
         assert await counts(stores[0]) == (1200, 0)
         got = await every_sample(stores[0])
         assert len(got) == len(set(got)) == 1200
-        assert got == sorted(
-            (t, m, T0 + i, v)
-            for t in ("db-a", "db-b")
-            for i in range(200)
-            for m, v in (
-                ("qps", float(i)),
-                ("threads_running", float(i % 7)),
-                ("tp_group_queue_length", float(i % 3)),
-            )
-        )
+        assert got == stored("db-a", range(200)) + stored("db-b", range(200))
     finally:
         for store in stores:
             await store.close()
@@ -215,9 +215,8 @@ async def test_a_killed_process_loses_nothing_in_the_head(tmp_path):
         await store.close()
 
 
-async def test_raw_reads_are_primary_key_ranges_on_both_tables(tmp_path):
-    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    await asyncio.to_thread(upgrade_to_head, url)
+async def test_raw_reads_are_primary_key_ranges_on_both_tables(sqlite_url):
+    url = sqlite_url
     store = make_store(url)
     try:
         await store.write_polls([poll("db-a", i) for i in range(60)])
