@@ -259,3 +259,23 @@ async def test_postgresql_writes_samples_directly(sqlite_pg_url):
         assert len(await every_sample(store)) == 30
     finally:
         await store.close()
+
+
+async def test_a_failed_move_keeps_the_batch_stored_and_is_retried(sqlite_url, caplog):
+    store = make_store(sqlite_url)
+    try:
+        async with store.engine.begin() as conn:  # samples refuses every row for now
+            await conn.exec_driver_sql(
+                "CREATE TRIGGER refuse BEFORE INSERT ON samples BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+        store._next_move = 0.0  # this batch's move is due
+        await store.write_polls([poll("db-a", i) for i in range(10)])  # stored, not raised
+        assert "moving the samples head failed" in caplog.text
+        assert await counts(store) == (0, 30)
+        assert len(await every_sample(store)) == 30
+        async with store.engine.begin() as conn:
+            await conn.exec_driver_sql("DROP TRIGGER refuse")
+        assert await store.move_head() == 30
+        assert await every_sample(store) == stored("db-a", range(10))
+    finally:
+        await store.close()
