@@ -38,9 +38,15 @@ _STAMP = "UPDATE store_meta SET value = ? WHERE key = ?"
 # no longer sees samples, so a duplicate is caught here rather than failing a poll's batch).
 _MOVE = (
     "INSERT OR IGNORE INTO samples (series_id, ts, value)"
-    " SELECT series_id, ts, value FROM samples_head ORDER BY series_id, ts"
+    " SELECT series_id, ts, value FROM samples_head WHERE series_id >= ? AND series_id < ?"
+    " ORDER BY series_id, ts"
 )
-_CLEAR = "DELETE FROM samples_head"
+_CLEAR = "DELETE FROM samples_head WHERE series_id >= ? AND series_id < ?"
+_LAST_SERIES = "SELECT max(series_id) FROM samples_head"
+# Series per move transaction: a move of every series writes a page per series and held the write
+# lock for all of them at once (polls waited behind it and missed their second); slices let the
+# poll batches in between.
+MOVE_SLICE_SERIES = 1024
 
 
 def uses_head(dialect_name: str) -> bool:
@@ -66,13 +72,21 @@ def readable_samples_sql(dialect_name: str) -> str:
     )
 
 
-async def move_head(conn: AsyncConnection, now: float, min_interval_s: float = 0.0) -> int | None:
-    """Move the head into samples inside the connection's transaction (the caller commits); the
-    number of rows moved, or None when another process moved less than min_interval_s ago.
+async def move_head(
+    conn: AsyncConnection,
+    now: float,
+    min_interval_s: float = 0.0,
+    series_from: int = 0,
+    series_slice: int | None = None,
+) -> tuple[int, int | None] | None:
+    """Move the head's rows of series ids [series_from, series_from + series_slice) (all with no
+    slice) into samples inside the connection's transaction (the caller commits): the rows moved
+    and where the next slice starts (None: no series left), or None when another process moved
+    less than min_interval_s ago.
 
     The first statement writes, so the transaction holds SQLite's write lock from its start: no
-    poll's rows reach the head between the copy and the delete, and two processes' moves run one
-    after the other (the second finds the head empty, or gated by the stamp)."""
+    poll's rows reach the slice between the copy and the delete, and two processes' moves run one
+    after the other (the second finds the slice empty, or is gated by the stamp)."""
     await conn.exec_driver_sql(_GATE_ROW, (MOVED_AT_KEY,))
     if min_interval_s > 0:
         gate = await conn.exec_driver_sql(_GATE, (repr(now), MOVED_AT_KEY, now - min_interval_s, now))
@@ -80,6 +94,9 @@ async def move_head(conn: AsyncConnection, now: float, min_interval_s: float = 0
             return None
     else:
         await conn.exec_driver_sql(_STAMP, (repr(now), MOVED_AT_KEY))
-    moved = await conn.exec_driver_sql(_MOVE)
-    await conn.exec_driver_sql(_CLEAR)
-    return max(moved.rowcount or 0, 0)
+    upto = series_from + series_slice if series_slice is not None else 2**62
+    moved = await conn.exec_driver_sql(_MOVE, (series_from, upto))
+    await conn.exec_driver_sql(_CLEAR, (series_from, upto))
+    last = (await conn.exec_driver_sql(_LAST_SERIES)).scalar()
+    following = upto if last is not None and last >= upto else None
+    return max(moved.rowcount or 0, 0), following

@@ -86,7 +86,7 @@ async def maintain(
         if uses_head(conn.dialect.name):
             # SQLite: the head goes into samples first, in this transaction (its write lock is
             # held from here on), so the roll-up below reads samples alone (store/head.py).
-            await move_head(conn, time.time())
+            await move_head(conn, time.time())  # all series: what came since SqlStore's sliced move
         hwm, counts["rolled_up"] = await _roll_up(conn, samples, fine, now, _raw_columns())
         tiers = [replace(fine, hwm=hwm)]
         for tier in coarser:

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import text
 
 from poolscope.schemas import Sample, TargetInfo
-from poolscope.store import prepared
+from poolscope.store import prepared, sql
 from poolscope.store.head import MOVE_INTERVAL_S, readable_samples_sql
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
@@ -155,8 +155,9 @@ async def test_a_move_keeps_every_row_once_and_a_duplicate_keeps_the_first(sqlit
         await store.close()
 
 
-async def test_two_stores_writing_and_moving_at_once_lose_and_duplicate_nothing(sqlite_url):
+async def test_two_stores_writing_and_moving_at_once_lose_and_duplicate_nothing(sqlite_url, monkeypatch):
     url = sqlite_url
+    monkeypatch.setattr(sql, "MOVE_SLICE_SERIES", 2)  # 6 series: each move is 3 transactions
     stores = [make_store(url), make_store(url)]
 
     async def run(store: SqlStore, target: str) -> None:
@@ -270,6 +271,8 @@ async def test_a_failed_move_keeps_the_batch_stored_and_is_retried(sqlite_url, c
             )
         store._next_move = 0.0  # this batch's move is due
         await store.write_polls([poll("db-a", i) for i in range(10)])  # stored, not raised
+        assert store._mover is not None
+        await store._mover  # the move runs beside the writes
         assert "moving the samples head failed" in caplog.text
         assert await counts(store) == (0, 30)
         assert len(await every_sample(store)) == 30
