@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from poolscope.store.head import readable_samples_sql
 from poolscope_bench.stats import summarize
 
 OVERVIEW_PATHS = ("/api/overview",)  # measured too when the API answers one of these
@@ -26,7 +27,7 @@ def count_polls(store: Path, t0: float, t1: float) -> tuple[int, int, int]:
         row = db.execute(
             "SELECT count(*) FILTER (WHERE s.value > 0), count(*) FILTER (WHERE s.value <= 0),"
             " count(DISTINCT r.target) FILTER (WHERE s.value > 0)"
-            " FROM samples s JOIN series r ON r.id = s.series_id"
+            f" FROM {readable_samples_sql('sqlite')} s JOIN series r ON r.id = s.series_id"
             " WHERE r.metric = 'target_up' AND s.ts >= ? AND s.ts < ?",
             (t0, t1),
         ).fetchone()

@@ -26,7 +26,8 @@ SampleRow = tuple[int, float, float | None]
 # (target, metric, canonical labels JSON): the identity of a series row.
 SeriesKey = tuple[str, str, str]
 SAMPLE_COLUMNS = ["series_id", "ts", "value"]
-INSERT_SQL = "INSERT INTO samples (series_id, ts, value) VALUES (?, ?, ?)"
+# SQLite's samples go to the head table first (store/head.py).
+INSERT_SQL = "INSERT INTO samples_head (series_id, ts, value) VALUES (?, ?, ?)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +213,8 @@ class SampleIngest:
     async def insert(
         self, conn: AsyncConnection, rows: list[SampleRow], *, open_transaction: bool = False
     ) -> None:
-        """Insert the rows inside the connection's transaction (raises on a duplicate (series_id, ts)).
+        """Insert the rows inside the connection's transaction (raises on a duplicate (series_id, ts);
+        on SQLite only on one within the head, store/head.py).
 
         On PostgreSQL the COPY joins the transaction only once a statement through SQLAlchemy has
         opened it (asyncpg's own would commit at once): `open_transaction` opens it first.

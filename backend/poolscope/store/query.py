@@ -11,6 +11,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from math import floor
 from typing import Any, Literal
 
@@ -26,12 +27,14 @@ from sqlalchemy import (
     select,
     union_all,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from poolscope.schemas import MetricsOut, SeriesOut
+from poolscope.store.head import readable_samples
 from poolscope.store.latest import target_latest
 from poolscope.store.prepared import fetch_all, param, prepare
-from poolscope.store.tables import samples, series
+from poolscope.store.tables import series
 
 Aggregate = Literal["avg", "max", "min"]
 # series id -> bucket -> (value, samples in it)
@@ -198,7 +201,13 @@ async def raw_samples_to_latest(
     of its series of these metrics with lo <= ts <= hi, as (series id, ts, value) by series then
     time: one statement, so both are read at one point in the commit order."""
     metrics = list(dict.fromkeys(metrics))
-    stmt = prepare(conn.dialect, ("raw-to-latest",), len(metrics), _to_latest_statement, series.c.metric.type)
+    stmt = prepare(
+        conn.dialect,
+        ("raw-to-latest",),
+        len(metrics),
+        partial(_to_latest_statement, conn.dialect),
+        series.c.metric.type,
+    )
     rows = await fetch_all(conn, stmt, {"target": target, "target2": target, "lo": lo, "hi": hi}, metrics)
     if rows and rows[0][0] == -1:
         return float(rows[0][1]), rows[1:]
@@ -210,14 +219,21 @@ async def count_samples(
 ) -> int:
     """How many raw samples (NULL values too) the target's series of these metrics have with lo <= ts <= hi."""
     metrics = list(dict.fromkeys(metrics))
-    stmt = prepare(conn.dialect, ("count-samples",), len(metrics), _count_statement, series.c.metric.type)
+    stmt = prepare(
+        conn.dialect,
+        ("count-samples",),
+        len(metrics),
+        partial(_count_statement, conn.dialect),
+        series.c.metric.type,
+    )
     rows = await fetch_all(conn, stmt, {"target": target, "lo": lo, "hi": hi}, metrics)
     return int(rows[0][0])
 
 
-def _count_statement(names: BindParameter[Any]) -> Select[Any]:
+def _count_statement(dialect: Dialect, names: BindParameter[Any]) -> Select[Any]:
+    src = readable_samples(dialect)
     return select(func.count()).where(
-        samples.c.series_id.in_(_series_ids(names)), samples.c.ts >= param("lo"), samples.c.ts <= param("hi")
+        src.c.series_id.in_(_series_ids(names)), src.c.ts >= param("lo"), src.c.ts <= param("hi")
     )
 
 
@@ -227,15 +243,16 @@ def _series_ids(names: BindParameter[Any], target: str = "target") -> Select[Any
     return select(series.c.id).where(series.c.target == param(target, ""), series.c.metric.in_(names))
 
 
-def _to_latest_statement(names: BindParameter[Any]) -> CompoundSelect:
+def _to_latest_statement(dialect: Dialect, names: BindParameter[Any]) -> CompoundSelect:
+    src = readable_samples(dialect)
     latest = target_latest.c.ts
     mark = select(literal_column("-1").label("series_id"), latest.label("ts"), null().label("value")).where(
         target_latest.c.target == param("target", "")
     )
-    found = select(samples.c.series_id, samples.c.ts, samples.c.value).where(
-        samples.c.series_id.in_(_series_ids(names, "target2")),
-        samples.c.ts >= param("lo"),
-        samples.c.ts <= param("hi"),
+    found = select(src.c.series_id, src.c.ts, src.c.value).where(
+        src.c.series_id.in_(_series_ids(names, "target2")),
+        src.c.ts >= param("lo"),
+        src.c.ts <= param("hi"),
     )
     # The latest row's ts first (series id -1), then the samples by series and time.
     return union_all(mark, found).order_by(literal_column("1"), literal_column("2"))
@@ -253,12 +270,13 @@ def _bucket(ts: ColumnElement[Any]) -> ColumnElement[Any]:
 
 async def _collect_raw(conn, ids, lo, hi, p: Plan, agg: Aggregate, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
     def build(id_list: BindParameter[Any]) -> Select[Any]:
-        value = func.avg(samples.c.value) if agg == "avg" else getattr(func, agg)(samples.c.value)
-        bucket = _bucket(samples.c.ts)
+        src = readable_samples(conn.dialect)
+        value = func.avg(src.c.value) if agg == "avg" else getattr(func, agg)(src.c.value)
+        bucket = _bucket(src.c.ts)
         return (
-            select(samples.c.series_id, bucket, value, func.count(samples.c.value))
-            .where(samples.c.series_id.in_(id_list), samples.c.ts >= param("lo"), samples.c.ts <= param("hi"))
-            .group_by(samples.c.series_id, bucket)
+            select(src.c.series_id, bucket, value, func.count(src.c.value))
+            .where(src.c.series_id.in_(id_list), src.c.ts >= param("lo"), src.c.ts <= param("hi"))
+            .group_by(src.c.series_id, bucket)
         )
 
     stmt = prepare(conn.dialect, ("raw", agg), len(ids), build)

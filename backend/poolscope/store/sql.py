@@ -19,6 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
+from poolscope.store.head import MOVE_INTERVAL_S, MOVE_SLICE_SERIES, move_head, uses_head
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
@@ -101,9 +102,17 @@ class SqlStore:
         # target's last poll (a poll cancelled after its write began) would put its caches back.
         self._writing = 0
         self._forget_after_writes: set[str] = set()
+        # SQLite: when this process next offers to move the samples head (store/head.py).
+        self._next_move = time.monotonic() + MOVE_INTERVAL_S
+        self._mover: asyncio.Task[None] | None = None
 
     async def close(self) -> None:
         await self.writer.stop()  # what it accepted is stored before the engine goes
+        if self._mover is not None:
+            await self._mover
+        if uses_head(self.dialect):
+            with contextlib.suppress(Exception):  # not moved: still readable, moved later
+                await self.move_head()
         async with self._write_lock:
             if self._write_conn is not None:
                 await self._write_conn.close()
@@ -156,6 +165,11 @@ class SqlStore:
                 self._forget_after_writes.clear()
         for poll in polls:
             self._published(poll)
+        if uses_head(self.dialect) and time.monotonic() >= self._next_move:
+            self._next_move = time.monotonic() + MOVE_INTERVAL_S
+            if self._mover is None or self._mover.done():
+                # Not awaited: the batch's polls are acknowledged now, not after the move.
+                self._mover = asyncio.create_task(self._move_due(), name="samples-head-move")
         marks = self._marks
         if marks is not None and marks.oldest_raw is None and rows:
             self._marks = replace(marks, oldest_raw=min(r[1] for r in rows))
@@ -181,6 +195,30 @@ class SqlStore:
                 with contextlib.suppress(Exception):
                     await conn.close()
                 raise
+
+    async def move_head(self, min_interval_s: float = 0.0) -> int | None:
+        """SQLite: move the samples head into samples (store/head.py); the rows moved, or None when
+        another process moved less than min_interval_s ago."""
+        total, start, gate = 0, 0, min_interval_s
+        while True:
+            # One transaction per slice of series (MOVE_SLICE_SERIES): batches go in between.
+            async with self._write_transaction() as conn:
+                done = await move_head(conn, time.time(), gate, start, MOVE_SLICE_SERIES)
+            if done is None:
+                return None
+            moved, following = done
+            total, gate = total + moved, 0.0
+            if following is None:
+                return total
+            start = following
+
+    async def _move_due(self) -> None:
+        try:
+            await self.move_head(MOVE_INTERVAL_S)
+        except Exception:  # the batches are stored (and readable in the head): moved next time
+            log.warning(
+                "moving the samples head failed; it is retried in %.0f s", MOVE_INTERVAL_S, exc_info=True
+            )
 
     def _published(self, poll: Poll) -> None:
         info, state = poll.info, poll.state
@@ -254,6 +292,9 @@ class SqlStore:
     async def maintain(self, now: float | None = None) -> dict[str, int]:
         """Roll up completed steps, then drop raw samples and rollups past their retention."""
         now = time.time() if now is None else now
+        if uses_head(self.dialect):
+            # Most of the head in slices first; the roll-up's own transaction moves what is left.
+            await self.move_head()
         async with self.engine.connect() as conn:
             marks = await read_marks(conn, self.rollup_step_s)
         self._marks, counts = await maintain_tiers(

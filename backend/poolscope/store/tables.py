@@ -44,6 +44,17 @@ samples = Table(
     sqlite_with_rowid=False,
 )
 
+# SQLite only: new samples land here and are moved into samples every ~10 s (store/head.py);
+# reads see both through head.readable_samples().
+samples_head = Table(
+    "samples_head",
+    metadata,
+    Column("series_id", Integer, primary_key=True),
+    Column("ts", Double, primary_key=True),
+    Column("value", Double, nullable=True),
+    sqlite_with_rowid=False,
+)
+
 
 def _rollup_table(name: str) -> Table:
     return Table(

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import httpx
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
+
+from poolscope.store.head import readable_samples_sql
 
 
 class Proc:
@@ -80,7 +83,8 @@ def poll_times(url: str, since: float = 0.0) -> dict[str, list[float]]:
     """Each target's poll timestamps (its target_up samples), oldest first."""
     rows = query(
         url,
-        "SELECT s.target, x.ts FROM samples x JOIN series s ON s.id = x.series_id"
+        f"SELECT s.target, x.ts FROM {readable_samples_sql(make_url(url).get_backend_name())} x"
+        " JOIN series s ON s.id = x.series_id"
         " WHERE s.metric = 'target_up' AND x.ts >= :since ORDER BY x.ts",
         since=since,
     )

@@ -15,6 +15,7 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.fleet.leases import LeaseKeeper
 from poolscope.poller.scheduler import MAINTENANCE_LEASE, Scheduler
 from poolscope.schemas import PollEvent
+from poolscope.store.head import readable_samples_sql
 
 DSN = "fixture://percona/8.4.10"
 # Long enough for several lease rounds on a loaded 2-core machine while the targets write to SQLite.
@@ -61,7 +62,8 @@ async def stored_samples(store, name: str) -> int:
     async with store.engine.connect() as conn:
         result = await conn.execute(
             text(
-                "SELECT count(*) FROM samples JOIN series ON series.id = samples.series_id WHERE series.target = :t"
+                f"SELECT count(*) FROM {readable_samples_sql(store.dialect)} s"
+                " JOIN series ON series.id = s.series_id WHERE series.target = :t"
             ),
             {"t": name},
         )

@@ -18,6 +18,7 @@ import pytest
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope.snapshots.settings import SnapshotSettings
+from poolscope.store.head import readable_samples_sql
 from poolscope_bench.snapshotbench import synthetic_document
 from tests.alerts.support import login, served
 
@@ -48,7 +49,7 @@ def poll_times(store: Path, target: str, since: float, until: float) -> list[flo
     """When the poller stored a poll of `target` (every poll stores target_up)."""
     with sqlite3.connect(store) as db:
         rows = db.execute(
-            "SELECT s.ts FROM samples s JOIN series r ON r.id = s.series_id"
+            f"SELECT s.ts FROM {readable_samples_sql('sqlite')} s JOIN series r ON r.id = s.series_id"
             " WHERE r.target = ? AND r.metric = 'target_up' AND s.ts BETWEEN ? AND ? ORDER BY s.ts",
             (target, since, until),
         ).fetchall()

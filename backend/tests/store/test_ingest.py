@@ -8,10 +8,11 @@ import math
 from sqlalchemy import select
 
 from poolscope.schemas import Sample, TargetInfo
+from poolscope.store.head import readable_samples
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
-from poolscope.store.tables import samples, series
+from poolscope.store.tables import series
 
 T0 = 1_800_000_000.0
 
@@ -47,10 +48,11 @@ def polls():
 
 async def stored_rows(store):
     """Every stored sample as (target, metric, labels JSON, ts, value), sorted."""
-    stmt = select(series.c.target, series.c.metric, series.c.labels, samples.c.ts, samples.c.value).join(
-        series, series.c.id == samples.c.series_id
-    )
     async with store.engine.connect() as conn:
+        src = readable_samples(conn.dialect)  # SQLite: samples and the head (store/head.py)
+        stmt = select(series.c.target, series.c.metric, series.c.labels, src.c.ts, src.c.value).join(
+            series, series.c.id == src.c.series_id
+        )
         return sorted(tuple(r) for r in await conn.execute(stmt))
 
 

@@ -37,7 +37,7 @@ def count_floor_calls(store: SqlStore) -> list[int]:
 def probes(statements: list[tuple[str, object]]) -> list[str]:
     """The statements that look for the oldest sample (store/rollup.py _oldest): one primary-key
     probe per series."""
-    return [s for s, _ in statements if "min(samples.ts)" in s]
+    return [s for s, _ in statements if "min(samples.ts)" in s or "min(readable_samples.ts)" in s]
 
 
 async def oldest_sample(store: SqlStore) -> float:
