@@ -31,10 +31,10 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from poolscope.schemas import MetricsOut, SeriesOut
-from poolscope.store.head import readable_samples
+from poolscope.store.head import readable_samples, uses_head
 from poolscope.store.latest import target_latest
 from poolscope.store.prepared import fetch_all, param, prepare
-from poolscope.store.tables import series
+from poolscope.store.tables import samples, samples_head, series
 
 Aggregate = Literal["avg", "max", "min"]
 # series id -> bucket -> (value, samples in it)
@@ -227,14 +227,20 @@ async def count_samples(
         series.c.metric.type,
     )
     rows = await fetch_all(conn, stmt, {"target": target, "lo": lo, "hi": hi}, metrics)
-    return int(rows[0][0])
+    return sum(int(row[0]) for row in rows)
 
 
-def _count_statement(dialect: Dialect, names: BindParameter[Any]) -> Select[Any]:
-    src = readable_samples(dialect)
-    return select(func.count()).where(
-        src.c.series_id.in_(_series_ids(names)), src.c.ts >= param("lo"), src.c.ts <= param("hi")
-    )
+def _count_statement(dialect: Dialect, names: BindParameter[Any]) -> Select[Any] | CompoundSelect:
+    # A count per table (added up by the caller): SQLite pushes no term with a subquery into a
+    # UNION ALL under an aggregate, so counting readable_samples() scanned every sample.
+    tables = (samples, samples_head) if uses_head(dialect.name) else (samples,)
+    counts = [
+        select(func.count()).where(
+            t.c.series_id.in_(_series_ids(names)), t.c.ts >= param("lo"), t.c.ts <= param("hi")
+        )
+        for t in tables
+    ]
+    return union_all(*counts) if len(counts) > 1 else counts[0]
 
 
 def _series_ids(names: BindParameter[Any], target: str = "target") -> Select[Any]:

@@ -236,14 +236,17 @@ def _each_series(table: Table, dialect: Dialect) -> list[ColumnElement[bool]]:
 
 async def _oldest(conn: AsyncConnection, table: Table) -> float | None:
     if table is samples and conn.dialect.name not in TS_INDEXED:
+        head = None
+        if uses_head(conn.dialect.name):
+            # SQLite does not push a correlated term into a UNION ALL (readable_samples): the
+            # probe below would scan every sample. The head is small: one scan of it, read before
+            # samples (rows only move from the head into samples, so a move committed between the
+            # two reads cannot hide them from both).
+            head = (await conn.execute(select(func.min(samples_head.c.ts)))).scalar()
         # The first ts of each series (one primary-key probe each), then the smallest of them.
         first = select(func.min(samples.c.ts)).where(samples.c.series_id == series.c.id).scalar_subquery()
         found = (await conn.execute(select(func.min(first)).select_from(series))).scalar()
-        if uses_head(conn.dialect.name):
-            # SQLite does not push a correlated term into a UNION ALL (readable_samples): the
-            # probe above would scan every sample. The head is small: one scan of it.
-            head = (await conn.execute(select(func.min(samples_head.c.ts)))).scalar()
-            found = head if found is None else found if head is None else min(found, head)
+        found = head if found is None else found if head is None else min(found, head)
     else:
         found = (await conn.execute(select(func.min(table.c.ts)))).scalar()
     return float(found) if found is not None else None

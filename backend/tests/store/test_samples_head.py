@@ -86,8 +86,13 @@ async def test_reads_see_samples_still_in_the_head(sqlite_url):
         assert await counts(store) == (0, 360)  # nothing moved yet: all in the head
         chart = await store.query("db-a", ["qps"], T0, T0 + 119, points=120)
         assert [v for _, v in chart.series[0].points] == [float(i) for i in range(120)]
-        series_rows, raw = await store.raw_history("db-a", METRICS, T0 + 10, T0 + 19, start=T0, step=1.0)
+        read = await store.raw_history_to_latest(
+            "db-a", METRICS, T0 + 10, T0 + 19, start=T0, step=1.0, count=(T0 + 10, T0 + 19)
+        )
+        assert read is not None and read.series is not None and read.latest == T0 + 119
+        series_rows, raw = read.series, read.rows
         assert {m for _, m, _ in series_rows} == set(METRICS)
+        assert read.count == 20
         assert len(raw) == 20 and all(T0 + 10 <= ts <= T0 + 19 for _, ts, _ in raw)
         assert [tuple(r[1:]) for r in raw][:2] == [(T0 + 10, 10.0), (T0 + 11, 11.0)]
         # Half moved, half not: the same answers, each sample once.
@@ -225,13 +230,22 @@ async def test_raw_reads_are_primary_key_ranges_on_both_tables(sqlite_url):
         await store.write_polls([poll("db-a", i) for i in range(60, 90)])
         prepared._cache.clear()
         await store.query("db-a", ["qps", "threads_running"], T0, T0 + 89, points=30)
-        await store.raw_history("db-a", METRICS, T0 + 10, T0 + 89, start=T0, step=1.0)
-        # The chart's bucketed read and the recommender's raw read (run straight on the driver).
-        values = {"lo": T0 + 10, "hi": T0 + 89, "origin": T0, "step": 3.0}
+        await store.raw_history_to_latest(
+            "db-a", METRICS, T0 + 10, T0 + 89, start=T0, step=1.0, count=(T0 + 10, T0 + 89)
+        )
+        # The chart's bucketed read, the recommender's raw read and its count (run on the driver).
+        values = {
+            "lo": T0 + 10,
+            "hi": T0 + 89,
+            "origin": T0,
+            "step": 3.0,
+            "target": "db-a",
+            "target2": "db-a",
+        }
         statements = [
-            (p.sql, p.params(values, [1, 2])) for p in prepared._cache.values() if "readable_samples" in p.sql
+            (p.sql, p.params(values, [1, 2])) for p in prepared._cache.values() if "samples_head" in p.sql
         ]
-        assert len(statements) == 2
+        assert len(statements) == 3
         async with store.engine.connect() as conn:
             for statement, parameters in statements:
                 plan = [
