@@ -53,11 +53,6 @@ def uses_head(dialect_name: str) -> bool:
     return dialect_name in HEAD_DIALECTS
 
 
-def samples_target(dialect_name: str) -> str:
-    """The table new samples are inserted into."""
-    return "samples_head" if uses_head(dialect_name) else "samples"
-
-
 def readable_samples(dialect: Dialect) -> FromClause:
     """What raw reads select from: (series_id, ts, value) of every stored sample."""
     return _READABLE if uses_head(dialect.name) else samples

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from math import floor
@@ -187,11 +187,21 @@ async def target_series(
     conn: AsyncConnection, target: str, metrics: Sequence[str]
 ) -> list[tuple[int, str, str]]:
     """The target's series of these metrics: (id, metric, labels JSON)."""
+    rows = await _fetch_by_metrics(conn, "series", _series_statement, {"target": target}, metrics)
+    return [(int(i), m, labels) for i, m, labels in rows]
+
+
+async def _fetch_by_metrics(
+    conn: AsyncConnection,
+    shape: str,
+    build: Callable[[BindParameter[Any]], Select[Any] | CompoundSelect],
+    values: dict[str, Any],
+    metrics: Sequence[str],
+) -> Sequence[Sequence[Any]]:
+    """The rows of a statement over the target's series of these metrics (the list parameter)."""
     metrics = list(dict.fromkeys(metrics))
-    lookup = prepare(conn.dialect, ("series",), len(metrics), _series_statement, series.c.metric.type)
-    return [
-        (int(i), m, labels) for i, m, labels in await fetch_all(conn, lookup, {"target": target}, metrics)
-    ]
+    stmt = prepare(conn.dialect, (shape,), len(metrics), build, series.c.metric.type)
+    return await fetch_all(conn, stmt, values, metrics)
 
 
 async def raw_samples_to_latest(
@@ -200,15 +210,10 @@ async def raw_samples_to_latest(
     """The ts of the target's latest row (store/latest.py; None without one) and the raw samples
     of its series of these metrics with lo <= ts <= hi, as (series id, ts, value) by series then
     time: one statement, so both are read at one point in the commit order."""
-    metrics = list(dict.fromkeys(metrics))
-    stmt = prepare(
-        conn.dialect,
-        ("raw-to-latest",),
-        len(metrics),
-        partial(_to_latest_statement, conn.dialect),
-        series.c.metric.type,
+    values = {"target": target, "target2": target, "lo": lo, "hi": hi}
+    rows = await _fetch_by_metrics(
+        conn, "raw-to-latest", partial(_to_latest_statement, conn.dialect), values, metrics
     )
-    rows = await fetch_all(conn, stmt, {"target": target, "target2": target, "lo": lo, "hi": hi}, metrics)
     if rows and rows[0][0] == -1:
         return float(rows[0][1]), rows[1:]
     return None, rows
@@ -218,15 +223,10 @@ async def count_samples(
     conn: AsyncConnection, target: str, metrics: Sequence[str], lo: float, hi: float
 ) -> int:
     """How many raw samples (NULL values too) the target's series of these metrics have with lo <= ts <= hi."""
-    metrics = list(dict.fromkeys(metrics))
-    stmt = prepare(
-        conn.dialect,
-        ("count-samples",),
-        len(metrics),
-        partial(_count_statement, conn.dialect),
-        series.c.metric.type,
+    values = {"target": target, "lo": lo, "hi": hi}
+    rows = await _fetch_by_metrics(
+        conn, "count-samples", partial(_count_statement, conn.dialect), values, metrics
     )
-    rows = await fetch_all(conn, stmt, {"target": target, "lo": lo, "hi": hi}, metrics)
     return sum(int(row[0]) for row in rows)
 
 
