@@ -27,6 +27,7 @@ from poolscope.recommend.models import (
     RuleStatus,
     VanishedRecommendation,
 )
+from poolscope.recommend.reads import Reads
 from poolscope.recommend.rules import ALL_RULES
 from poolscope.recommend.schedule import RecommendSchedule
 from poolscope.schemas import ServerInfo, TargetState
@@ -101,6 +102,8 @@ class Recommender:
         self._history = History(
             store, sorted({m for rule in rules for m in rule.metrics}), settings.recommend_window_s
         )
+        # The store connection evaluations read on (one kept while the run loop runs, on SQLite).
+        self.reads = Reads(store)
         self.targets: dict[str, TargetConfig] = {}
         self._state: dict[str, TargetRecommendations] = {}
         self._task: asyncio.Task[None] | None = None
@@ -161,6 +164,10 @@ class Recommender:
             self._task = None
 
     async def _run(self) -> None:
+        async with self.reads.kept():
+            await self._rounds()
+
+    async def _rounds(self) -> None:
         schedule = self._schedule
         while True:
             self._wake.clear()
@@ -253,20 +260,22 @@ class Recommender:
             log.exception("re-evaluating %s after a change failed", name)
 
     async def _evaluate(self, name: str, st: TargetRecommendations, target: TargetConfig, now: float) -> None:
-        latest = await self.store.latest(name)
-        if latest is None or latest[1] is None or latest[0].server is None:
-            st.note = "no successful poll yet"
-            return
-        info, state = latest
-        assert state is not None and info.server is not None
-        if info.status != "up":
-            # Keep what we had: a target that is down tells nothing new about its tuning.
-            st.note = f"target is {info.status}; recommendations as of the last successful poll"
-            return
-        window_s = self.settings.recommend_window_s
-        start = now - window_s
-        points = int(min(MAX_WINDOW_POINTS, max(10, window_s / self.settings.poll_interval_s)))
-        window = await self._history.window(name, start, now, points, self.settings.poll_interval_s)
+        # The latest row and the history on one connection (recommend/reads.py).
+        async with self.reads.connection() as conn:
+            latest = await self.store.latest(name, conn)
+            if latest is None or latest[1] is None or latest[0].server is None:
+                st.note = "no successful poll yet"
+                return
+            info, state = latest
+            assert state is not None and info.server is not None
+            if info.status != "up":
+                # Keep what we had: a target that is down tells nothing new about its tuning.
+                st.note = f"target is {info.status}; recommendations as of the last successful poll"
+                return
+            window_s = self.settings.recommend_window_s
+            start = now - window_s
+            points = int(min(MAX_WINDOW_POINTS, max(10, window_s / self.settings.poll_interval_s)))
+            window = await self._history.window(name, start, now, points, self.settings.poll_interval_s, conn)
         cpus, cpus_source = self._host_cpus(target)
         ctx = RecommendContext(
             target=name,

@@ -37,6 +37,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from poolscope.recommend.window import Window
 from poolscope.store.query import round6
 from poolscope.store.sql import SqlStore, chart_step
@@ -96,8 +98,17 @@ class History:
     def targets(self) -> set[str]:
         return set(self._kept)
 
-    async def window(self, name: str, start: float, end: float, points: int, min_step_s: float) -> Window:
-        """What Window(start, end, store.query(name, metrics, start, end, points, "avg", min_step_s).series) holds."""
+    async def window(
+        self,
+        name: str,
+        start: float,
+        end: float,
+        points: int,
+        min_step_s: float,
+        conn: AsyncConnection | None = None,
+    ) -> Window:
+        """What Window(start, end, store.query(name, metrics, start, end, points, "avg", min_step_s).series) holds.
+        `conn`: the store's reads on that connection (SqlStore.reading())."""
         step = chart_step(start, end, points, min_step_s)
         kept = self._kept.pop(name, None)
         if kept is not None and not (kept.start <= start and kept.read_to <= end):
@@ -119,6 +130,7 @@ class History:
                 step=step,
                 with_series=base is None,
                 count=(lo, base.read_to) if base is not None else None,
+                conn=conn,
             )
             if read is None or read.latest is None:  # rollups answer part of it, or no latest row
                 break
@@ -176,28 +188,25 @@ def _merge(
     values: dict[int, array[float]] = {}
     new_sums: dict[str, list[float]] = {}
     points_of = memo.__getitem__
-    # Most reads hold a value of every series at every timestamp: converted in one go.
-    try:
-        every: array[float] | None = array("d", raw)
-    except TypeError:  # a NULL value: series by series
-        every = None
-    if every and math.isnan(sum(every)) and any(v != v for v in every):  # (or infinities of both signs)
-        return None  # a NaN stored: a bucket holding it averages to NaN
-    every_points = list(map(points_of, every)) if every is not None else []
+    # Every value in one conversion, a NULL (no value) as NaN, which is what "no value" is in `values`.
+    nulls = raw.count(None)
+    every = array("d", [NAN if v is None else v for v in raw] if nulls else raw)
+    # A NaN stored (more NaNs than NULLs; a sum is NaN with either, or with infinities of both signs):
+    # a bucket holding it averages to NaN, which only the full query answers.
+    if every and math.isnan(sum(every)) and sum(map(math.isnan, every)) > nulls:
+        return None
+    every_points = list(map(points_of, every))
     for sid, metric, _labels in series:
         a = bisect_left(ids, sid)
         b = bisect_right(ids, sid, a)
-        if every is not None and b - a == len(dense) and stamps[a:b] == dense:
+        if b - a == len(dense) and stamps[a:b] == dense:  # most series: a value at every new timestamp
             got, points = every[a:b], every_points[a:b]
-        else:  # not one value at every new timestamp: placed one by one
+        else:  # placed one by one; NaN where the series has no value
             if at is None:
                 at = {t: i for i, t in enumerate(new_ts)}
             got = array("d", blank)
-            for t, v in zip(stamps[a:b], raw[a:b], strict=True):
-                if v is not None:
-                    got[at[t]] = v
-            if any(v is not None and v != v for v in raw[a:b]):  # NULL values are NaN in `got`
-                return None
+            for t, v in zip(stamps[a:b], every[a:b], strict=True):
+                got[at[t]] = v
             points = list(map(points_of, got))
         values[sid] = kept.values[sid][first:cut] + got if kept is not None else got
         have = new_sums.get(metric)

@@ -41,6 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.store.latest_json import LatestJson, overview_fields_json
+from poolscope.store.prepared import fetch_all, param, prepare
 from poolscope.store.tables import LongText, metadata
 
 if TYPE_CHECKING:
@@ -149,9 +150,8 @@ ROW_COLUMNS = (
 )
 
 
-INFO_STATE = select(target_latest.c.info, target_latest.c.state).where(
-    target_latest.c.target == bindparam("t")
-)
+def _info_state(_items: Any) -> Any:
+    return select(target_latest.c.info, target_latest.c.state).where(target_latest.c.target == param("t", ""))
 
 
 def _row(r: Any) -> LatestRow:
@@ -303,17 +303,25 @@ class LatestRows:
             rows = await self.rows_for(conn, [target])
         return rows[0].decode() if rows else None
 
-    async def info_state(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
-        """The target's info and last good state, without its samples (which are not decoded)."""
+    async def info_state(
+        self, target: str, conn: AsyncConnection | None = None
+    ) -> tuple[TargetInfo, TargetState | None] | None:
+        """The target's info and last good state, without its samples (which are not decoded);
+        `conn`: read on that connection (else on one of its own)."""
         mine = self._mine.get(target)
         if mine is not None:
             return mine.info, mine.state
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(INFO_STATE, {"t": target})).first()
-        if row is None:
+        if conn is None:
+            async with self.engine.connect() as own:
+                return await self.info_state(target, own)
+        # On the driver: SQLAlchemy's execute and result cost more than this one-row read.
+        rows = await fetch_all(
+            conn, prepare(conn.dialect, ("latest-info-state",), 0, _info_state), {"t": target}, ()
+        )
+        if not rows:
             return None
-        state = TargetState.model_validate_json(row.state) if row.state else None
-        return TargetInfo.model_validate_json(row.info), state
+        info, state = rows[0]
+        return TargetInfo.model_validate_json(info), TargetState.model_validate_json(state) if state else None
 
     async def variables_fps(self, targets: Collection[str]) -> dict[str, str]:
         """The variables_fp of each target whose row has one (one query for all of them)."""

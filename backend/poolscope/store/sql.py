@@ -233,8 +233,18 @@ class SqlStore:
         latest = await self.latest_rows.get(target)
         return latest.samples if latest else []
 
-    async def latest(self, target: str) -> tuple[TargetInfo, TargetState | None] | None:
-        return await self.latest_rows.info_state(target)
+    async def latest(
+        self, target: str, conn: AsyncConnection | None = None
+    ) -> tuple[TargetInfo, TargetState | None] | None:
+        """The target's info and last good state; `conn`: on that connection (see reading())."""
+        return await self.latest_rows.info_state(target, conn)
+
+    @contextlib.asynccontextmanager
+    async def reading(self) -> AsyncIterator[AsyncConnection]:
+        """One connection for a run of short reads (the recommender's latest row and history): a
+        pool checkout and its rollback on return cost as much CPU as such a read."""
+        async with self.engine.connect() as conn:
+            yield conn
 
     async def query(
         self,
@@ -263,6 +273,7 @@ class SqlStore:
         step: float,
         with_series: bool = True,
         count: tuple[float, float] | None = None,
+        conn: AsyncConnection | None = None,
     ) -> RawRead | None:
         """The ts of the target's latest row and the raw samples of its series of these metrics
         with lo <= ts <= hi, read at one point in the commit order (store/query.py
@@ -270,15 +281,28 @@ class SqlStore:
         the range `count` (both ends included). None when query() of [start, hi] at `step` would
         read rollups too (then only query() answers). A poll's samples commit with the latest row
         that shows its ts (write_polls) and a target's polls are written in turn, so every sample
-        up to that ts is there: the next read of a window may start after it (recommend/history.py)."""
-        async with self.engine.connect() as conn:
-            if not raw_only(await self._read_marks(conn), start, hi, step):
-                return None
-            latest, rows = await raw_samples_to_latest(conn, target, metrics, lo, hi)
-            # After the samples: the series of every sample read are there already.
-            series_rows = await target_series(conn, target, metrics) if with_series else None
-            counted = await count_samples(conn, target, metrics, *count) if count is not None else None
-            return RawRead(latest, series_rows, rows, counted)
+        up to that ts is there: the next read of a window may start after it (recommend/history.py).
+        `conn`: on that connection (see reading())."""
+        if conn is None:
+            async with self.reading() as own:
+                return await self.raw_history_to_latest(
+                    target,
+                    metrics,
+                    lo,
+                    hi,
+                    start=start,
+                    step=step,
+                    with_series=with_series,
+                    count=count,
+                    conn=own,
+                )
+        if not raw_only(await self._read_marks(conn), start, hi, step):
+            return None
+        latest, rows = await raw_samples_to_latest(conn, target, metrics, lo, hi)
+        # After the samples: the series of every sample read are there already.
+        series_rows = await target_series(conn, target, metrics) if with_series else None
+        counted = await count_samples(conn, target, metrics, *count) if count is not None else None
+        return RawRead(latest, series_rows, rows, counted)
 
     # --- maintenance ---------------------------------------------------------------------
 

@@ -69,9 +69,9 @@ async def test_a_target_removed_while_it_is_evaluated_is_answered_not_a_key_erro
     recommender = Recommender(settings, store)
     latest = store.latest
 
-    async def reloaded_meanwhile(name: str):  # type: ignore[no-untyped-def]
+    async def reloaded_meanwhile(name: str, conn=None):  # type: ignore[no-untyped-def]
         settings.targets = [_target("b")]  # what TargetsWatcher does on a change
-        return await latest(name)
+        return await latest(name, conn)
 
     store.latest = reloaded_meanwhile  # type: ignore[method-assign]
     try:
@@ -132,9 +132,9 @@ async def test_a_target_removed_while_it_is_evaluated_leaves_no_caches(tmp_path:
     now = time.time()
     latest = store.latest
 
-    async def reloaded_meanwhile(name: str):  # type: ignore[no-untyped-def]
+    async def reloaded_meanwhile(name: str, conn=None):  # type: ignore[no-untyped-def]
         settings.targets = [_target("b")]  # what TargetsWatcher does on a change
-        return await latest(name)
+        return await latest(name, conn)
 
     try:
         for i in range(20):
