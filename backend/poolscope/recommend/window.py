@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 
 from poolscope.schemas import SeriesOut
@@ -17,6 +18,7 @@ class Window:
             self._by_metric.setdefault(item.metric, []).append(item)
         # Each metric's totals, summed once: rules ask for the same metric's count, mean and peak.
         self._totals: dict[str, list[float]] = {}
+        self._sorted_totals: dict[str, list[float]] = {}
 
     @classmethod
     def of_totals(cls, start: float, end: float, totals: dict[str, list[float]]) -> Window:
@@ -59,8 +61,20 @@ class Window:
         values = self._summed(metric)
         return sum(1 for v in values if condition(v)) / len(values) if values else None
 
+    def fraction_above(self, metric: str, threshold: float) -> float | None:
+        """fraction(metric, lambda v: v > threshold), by bisecting the sorted totals (kept for the
+        other rules asking): a Python call per poll was half the rules' time."""
+        values = self._sorted(metric)
+        return (len(values) - bisect_right(values, threshold)) / len(values) if values else None
+
+    def _sorted(self, metric: str) -> list[float]:
+        done = self._sorted_totals.get(metric)
+        if done is None:
+            done = self._sorted_totals[metric] = sorted(self._summed(metric))
+        return done
+
     def quantile(self, metric: str, q: float) -> float | None:
-        values = sorted(self._summed(metric))
+        values = self._sorted(metric)
         if not values:
             return None
         return values[min(len(values) - 1, max(0, math.ceil(q * len(values)) - 1))]

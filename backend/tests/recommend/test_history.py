@@ -8,7 +8,10 @@ up to its time, a latest row gone back, a sample committed behind the mark, a se
 from __future__ import annotations
 
 import asyncio
+import math
 import time
+
+from sqlalchemy import text
 
 from poolscope.auth import AuthService
 from poolscope.config import Settings, TargetConfig
@@ -167,5 +170,80 @@ async def test_a_poll_committed_behind_the_mark_is_found_at_the_next_read(store_
         got = await history.window("db", end - window_s, end, int(window_s / step), step)
         same(got, await full_window(store, end - window_s, end, int(window_s / step), step))
         assert history.full_reads == full_reads + 1
+    finally:
+        await store.close()
+
+
+def gappy_poll(ts: float, i: int) -> Poll:
+    """A poll of "db" whose values are sometimes missing: qps NULL every 4th poll (a non-finite
+    value is stored as NULL too: every 7th), group 1's queue absent every 3rd poll, and a series
+    (threads_running) NULL at every poll, as a server without it reports it."""
+    qps: float | None = None if i % 4 == 0 else (math.nan if i % 7 == 0 else float(i))
+    samples = [Sample(metric="qps", value=qps), Sample(metric="threads_running", value=None)]
+    samples += [
+        Sample(metric="tp_group_queue_length", labels={"group": str(g)}, value=float(i % 5 + g))
+        for g in range(2)
+        if not (g == 1 and i % 3 == 0)
+    ]
+    info = TargetInfo(name="db", status="up", poll_interval_s=1.0, server=SERVER, last_poll_at=ts)
+    return Poll(info, TargetState(target="db", ts=ts, status="up"), samples, ts)
+
+
+async def test_null_values_and_series_missing_at_some_polls_give_the_full_querys_window(
+    store_url: str,
+) -> None:
+    """NULL values (no value: left out of a bucket's average) and a series missing at some
+    timestamps, in buckets of one poll and of two, read incrementally: the full query's window."""
+    await asyncio.to_thread(upgrade_to_head, store_url)
+    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    t0 = float(int(time.time())) - 100
+    history = History(store, METRICS, window_s=3600.0)
+    try:
+        for i in range(40):
+            await store.write_polls([gappy_poll(t0 + i * 0.7, i)])
+        for end in (t0 + 20.0, t0 + 22.3, t0 + 25.1, t0 + 27.65):
+            full_reads = history.full_reads
+            got = await history.window("db", end - 12.0, end, 8, 1.5)  # 1.5 s buckets: two polls or three
+            same(got, await full_window(store, end - 12.0, end, 8, 1.5))
+            assert got.count("qps") > 0 and got.count("threads_running") == 0
+            assert history.full_reads == full_reads + (end == t0 + 20.0)  # then only the new rows
+            assert history.targets() == {"db"}
+    finally:
+        await store.close()
+
+
+async def test_a_nan_stored_reads_the_full_query(store_url: str) -> None:
+    """A NaN stored as a value (PostgreSQL keeps one written by hand; SQLite stores NULL, Poolscope
+    itself writes NULL for it): a bucket holding it averages to NaN, which only the full query
+    answers; NULL values (also read) do not count as NaN."""
+    await asyncio.to_thread(upgrade_to_head, store_url)
+    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    t0 = float(int(time.time())) - 100
+    history = History(store, METRICS, window_s=3600.0)
+    try:
+        for i in range(20):
+            await store.write_polls([gappy_poll(t0 + i, i)])
+        end = t0 + 19.5
+        same(
+            await history.window("db", end - 15, end, 15, 1.0),
+            await full_window(store, end - 15, end, 15, 1.0),
+        )
+        assert history.targets() == {"db"}
+        async with store.engine.begin() as conn:
+            (sid,) = (
+                await conn.execute(
+                    text("SELECT id FROM series WHERE target = 'db' AND metric = 'tp_group_queue_length'")
+                )
+            ).first()  # type: ignore[misc]
+            await conn.execute(
+                text("INSERT INTO samples (series_id, ts, value) VALUES (:s, :t, :v)"),
+                {"s": sid, "t": t0 + 19.8, "v": math.nan},
+            )
+        await store.write_polls([gappy_poll(t0 + 20, 20)])
+        for end in (t0 + 20.5, t0 + 21.0):
+            got = await history.window("db", end - 15, end, 15, 1.0)
+            same(got, await full_window(store, end - 15, end, 15, 1.0))
+            # PostgreSQL: not kept while the NaN is in the window; SQLite read it as NULL.
+            assert history.targets() == (set() if store.dialect == "postgresql" else {"db"})
     finally:
         await store.close()

@@ -36,3 +36,17 @@ def test_a_caller_changing_its_list_does_not_change_the_window():
     values[0] = -1.0
     assert w.totals("q") == [3.0, 3.0, 4.0]
     assert (w.count("q"), w.peak("q")) == (3, 4.0)
+
+
+def test_fraction_above_is_the_fraction_of_totals_above_the_threshold():
+    """What the rules ask as fraction_above(m, 0.0) is fraction(m, lambda v: v > 0.0) exactly: zeros
+    of either sign, negatives, repeated values, a threshold between values and one on them."""
+    totals = [0.0, -0.0, 2.0, -1.5, 0.0, 3.0, 2.0, 1e-9, -1e-9, 0.0]
+    w = Window.of_totals(0.0, 10.0, {"q": totals, "empty": []})
+    for threshold in (0.0, -0.0, 2.0, 1.0, -2.0, 3.0, 5.0, 1e-9):
+        want = sum(1 for v in totals if v > threshold) / len(totals)
+        assert w.fraction_above("q", threshold) == w.fraction("q", lambda v, t=threshold: v > t) == want
+    assert w.fraction_above("q", 0.0) == 0.4
+    assert w.fraction_above("empty", 0.0) is None and w.fraction_above("missing", 0.0) is None
+    # The sorted copy it keeps is not what totals() or quantile() hand out.
+    assert w.quantile("q", 1.0) == 3.0 and w.totals("q") == totals

@@ -35,7 +35,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
         return Clear("queue times are exact")
     if (short := too_little(ctx, "tp_group_queue_length")) is not None:
         return short
-    queued = ctx.window.fraction("tp_group_queue_length", lambda v: v > 0) or 0.0
+    queued = ctx.window.fraction_above("tp_group_queue_length", 0.0) or 0.0
     wait_peak = ctx.window.peak("tp_queue_wait_max_ms")
     if queued < ctx.value(QUEUED_SHARE):
         return Clear(f"queue times are coarse, but the queue was non-empty in only {pct(queued)} of polls")

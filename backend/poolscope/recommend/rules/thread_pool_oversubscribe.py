@@ -46,7 +46,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     if (short := too_little(ctx, "tp_group_queue_length")) is not None:
         return short
     w = ctx.window
-    queued = w.fraction("tp_group_queue_length", lambda v: v > 0) or 0.0
+    queued = w.fraction_above("tp_group_queue_length", 0.0) or 0.0
     active = w.mean("tp_group_active_threads") or 0.0
     throttles = sum(g.throttles_per_s or 0.0 for g in ctx.state.groups)
     evidence = [

@@ -102,8 +102,8 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
         return short
     w = ctx.window
     wait_metric, wait_label = _wait_metric(ctx)
-    queued = w.fraction(queue, lambda v: v > 0) or 0.0
-    stalled = w.fraction("tp_group_stalled", lambda v: v > 0) or 0.0
+    queued = w.fraction_above(queue, 0.0) or 0.0
+    stalled = w.fraction_above("tp_group_stalled", 0.0) or 0.0
     wait_peak = w.peak(wait_metric)
     stalls = w.mean("tp_group_stalls_per_s") or 0.0
     dequeues = w.mean("tp_group_dequeues_per_s") or 0.0

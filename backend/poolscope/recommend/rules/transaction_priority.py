@@ -53,7 +53,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     if (short := too_little(ctx, queue)) is not None:
         return short
     w = ctx.window
-    queued = w.fraction(queue, lambda v: v > 0) or 0.0
+    queued = w.fraction_above(queue, 0.0) or 0.0
     open_trx = w.mean("trx_active") or 0.0
     lock_waits = w.mean("trx_lock_waits") or 0.0
     trx_threads = {t.thread_id for t in (ctx.state.transactions.items if ctx.state.transactions else [])}
