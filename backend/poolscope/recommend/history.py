@@ -71,7 +71,14 @@ class _Kept:
 
 
 class _Points(dict[float, float]):
-    """_point of each value, memoised: a hit is one dict lookup in C. NaN is never a key."""
+    """_point of each value, memoised: a hit is one dict lookup in C. NaN is a key only as the
+    module's NAN object."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # NaN is never equal to itself, but a dict finds a key by identity first: _merge puts this
+        # very object where a value is NULL.
+        self[NAN] = NAN
 
     def __missing__(self, x: float) -> float:
         point = _point(x)
@@ -175,8 +182,7 @@ def _merge(
         ids, stamps, raw = zip(*rows, strict=True)
     else:
         ids, stamps, raw = (), (), ()
-    per_ts = Counter(stamps)
-    new_ts = sorted(per_ts)
+    new_ts = sorted(set(stamps))
     dense = tuple(new_ts)
     at: dict[float, int] | None = None
     blank = array("d", [NAN]) * len(new_ts)
@@ -188,25 +194,40 @@ def _merge(
     values: dict[int, array[float]] = {}
     new_sums: dict[str, list[float]] = {}
     points_of = memo.__getitem__
-    # Every value in one conversion, a NULL (no value) as NaN, which is what "no value" is in `values`.
-    nulls = raw.count(None)
-    every = array("d", [NAN if v is None else v for v in raw] if nulls else raw)
-    # A NaN stored (more NaNs than NULLs; a sum is NaN with either, or with infinities of both signs):
-    # a bucket holding it averages to NaN, which only the full query answers.
-    if every and math.isnan(sum(every)) and sum(map(math.isnan, every)) > nulls:
+    # The values with NULL (no value) as NaN, which is what "no value" is in `values`: the NULLs
+    # placed by index (a few per read), not each value tested.
+    vals = list(raw)
+    nulls = []
+    at_null = -1
+    for _ in range(vals.count(None)):
+        at_null = vals.index(None, at_null + 1)
+        nulls.append(at_null)
+        vals[at_null] = 0.0
+    # A NaN stored (the sum is NaN; or infinities of both signs, then no value is NaN): a bucket
+    # holding it averages to NaN, which only the full query answers.
+    if math.isnan(sum(vals)) and any(map(math.isnan, vals)):
         return None
-    every_points = list(map(points_of, every))
+    for i in nulls:
+        vals[i] = NAN  # the one NaN object: the memo's key for it (_Points)
+    every = array("d", vals)
+    every_points = list(map(points_of, vals))
+    # Rows per timestamp: each series with a value at every new timestamp adds one to all.
+    placed = array("l", [0]) * len(new_ts)
+    dense_series = 0
     for sid, metric, _labels in series:
         a = bisect_left(ids, sid)
         b = bisect_right(ids, sid, a)
         if b - a == len(dense) and stamps[a:b] == dense:  # most series: a value at every new timestamp
             got, points = every[a:b], every_points[a:b]
+            dense_series += 1
         else:  # placed one by one; NaN where the series has no value
             if at is None:
                 at = {t: i for i, t in enumerate(new_ts)}
             got = array("d", blank)
             for t, v in zip(stamps[a:b], every[a:b], strict=True):
-                got[at[t]] = v
+                i = at[t]
+                got[i] = v
+                placed[i] += 1
             points = list(map(points_of, got))
         values[sid] = kept.values[sid][first:cut] + got if kept is not None else got
         have = new_sums.get(metric)
@@ -220,7 +241,10 @@ def _merge(
         metric: (kept.sums[metric][first:cut] + array("d", new)) if kept is not None else array("d", new)
         for metric, new in new_sums.items()
     }
-    counts = array("l", map(per_ts.__getitem__, new_ts))
+    counts = array("l", [n + dense_series for n in placed])
+    if sum(counts) != len(rows):  # rows of a series not in `series` (not expected): counted as read
+        per_ts = Counter(stamps)
+        counts = array("l", map(per_ts.__getitem__, new_ts))
     if kept is not None:
         return _Kept(
             series,
