@@ -189,18 +189,23 @@ def gappy_poll(ts: float, i: int) -> Poll:
     return Poll(info, TargetState(target="db", ts=ts, status="up"), samples, ts)
 
 
+async def gappy_store(store_url: str, polls: int, every_s: float) -> tuple[SqlStore, float, History]:
+    """A store holding `polls` gappy polls `every_s` apart from t0, and a History (never counted)."""
+    await asyncio.to_thread(upgrade_to_head, store_url)
+    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    t0 = float(int(time.time())) - 100
+    for i in range(polls):
+        await store.write_polls([gappy_poll(t0 + i * every_s, i)])
+    return store, t0, History(store, METRICS, window_s=3600.0)
+
+
 async def test_null_values_and_series_missing_at_some_polls_give_the_full_querys_window(
     store_url: str,
 ) -> None:
     """NULL values (no value: left out of a bucket's average) and a series missing at some
-    timestamps, in buckets of one poll and of two, read incrementally: the full query's window."""
-    await asyncio.to_thread(upgrade_to_head, store_url)
-    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
-    t0 = float(int(time.time())) - 100
-    history = History(store, METRICS, window_s=3600.0)
+    timestamps, in buckets of two polls or three, read incrementally: the full query's window."""
+    store, t0, history = await gappy_store(store_url, 40, 0.7)
     try:
-        for i in range(40):
-            await store.write_polls([gappy_poll(t0 + i * 0.7, i)])
         for end in (t0 + 20.0, t0 + 22.3, t0 + 25.1, t0 + 27.65):
             full_reads = history.full_reads
             got = await history.window("db", end - 12.0, end, 8, 1.5)  # 1.5 s buckets: two polls or three
@@ -216,13 +221,8 @@ async def test_a_nan_stored_reads_the_full_query(store_url: str) -> None:
     """A NaN stored as a value (PostgreSQL keeps one written by hand; SQLite stores NULL, Poolscope
     itself writes NULL for it): a bucket holding it averages to NaN, which only the full query
     answers; NULL values (also read) do not count as NaN."""
-    await asyncio.to_thread(upgrade_to_head, store_url)
-    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
-    t0 = float(int(time.time())) - 100
-    history = History(store, METRICS, window_s=3600.0)
+    store, t0, history = await gappy_store(store_url, 20, 1.0)
     try:
-        for i in range(20):
-            await store.write_polls([gappy_poll(t0 + i, i)])
         end = t0 + 19.5
         same(
             await history.window("db", end - 15, end, 15, 1.0),
