@@ -10,10 +10,15 @@ process that dies before or during one leaves its rows in the head, readable, fo
 
 from __future__ import annotations
 
-from sqlalchemy import Dialect, FromClause, select, union_all
+import logging
+from typing import NamedTuple
+
+from sqlalchemy import Dialect, FromClause, func, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from poolscope.store.tables import samples, samples_head
+
+log = logging.getLogger(__name__)
 
 # Dialects whose store writes new samples to samples_head.
 HEAD_DIALECTS = frozenset({"sqlite"})
@@ -35,7 +40,10 @@ _GATE = (
 )
 _STAMP = "UPDATE store_meta SET value = ? WHERE key = ?"
 # OR IGNORE: a (series_id, ts) already in samples keeps its first value (the insert into the head
-# no longer sees samples, so a duplicate is caught here rather than failing a poll's batch).
+# does not see samples, so a duplicate is caught here rather than failing a poll's batch). Until the
+# move, reads see both rows. The move counts what it dropped (cleared minus moved: nothing else
+# writes between the two statements) and warns about it (warn_dropped). Why the write path does
+# not probe samples instead: docs/STORE-PERF.md, "Sixth round".
 _MOVE = (
     "INSERT OR IGNORE INTO samples (series_id, ts, value)"
     " SELECT series_id, ts, value FROM samples_head WHERE series_id >= ? AND series_id < ?"
@@ -47,6 +55,18 @@ _LAST_SERIES = "SELECT max(series_id) FROM samples_head"
 # lock for all of them at once (polls waited behind it and missed their second); slices let the
 # poll batches in between.
 MOVE_SLICE_SERIES = 1024
+# The roll-up's move runs inside its transaction: a failed move rolls back to here, not the pass.
+_SAVEPOINT = "SAVEPOINT samples_head_move"
+_RELEASE = "RELEASE samples_head_move"
+_ROLLBACK_TO = "ROLLBACK TO samples_head_move"
+
+
+class Moved(NamedTuple):
+    """One move_head() transaction."""
+
+    rows: int  # head rows now in samples
+    dropped: int  # head rows whose (series_id, ts) samples had already: deleted, the first value kept
+    following: int | None  # where the next slice starts; None: no series left
 
 
 def uses_head(dialect_name: str) -> bool:
@@ -73,11 +93,10 @@ async def move_head(
     min_interval_s: float = 0.0,
     series_from: int = 0,
     series_slice: int | None = None,
-) -> tuple[int, int | None] | None:
+) -> Moved | None:
     """Move the head's rows of series ids [series_from, series_from + series_slice) (all with no
-    slice) into samples inside the connection's transaction (the caller commits): the rows moved
-    and where the next slice starts (None: no series left), or None when another process moved
-    less than min_interval_s ago.
+    slice) into samples inside the connection's transaction (the caller commits), or return None
+    when another process moved less than min_interval_s ago.
 
     The first statement writes, so the transaction holds SQLite's write lock from its start: no
     poll's rows reach the slice between the copy and the delete, and two processes' moves run one
@@ -91,7 +110,41 @@ async def move_head(
         await conn.exec_driver_sql(_STAMP, (repr(now), MOVED_AT_KEY))
     upto = series_from + series_slice if series_slice is not None else 2**62
     moved = await conn.exec_driver_sql(_MOVE, (series_from, upto))
-    await conn.exec_driver_sql(_CLEAR, (series_from, upto))
+    cleared = await conn.exec_driver_sql(_CLEAR, (series_from, upto))
     last = (await conn.exec_driver_sql(_LAST_SERIES)).scalar()
     following = upto if last is not None and last >= upto else None
-    return max(moved.rowcount or 0, 0), following
+    rows = max(moved.rowcount or 0, 0)
+    return Moved(rows, max((cleared.rowcount or 0) - rows, 0), following)
+
+
+def warn_dropped(dropped: int) -> None:
+    """Once per move (all its slices): how many head rows samples had already. The count only:
+    no values, no series, nothing of the store's address."""
+    if dropped:
+        log.warning(
+            "moving the samples head dropped %d samples whose series and time were stored already"
+            " (the stored value is kept; until the move, reads counted both)",
+            dropped,
+        )
+
+
+async def move_head_or_hold(conn: AsyncConnection, now: float) -> float | None:
+    """Move the whole head inside the caller's transaction (maintenance's roll-up); None when it
+    moved. If the move fails, only the move is rolled back (a savepoint; the transaction is opened
+    by a write first, or the savepoint would be the transaction and RELEASE would commit it) and
+    the oldest ts still in the head is returned: the roll-up stops before its step, so no head row
+    falls behind the high-water mark unrolled. A failure that ends the whole transaction (SQLite
+    rolls back by itself on a full disk or an I/O error) makes ROLLBACK TO fail: that raises."""
+    await conn.exec_driver_sql(_GATE_ROW, (MOVED_AT_KEY,))
+    await conn.exec_driver_sql(_SAVEPOINT)
+    try:
+        done = await move_head(conn, now)
+    except Exception:
+        await conn.exec_driver_sql(_ROLLBACK_TO)
+        await conn.exec_driver_sql(_RELEASE)
+        log.warning("moving the samples head failed; maintenance rolls up what samples hold", exc_info=True)
+        return (await conn.execute(select(func.min(samples_head.c.ts)))).scalar()
+    await conn.exec_driver_sql(_RELEASE)
+    if done is not None:
+        warn_dropped(done.dropped)
+    return None

@@ -29,7 +29,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from poolscope.store.head import HEAD_DIALECTS, move_head, uses_head
+from poolscope.store.head import HEAD_DIALECTS, move_head_or_hold, uses_head
 from poolscope.store.query import StoreMarks, Tier
 from poolscope.store.tables import rollups, rollups_x3, rollups_x10, samples, samples_head, series, store_meta
 
@@ -87,11 +87,16 @@ async def maintain(
     }
     fine, *coarser = marks.tiers
     async with engine.begin() as conn:
+        rolled_until = now
         if uses_head(conn.dialect.name):
             # SQLite: the head goes into samples first, in this transaction (its write lock is
-            # held from here on), so the roll-up below reads samples alone (store/head.py).
-            await move_head(conn, time.time())  # all series: what came since SqlStore's sliced move
-        hwm, counts["rolled_up"] = await _roll_up(conn, samples, fine, now, _raw_columns())
+            # held from here on), so the roll-up below reads samples alone (store/head.py). All
+            # series: what came since SqlStore's sliced move. If the move fails, the roll-up stops
+            # before the head's oldest row and retention (cut at the roll-up's mark) keeps it.
+            held = await move_head_or_hold(conn, time.time())
+            if held is not None:
+                rolled_until = min(now, held)
+        hwm, counts["rolled_up"] = await _roll_up(conn, samples, fine, rolled_until, _raw_columns())
         tiers = [replace(fine, hwm=hwm)]
         for tier in coarser:
             # Only completed fine rows: a coarse row is never written from a partial minute.

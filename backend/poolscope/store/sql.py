@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
-from poolscope.store.head import MOVE_INTERVAL_S, MOVE_SLICE_SERIES, move_head, uses_head
+from poolscope.store.head import MOVE_INTERVAL_S, MOVE_SLICE_SERIES, move_head, uses_head, warn_dropped
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
@@ -111,8 +111,10 @@ class SqlStore:
         if self._mover is not None:
             await self._mover
         if uses_head(self.dialect):
-            with contextlib.suppress(Exception):  # not moved: still readable, moved later
+            try:
                 await self.move_head()
+            except Exception:  # nothing lost: the rows stay in the head, readable, moved later
+                log.warning("moving the samples head at close failed; the next move takes it", exc_info=True)
         async with self._write_lock:
             if self._write_conn is not None:
                 await self._write_conn.close()
@@ -163,8 +165,13 @@ class SqlStore:
                 for target in self._forget_after_writes:
                     self._forget_now(target)
                 self._forget_after_writes.clear()
-        for poll in polls:
-            self._published(poll)
+        try:
+            for poll in polls:
+                self._published(poll)
+        except Exception:
+            # Committed: raising would make the batch writer write it again, and once a move took
+            # its rows out of the head, the head would take them twice (store/head.py).
+            log.exception("store: telling subscribers of %d stored polls failed", len(polls))
         if uses_head(self.dialect) and time.monotonic() >= self._next_move:
             self._next_move = time.monotonic() + MOVE_INTERVAL_S
             if self._mover is None or self._mover.done():
@@ -199,18 +206,20 @@ class SqlStore:
     async def move_head(self, min_interval_s: float = 0.0) -> int | None:
         """SQLite: move the samples head into samples (store/head.py); the rows moved, or None when
         another process moved less than min_interval_s ago."""
-        total, start, gate = 0, 0, min_interval_s
-        while True:
-            # One transaction per slice of series (MOVE_SLICE_SERIES): batches go in between.
-            async with self._write_transaction() as conn:
-                done = await move_head(conn, time.time(), gate, start, MOVE_SLICE_SERIES)
-            if done is None:
-                return None
-            moved, following = done
-            total, gate = total + moved, 0.0
-            if following is None:
-                return total
-            start = following
+        total, dropped, start, gate = 0, 0, 0, min_interval_s
+        try:
+            while True:
+                # One transaction per slice of series (MOVE_SLICE_SERIES): batches go in between.
+                async with self._write_transaction() as conn:
+                    done = await move_head(conn, time.time(), gate, start, MOVE_SLICE_SERIES)
+                if done is None:
+                    return None
+                total, dropped, gate = total + done.rows, dropped + done.dropped, 0.0
+                if done.following is None:
+                    return total
+                start = done.following
+        finally:
+            warn_dropped(dropped)  # also what the slices before a failed one dropped
 
     async def _move_due(self) -> None:
         try:
@@ -318,7 +327,12 @@ class SqlStore:
         now = time.time() if now is None else now
         if uses_head(self.dialect):
             # Most of the head in slices first; the roll-up's own transaction moves what is left.
-            await self.move_head()
+            try:
+                await self.move_head()
+            except Exception:
+                # The pass goes on: the roll-up moves the head again in its own transaction, and
+                # rolls up only what precedes the head's oldest row if that fails too (store/rollup.py).
+                log.warning("moving the samples head before maintenance failed", exc_info=True)
         async with self.engine.connect() as conn:
             marks = await read_marks(conn, self.rollup_step_s)
         self._marks, counts = await maintain_tiers(
