@@ -172,14 +172,13 @@ class Spliced:
         self._last.pop(target, None)
 
 
-# What an idle server's state repeats: LastMade's models (by identity; the ratios once their
-# window is full), the carried waits (a new list of the same objects), the variables (a new dict
-# of equal strings). The statuses are given: cut from the info's text.
+# What an idle server's state repeats: LastMade's models (by identity), the carried waits (a new
+# list of the same objects), the variables (a new dict of equal strings). The statuses are given:
+# cut from the info's text.
 STATE_KEPT = {
     "transactions": _same,
     "waits": _same_items,
     "threads": _same,
-    "ratios": _same,
     "variables": _equal,
     "pool": _same,
     COLLECTORS: _same,

@@ -15,8 +15,6 @@ from poolscope.schemas import (
     CollectorStatus,
     GroupState,
     PoolSummary,
-    Ratio,
-    Ratios,
     Sample,
     TargetInfo,
     TargetState,
@@ -200,16 +198,12 @@ def test_kept_state_parts_follow_every_change():
     pool = PoolSummary(kind="mariadb", size=4, stall_limit_raw='500 ",\\"sessions\\":"')
     waits = [WaitReason(reason="NET", count=3, per_s=0.5), WaitReason(reason="SYNC", count=0)]
     variables = {"thread_pool_size": "4", "version": '10.11 ","pool":'}
-    ratios = Ratios(buffer_pool_miss=Ratio(value=0.5, window_s=60.0, note='a "note"'))
-    parts = dict(
-        threads=threads, transactions=transactions, pool=pool, waits=waits, variables=variables, ratios=ratios
-    )
+    parts = dict(threads=threads, transactions=transactions, pool=pool, waits=waits, variables=variables)
     steps = [
         parts,
         # The same objects in new lists and an equal new dict: kept texts.
         {**parts, "waits": list(waits), "variables": dict(variables)},
         {**parts, "threads": Threads(connected=4, running=1)},
-        {**parts, "ratios": Ratios(thread_cache_miss=Ratio(regime="pool-of-threads"))},
         {**parts, "waits": [waits[0], WaitReason(reason="SYNC", count=1, per_s=0.25)]},
         {**parts, "waits": waits[:1]},
         {**parts, "variables": {**variables, "thread_pool_size": "8"}},
