@@ -175,7 +175,7 @@ class Spliced:
 # What an idle server's state repeats: LastMade's models (by identity), the carried waits (a new
 # list of the same objects), the variables (a new dict of equal strings). The statuses are given:
 # cut from the info's text.
-STATE_KEPT = {
+STATE_KEPT: dict[str, Callable[[Any, Any], bool]] = {
     "transactions": _same,
     "waits": _same_items,
     "threads": _same,
