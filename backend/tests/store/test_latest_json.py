@@ -13,7 +13,6 @@ from sqlalchemy import text
 
 from poolscope.schemas import (
     CollectorStatus,
-    GroupState,
     PoolSummary,
     Sample,
     TargetInfo,
@@ -26,7 +25,7 @@ from poolscope.schemas.target import ServerInfo, TargetSummary
 from poolscope.store.ingest import Poll
 from poolscope.store.latest_json import LatestJson, Spliced, overview_fields_json
 from poolscope.store.migrate import upgrade_to_head
-from tests.poller.helpers import poller_for
+from tests.poller.helpers import group_state, poller_for
 from tests.store.test_sql_store import T0, make_store
 
 SAMPLES = TypeAdapter(list[Sample])
@@ -209,21 +208,7 @@ def test_kept_state_parts_follow_every_change():
         {**parts, "variables": {**variables, "thread_pool_size": "8"}},
         {**parts, "pool": None, "transactions": None},
         {**parts, "pool": PoolSummary(kind="mariadb", size=8), "transactions": Transactions()},
-        {
-            **parts,
-            "groups": [
-                GroupState(
-                    group_id=0,
-                    connections=1,
-                    threads=1,
-                    active_threads=0,
-                    standby_threads=0,
-                    queue_length=0,
-                    has_listener=True,
-                    is_stalled=False,
-                )
-            ],
-        },
+        {**parts, "groups": [group_state(queue_length=2)]},
         parts,
     ]
     for step in steps:
