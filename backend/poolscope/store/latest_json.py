@@ -7,11 +7,12 @@ previous one.
   very object at its place in the target's last list of samples keeps its text.
 - The poll's collector statuses are one list in its TargetInfo and its TargetState: encoded once,
   with the info, and their text put into the state's (encoded without them).
-- Parts of the info and the state that an idle server repeats (the server and connection
-  snapshots, the pool summary, threads, transactions, variables, the carried waits) are the very
-  objects of the last poll (poller/target_poller.py Snapshot, analysis/last_made.py LastMade) or
-  equal ones: per target, such a part keeps its text, and the rest of the model is encoded
-  without it and the kept texts put in at their places (`Spliced`).
+- Parts of the state that an idle server repeats (the pool summary, threads, transactions:
+  analysis/last_made.py LastMade's; the carried waits; the variables) are the very objects of
+  the last poll or equal ones: per target, such a part keeps its text, and the rest of the state
+  is encoded without it and the kept texts put in at their places (`Spliced`). The info is one
+  pass: cutting its 3 kB text costs more than its repeated server and connection save
+  (docs/FLEET-PROFILE.md, sixth round).
 - The overview figures (overview_fields_json) repeat but for the poll time and a few figures:
   the rest is encoded once per distinct set of values and the floats are put in.
 
