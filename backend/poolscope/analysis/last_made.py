@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -83,6 +84,36 @@ class Unvalidated(Generic[ModelT]):
         self._fields = defaults.keys()
         self._required = {name for name, default in defaults.items() if default is _Required}
         self._type = model_type
+
+    def maker(self, *names: str) -> Callable[..., ModelT]:
+        """`self(**values)` for one call site that always gives these fields, as a function with
+        exactly these keyword-only parameters: Python itself refuses a misspelt or missing one, so
+        a call builds the model's dict in one literal, without the keyword dict, the merge and the
+        check (a dozen statuses a poll; docs/FLEET-PROFILE.md, sixth round)."""
+        unknown, missing = sorted(set(names) - self._fields), sorted(self._required - set(names))
+        if unknown or missing or len(set(names)) != len(names):
+            raise TypeError(f"{self._type.__name__}: unknown {unknown}, missing {missing} in {names}")
+        # The function's own names start with "_", which no pydantic field name does.
+        scope: dict[str, Any] = {"_new": _new, "_set": _set, "_type": self._type}
+        items = []
+        for index, name in enumerate(self._fields):
+            if name in names:
+                items.append(f"{name!r}: {name}")
+            else:
+                scope[f"_default{index}"] = self._defaults[name]
+                items.append(f"{name!r}: _default{index}")
+        source = (
+            f"def make(*, {', '.join(names)}):\n"
+            "    _model = _new(_type)\n"
+            f"    _set(_model, '__dict__', {{{', '.join(items)}}})\n"
+            f"    _set(_model, '__pydantic_fields_set__', {{{', '.join(map(repr, names))}}})\n"
+            "    _set(_model, '__pydantic_extra__', None)\n"
+            "    _set(_model, '__pydantic_private__', None)\n"
+            "    return _model\n"
+        )
+        exec(source, scope)  # noqa: S102 - field names of a model class, not input
+        make: Callable[..., ModelT] = scope["make"]
+        return make
 
     def __call__(self, **values: Any) -> ModelT:
         # A misspelt or missing field would otherwise vanish from the JSON without a word.

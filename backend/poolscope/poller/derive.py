@@ -164,7 +164,8 @@ _THREADS = ("connected", "running", "cached", "created_per_s", "pool_threads", "
 _THROUGHPUT = ("qps", "tps", "connections_per_s", "aborted_connects_per_s", "aborted_clients_per_s")
 _TRANSACTIONS = ("count", "lock_waits", "longest_age_s", "listed_min_age_s", "items")
 _RATIOS = ("thread_cache_miss", "buffer_pool_miss")
-_STATE = Unvalidated(TargetState)
+# Every field given, so the state is made by a function of those keywords (Unvalidated.maker).
+_STATE = Unvalidated(TargetState).maker(*TargetState.model_fields)
 
 
 def derive_threads(status: StatusSection, made: LastMade) -> Threads:

@@ -59,6 +59,8 @@ M = TypeVar("M", bound=BaseModel)
 PRIVILEGE_RETRY_S = 60.0
 # The statuses a poll makes (a dozen), of values made here: not validated again.
 _STATUS = Unvalidated(CollectorStatus)
+_RAN = _STATUS.maker("name", "ok", "duration_ms", "every_s", "error")
+_CARRIED = _STATUS.maker("name", "ok", "every_s", "carried_s", "note")
 
 METRICS = (
     Metric("target_up", "1 when the poll succeeded", prometheus="poolscope_target_up"),
@@ -215,7 +217,7 @@ class TargetPoller:
             if error_code(result.error) in PRIVILEGE_ERRORS:
                 self._missing_privileges[collector.name] = (collector.privilege or "a privilege", error)
                 self._privilege_retry_at[collector.name] = ctx.now + PRIVILEGE_RETRY_S
-            return _STATUS(
+            return _RAN(
                 name=collector.name,
                 ok=False,
                 duration_ms=round(result.duration_ms, 3),
@@ -241,7 +243,7 @@ class TargetPoller:
             self._missing_privileges.pop(collector.name, None)
             self._privilege_retry_at.pop(collector.name, None)
         # One status object, built once its fields are known (a poll makes a dozen).
-        return _STATUS(
+        return _RAN(
             name=collector.name,
             ok=parse_error is None,
             duration_ms=round(result.duration_ms + (time.perf_counter() - parse_started) * 1000, 3),
@@ -294,7 +296,7 @@ class TargetPoller:
                 # Not due: its last section stands for this poll; its samples were stored when read.
                 _put(collector, outputs, self._carried[collector.name].section)
                 carried_s = now - self._last_run[collector.name]
-                statuses[collector.name] = _STATUS(
+                statuses[collector.name] = _CARRIED(
                     name=collector.name,
                     ok=True,
                     every_s=float(collector.every_s),

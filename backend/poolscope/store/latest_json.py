@@ -7,6 +7,12 @@ previous one.
   very object at its place in the target's last list of samples keeps its text.
 - The poll's collector statuses are one list in its TargetInfo and its TargetState: encoded once,
   with the info, and their text put into the state's (encoded without them).
+- Parts of the state that an idle server repeats (the pool summary, threads, transactions:
+  analysis/last_made.py LastMade's; the carried waits; the variables) are the very objects of
+  the last poll or equal ones: per target, such a part keeps its text, and the rest of the state
+  is encoded without it and the kept texts put in at their places (`Spliced`). The info is one
+  pass: cutting its 3 kB text costs more than its repeated server and connection save
+  (docs/FLEET-PROFILE.md, sixth round).
 - The overview figures (overview_fields_json) repeat but for the poll time and a few figures:
   the rest is encoded once per distinct set of values and the floats are put in.
 
@@ -21,9 +27,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress
-from operator import is_not
+from operator import is_, is_not
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -37,7 +43,6 @@ OVERVIEW_EXCLUDE = {"name", "tags", "active_alerts"}
 # Overview fields that change from poll to poll: put into the encoded rest as they come.
 OVERVIEW_FLOATS = ("last_poll_at", "longest_wait_ms", "qps")
 COLLECTORS = "collectors"
-NO_COLLECTORS = {COLLECTORS}
 
 
 def float_json(value: float | None) -> str | None:
@@ -60,7 +65,6 @@ def _key_after(model: type[BaseModel], name: str) -> str:
 # escaped) and put into the state's, in front of the key that follows them there.
 INFO_COLLECTORS = f',"{COLLECTORS}":'
 INFO_AFTER_COLLECTORS = _key_after(TargetInfo, COLLECTORS)
-STATE_AFTER_COLLECTORS = _key_after(TargetState, COLLECTORS)
 
 
 def variables_fingerprint(variables: dict[str, str]) -> str:
@@ -99,12 +103,96 @@ class ListJson:
         self._last.pop(target, None)
 
 
+def _same(last: Any, value: Any) -> bool:
+    return last is value
+
+
+def _equal(last: Any, value: Any) -> bool:
+    return bool(last == value)
+
+
+def _same_items(last: Any, value: Any) -> bool:
+    return len(last) == len(value) and all(map(is_, last, value))
+
+
+class Spliced:
+    """A model's JSON with some fields' texts kept per target: a field whose value is as it was
+    last time (`kept`: name -> test of the last value against this one) keeps its text; the
+    model is encoded without the kept fields and their texts are put in front of the key that
+    follows them. Kept by identity only for objects never changed once made; by equality only
+    where equal values encode the same (strings)."""
+
+    def __init__(self, model: type[BaseModel], kept: dict[str, Callable[[Any, Any], bool]]) -> None:
+        self._to_json = model.__pydantic_serializer__.to_json
+        self._kept = kept
+        self.exclude = set(kept)
+        # Runs of kept fields (each last field first), with the key of the field after the run,
+        # last run first: each key is looked for from the end (rindex) before the one after it,
+        # so only what is encoded after it (fields of known keys, strings with their quotes
+        # escaped) lies beyond it.
+        runs: list[tuple[str, list[str]]] = []
+        run: list[str] = []
+        for name in model.model_fields:
+            if name in kept:
+                run.append(name)
+            elif run:
+                runs.append((f',"{name}":', run[::-1]))
+                run = []
+        if run:
+            raise ValueError(f"{model.__name__}: a kept field needs a field after it")
+        self._runs = runs[::-1]
+        self._last: dict[str, dict[str, tuple[Any, str]]] = {}
+
+    def json(self, target: str, obj: BaseModel, given: dict[str, str]) -> str:
+        """obj's JSON; `given`: texts made by the caller for kept fields (`,"name":value`)."""
+        text = self._to_json(obj, exclude=self.exclude).decode()
+        last = self._last.get(target)
+        if last is None:
+            last = self._last[target] = {}
+        values = obj.__dict__
+        pieces = []
+        end = len(text)
+        for key, run in self._runs:
+            at = text.rindex(key, 0, end)
+            pieces.append(text[at:end])
+            for name in run:
+                if name in given:
+                    pieces.append(given[name])
+                    continue
+                value, kept = values[name], last.get(name)
+                if kept is None or not self._kept[name](kept[0], value):
+                    part = self._to_json(obj, include={name}).decode()
+                    kept = last[name] = (value, f",{part[1:-1]}")
+                pieces.append(kept[1])
+            end = at
+        pieces.append(text[:end])
+        pieces.reverse()
+        return "".join(pieces)
+
+    def forget(self, target: str) -> None:
+        self._last.pop(target, None)
+
+
+# What an idle server's state repeats: LastMade's models (by identity), the carried waits (a new
+# list of the same objects), the variables (a new dict of equal strings). The statuses are given:
+# cut from the info's text.
+STATE_KEPT: dict[str, Callable[[Any, Any], bool]] = {
+    "transactions": _same,
+    "waits": _same_items,
+    "threads": _same,
+    "variables": _equal,
+    "pool": _same,
+    COLLECTORS: _same,
+}
+
+
 class LatestJson:
     """Encodes polls for latest rows; one per LatestRows (caches are per process)."""
 
     def __init__(self) -> None:
         self._samples = ListJson(Sample)
         self._info_to_json = TargetInfo.__pydantic_serializer__.to_json
+        self._state = Spliced(TargetState, STATE_KEPT)
         self._state_to_json = TargetState.__pydantic_serializer__.to_json
         # Overview: the encoded rest, split where the floats go, by the other fields' values.
         self._overviews: dict[tuple[Any, ...], list[str]] = {}
@@ -118,6 +206,7 @@ class LatestJson:
     def forget(self, target: str) -> None:
         """Drop what is kept for a target this process no longer writes."""
         self._samples.forget(target)
+        self._state.forget(target)
         self._fingerprints.pop(target, None)
 
     def variables_fp(self, target: str, state: TargetState) -> str:
@@ -138,9 +227,7 @@ class LatestJson:
             return info_json, self._state_to_json(state).decode()
         end = info_json.rindex(INFO_AFTER_COLLECTORS)
         collectors = info_json[info_json.rindex(INFO_COLLECTORS, 0, end) : end]
-        text = self._state_to_json(state, exclude=NO_COLLECTORS).decode()
-        at = text.rindex(STATE_AFTER_COLLECTORS)
-        return info_json, f"{text[:at]}{collectors}{text[at:]}"
+        return info_json, self._state.json(info.name, state, {COLLECTORS: collectors})
 
     def overview(self, info: TargetInfo) -> str:
         """overview_fields_json(info)."""

@@ -117,3 +117,23 @@ def test_a_model_with_a_validator_is_refused():
 
     with pytest.raises(TypeError, match="validators"):
         Unvalidated(Checked)
+
+
+def test_a_maker_is_the_same_construction_for_fixed_fields():
+    make = Unvalidated(CollectorStatus)
+    ran = make.maker("name", "ok", "duration_ms", "every_s", "error")
+    model = ran(name="x", ok=True, duration_ms=1.5, every_s=None, error=None)
+    _assert_as_validated(model)
+    assert model.__dict__ == make(name="x", ok=True, duration_ms=1.5, every_s=None, error=None).__dict__
+    # Its parameters are exactly the fields named: Python refuses anything else.
+    with pytest.raises(TypeError, match="carried"):
+        ran(name="x", ok=True, duration_ms=1.5, every_s=None, error=None, carried=1.0)
+    with pytest.raises(TypeError, match="error"):
+        ran(name="x", ok=True, duration_ms=1.5, every_s=None)
+    # Fields it cannot make are refused when it is built.
+    with pytest.raises(TypeError, match=r"unknown \['carried'\]"):
+        make.maker("name", "ok", "carried")
+    with pytest.raises(TypeError, match=r"missing \[.*'groups'"):
+        Unvalidated(TargetState).maker("target", "ts", "status")
+    state = Unvalidated(TargetState).maker(*TargetState.model_fields)
+    assert state.__kwdefaults__ is None

@@ -11,12 +11,21 @@ import pytest
 from pydantic import TypeAdapter
 from sqlalchemy import text
 
-from poolscope.schemas import CollectorStatus, Sample, TargetInfo, TargetState
+from poolscope.schemas import (
+    CollectorStatus,
+    PoolSummary,
+    Sample,
+    TargetInfo,
+    TargetState,
+    Threads,
+    Transactions,
+    WaitReason,
+)
 from poolscope.schemas.target import ServerInfo, TargetSummary
 from poolscope.store.ingest import Poll
-from poolscope.store.latest_json import LatestJson, overview_fields_json
+from poolscope.store.latest_json import LatestJson, Spliced, overview_fields_json
 from poolscope.store.migrate import upgrade_to_head
-from tests.poller.helpers import poller_for
+from tests.poller.helpers import group_state, poller_for
 from tests.store.test_sql_store import T0, make_store
 
 SAMPLES = TypeAdapter(list[Sample])
@@ -168,3 +177,53 @@ def test_a_target_keeps_only_its_own_texts():
             one = [shared, Sample(metric="n", value=float(i))]
             samples = one if target == "a" else one[::-1]
             assert encoder.samples(target, samples) == SAMPLES.dump_json(samples).decode()
+
+
+def _state(collectors: list[CollectorStatus], **parts) -> TargetState:
+    state = TargetState(target="db", ts=T0, status="up", **parts)
+    state.collectors = collectors  # the info's own list, as a poll's (cut from the info's text)
+    return state
+
+
+def test_kept_state_parts_follow_every_change():
+    """The state's parts kept per target (Spliced): the same objects keep their text; a new
+    object, another wait at one place, other variables or None are encoded again; a target
+    forgotten and polled again starts afresh; each target keeps its own."""
+    encoder = LatestJson()
+    info = base_info()
+    statuses = info.collectors
+    threads = Threads(connected=3, running=1)
+    transactions = Transactions(count=1, longest_age_s=2.5, items=[])
+    pool = PoolSummary(kind="mariadb", size=4, stall_limit_raw='500 ",\\"sessions\\":"')
+    waits = [WaitReason(reason="NET", count=3, per_s=0.5), WaitReason(reason="SYNC", count=0)]
+    variables = {"thread_pool_size": "4", "version": '10.11 ","pool":'}
+    parts = dict(threads=threads, transactions=transactions, pool=pool, waits=waits, variables=variables)
+    steps = [
+        parts,
+        # The same objects in new lists and an equal new dict: kept texts.
+        {**parts, "waits": list(waits), "variables": dict(variables)},
+        {**parts, "threads": Threads(connected=4, running=1)},
+        {**parts, "waits": [waits[0], WaitReason(reason="SYNC", count=1, per_s=0.25)]},
+        {**parts, "waits": waits[:1]},
+        {**parts, "variables": {**variables, "thread_pool_size": "8"}},
+        {**parts, "pool": None, "transactions": None},
+        {**parts, "pool": PoolSummary(kind="mariadb", size=8), "transactions": Transactions()},
+        {**parts, "groups": [group_state(queue_length=2)]},
+        parts,
+    ]
+    for step in steps:
+        assert_same(encoder, info, _state(statuses, **step), [])
+    # Forgotten (another member polls it now): nothing is kept for it; back with other parts.
+    encoder.forget("db")
+    assert "db" not in encoder._state._last
+    assert_same(encoder, info, _state(statuses, **{**parts, "threads": Threads(connected=9)}), [])
+    # Each target its own: the same objects under another name, then other ones under the first.
+    other = base_info(name="db2")
+    assert_same(encoder, other, _state(other.collectors, **parts).model_copy(update={"target": "db2"}), [])
+    assert set(encoder._state._last) == {"db", "db2"}
+    assert_same(encoder, info, _state(statuses, **{**parts, "pool": None}), [])
+
+
+def test_a_kept_field_needs_a_field_after_it():
+    with pytest.raises(ValueError, match="after it"):
+        Spliced(TargetState, {"missing_privileges": lambda last, value: last is value})

@@ -83,7 +83,17 @@ class ThreadPoolGroups(RowsOnly[list[GroupState], list[dict[str, Any]]]):
         outputs.thread_pool_groups = section
 
 
-_GROUP = Unvalidated(GroupState)
+# Of the fields _read makes, always all of them (Unvalidated.maker).
+_GROUP = Unvalidated(GroupState).maker(
+    "group_id",
+    "connections",
+    "threads",
+    "active_threads",
+    "standby_threads",
+    "queue_length",
+    "has_listener",
+    "is_stalled",
+)
 
 
 def _groups(read: CollectorOutput[list[dict[str, Any]]]) -> CollectorOutput[list[GroupState]]:
