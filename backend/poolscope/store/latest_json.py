@@ -108,6 +108,9 @@ def _same(last: Any, value: Any) -> bool:
 
 
 def _equal(last: Any, value: Any) -> bool:
+    # A dict's JSON follows its order, which == ignores.
+    if isinstance(value, dict):
+        return isinstance(last, dict) and list(last.items()) == list(value.items())
     return bool(last == value)
 
 
