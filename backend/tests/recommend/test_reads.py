@@ -5,6 +5,8 @@ poll, and never holds back a WAL checkpoint), a failure drops it, and it is clos
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import time
 from pathlib import Path
 
@@ -48,6 +50,9 @@ async def test_evaluations_share_the_kept_connection_and_see_each_new_poll(tmp_p
                         "db", ["qps"], t0 + i, t0 + i, start=t0, step=1.0, conn=conn
                     )
                 assert read is not None and read.latest == t0 + i and [r[2] for r in read.rows] == [float(i)]
+                # Nothing on it holds back a checkpoint of the whole WAL (busy = 0).
+                with contextlib.closing(sqlite3.connect(tmp_path / "store.db")) as other:
+                    assert other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0
             # A read that fails drops the connection; the next evaluation takes a new one.
             with pytest.raises(RuntimeError):
                 async with reads.connection():
