@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
@@ -43,6 +45,8 @@ __all__ = ["ROLLUP_HWM_KEY", "Aggregate", "Poll", "SqlStore", "canonical_labels"
 # Tier marks read from the database (another process may be the one running maintain()) are
 # re-read after this long.
 MARKS_TTL_S = 10.0
+# At most one log line per this many seconds about stored polls that subscribers were not told of.
+UNTOLD_LOG_EVERY_S = 60.0
 # WAL pages between automatic checkpoints (SQLite's default 1,000). Once each series fills a page
 # of its own, a poller's batch dirties a page per sample: at 300 targets ~12k pages a second, so
 # the default checkpointed (and fsynced) a dozen times a second. 10,000 pages (40 MB) cost 3-13 %
@@ -105,6 +109,9 @@ class SqlStore:
         # SQLite: when this process next offers to move the samples head (store/head.py).
         self._next_move = time.monotonic() + MOVE_INTERVAL_S
         self._mover: asyncio.Task[None] | None = None
+        # Stored polls that subscribers were not told of since the last log line about it.
+        self._untold = 0
+        self._untold_logged_at = -math.inf
 
     async def close(self) -> None:
         await self.writer.stop()  # what it accepted is stored before the engine goes
@@ -165,18 +172,35 @@ class SqlStore:
                 for target in self._forget_after_writes:
                     self._forget_now(target)
                 self._forget_after_writes.clear()
-        try:
-            for poll in polls:
+        self._after_commit(polls, rows)
+
+    def _after_commit(self, polls: Sequence[Poll], rows: Sequence[Any]) -> None:
+        """The batch is committed: nothing here raises, or the batch writer would write it again
+        (and once a move took its rows out of the head, the head would take them twice)."""
+        untold, error = 0, None
+        for poll in polls:  # each on its own: one that fails does not keep the others from anyone
+            try:
                 self._published(poll)
-        except Exception:
-            # Committed: raising would make the batch writer write it again, and once a move took
-            # its rows out of the head, the head would take them twice (store/head.py).
-            log.exception("store: telling subscribers of %d stored polls failed", len(polls))
+            except Exception as exc:
+                untold, error = untold + 1, exc
+        if untold:
+            self._untold += untold
+            now = time.monotonic()
+            if now - self._untold_logged_at >= UNTOLD_LOG_EVERY_S:  # a broken subscriber: no flood
+                log.error(
+                    "store: %d stored poll(s) not told to live subscribers and the alert engine (in %.0f s at most)",
+                    self._untold,
+                    UNTOLD_LOG_EVERY_S,
+                    exc_info=error,
+                )
+                self._untold, self._untold_logged_at = 0, now
         if uses_head(self.dialect) and time.monotonic() >= self._next_move:
             self._next_move = time.monotonic() + MOVE_INTERVAL_S
             if self._mover is None or self._mover.done():
-                # Not awaited: the batch's polls are acknowledged now, not after the move.
-                self._mover = asyncio.create_task(self._move_due(), name="samples-head-move")
+                try:  # not awaited: the batch's polls are acknowledged now, not after the move
+                    self._mover = asyncio.create_task(self._move_due(), name="samples-head-move")
+                except RuntimeError:  # the loop is closing: moved at close() or by the next process
+                    log.warning("store: the samples head move was not started", exc_info=True)
         marks = self._marks
         if marks is not None and marks.oldest_raw is None and rows:
             self._marks = replace(marks, oldest_raw=min(r[1] for r in rows))

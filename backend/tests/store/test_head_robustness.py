@@ -100,12 +100,35 @@ async def test_a_committed_batch_is_not_written_again_when_telling_subscribers_f
         # rows moved out of the head meanwhile, the head would take them a second time.
         for p in polls:
             await store.writer.submit(p.info, p.state, p.samples, p.ts)
-        assert "telling subscribers of" in caplog.text
+        assert "not told to live subscribers" in caplog.text
         assert store.writer.batches_written == 3
         assert await counts(store) == (0, 9)
         assert await store.move_head() == 9
         assert await every_sample(store) == stored("db-a", range(3))
         assert dropped_warnings(caplog) == []
+    finally:
+        await store.close()
+
+
+async def test_one_subscriber_failure_keeps_no_other_poll_from_them_and_is_logged_once(sqlite_url, caplog):
+    store = make_store(sqlite_url)
+    told = []
+
+    def publish(event) -> None:  # type: ignore[no-untyped-def]
+        told.append(event.ts)
+        if len(told) in (1, 5):
+            raise RuntimeError("a subscriber broke")
+
+    store.hub.publish = publish  # type: ignore[method-assign]
+    try:
+        await store.write_polls([poll(name, 0) for name in ("db-a", "db-b", "db-c")])
+        await store.write_polls([poll(name, 1) for name in ("db-a", "db-b", "db-c")])
+        # Every poll of both batches reached the hub, though one in each failed.
+        assert len(told) == 6
+        assert await counts(store) == (0, 18)
+        errors = [r for r in caplog.records if "not told to live subscribers" in r.getMessage()]
+        # The second batch's failure within the minute is counted, not logged again.
+        assert len(errors) == 1 and errors[0].exc_info is not None and store._untold == 1
     finally:
         await store.close()
 
