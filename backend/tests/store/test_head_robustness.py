@@ -84,16 +84,22 @@ async def test_a_duplicate_is_read_twice_until_the_move_drops_it_and_counts_it_o
         await store.close()
 
 
-async def test_a_committed_batch_is_not_written_again_when_telling_subscribers_fails(sqlite_url, caplog):
-    store = make_store(sqlite_url)
-    told = []
+def break_publish(store: sql.SqlStore, failing: tuple[int, ...]) -> list[float]:
+    """The ts of each poll the store tells its hub of; the calls numbered in `failing` raise."""
+    told: list[float] = []
 
     def publish(event) -> None:  # type: ignore[no-untyped-def]
         told.append(event.ts)
-        if len(told) == 1:
+        if len(told) in failing:
             raise RuntimeError("a subscriber broke")
 
     store.hub.publish = publish  # type: ignore[method-assign]
+    return told
+
+
+async def test_a_committed_batch_is_not_written_again_when_telling_subscribers_fails(sqlite_url, caplog):
+    store = make_store(sqlite_url)
+    break_publish(store, failing=(1,))
     try:
         polls = [poll("db-a", i) for i in range(3)]
         # Through the batch writer, which writes a batch again when write_polls raises: with the
@@ -112,14 +118,7 @@ async def test_a_committed_batch_is_not_written_again_when_telling_subscribers_f
 
 async def test_one_subscriber_failure_keeps_no_other_poll_from_them_and_is_logged_once(sqlite_url, caplog):
     store = make_store(sqlite_url)
-    told = []
-
-    def publish(event) -> None:  # type: ignore[no-untyped-def]
-        told.append(event.ts)
-        if len(told) in (1, 5):
-            raise RuntimeError("a subscriber broke")
-
-    store.hub.publish = publish  # type: ignore[method-assign]
+    told = break_publish(store, failing=(1, 5))
     try:
         await store.write_polls([poll(name, 0) for name in ("db-a", "db-b", "db-c")])
         await store.write_polls([poll(name, 1) for name in ("db-a", "db-b", "db-c")])
