@@ -49,6 +49,16 @@ _set = object.__setattr__
 _IMMUTABLE = (type(None), bool, int, float, str, tuple, frozenset)
 
 
+def _build(model_type: type[ModelT], values: dict[str, Any], fields_set: set[str]) -> ModelT:
+    """The model with this __dict__ (every field, in their order), as validation leaves it."""
+    model: ModelT = _new(model_type)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", fields_set)
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
 class Unvalidated(Generic[ModelT]):
     """`model_type(**values)` without validation, for the poller's own models made every poll from
     values it made itself, already of their fields' types (a float field given a float, a list
@@ -94,7 +104,7 @@ class Unvalidated(Generic[ModelT]):
         if unknown or missing or len(set(names)) != len(names):
             raise TypeError(f"{self._type.__name__}: unknown {unknown}, missing {missing} in {names}")
         # The function's own names start with "_", which no pydantic field name does.
-        scope: dict[str, Any] = {"_new": _new, "_set": _set, "_type": self._type}
+        scope: dict[str, Any] = {"_build": _build, "_type": self._type}
         items = []
         for index, name in enumerate(self._fields):
             if name in names:
@@ -104,12 +114,7 @@ class Unvalidated(Generic[ModelT]):
                 items.append(f"{name!r}: _default{index}")
         source = (
             f"def make(*, {', '.join(names)}):\n"
-            "    _model = _new(_type)\n"
-            f"    _set(_model, '__dict__', {{{', '.join(items)}}})\n"
-            f"    _set(_model, '__pydantic_fields_set__', {{{', '.join(map(repr, names))}}})\n"
-            "    _set(_model, '__pydantic_extra__', None)\n"
-            "    _set(_model, '__pydantic_private__', None)\n"
-            "    return _model\n"
+            f"    return _build(_type, {{{', '.join(items)}}}, {{{', '.join(map(repr, names))}}})\n"
         )
         exec(source, scope)  # noqa: S102 - field names of a model class, not input
         make: Callable[..., ModelT] = scope["make"]
@@ -122,12 +127,7 @@ class Unvalidated(Generic[ModelT]):
                 f"{self._type.__name__}: unknown {sorted(values.keys() - self._fields)}, "
                 f"missing {sorted(self._required - values.keys())}"
             )
-        model: ModelT = _new(self._type)
-        _set(model, "__dict__", self._defaults | values)
-        _set(model, "__pydantic_fields_set__", set(values))
-        _set(model, "__pydantic_extra__", None)
-        _set(model, "__pydantic_private__", None)
-        return model
+        return _build(self._type, self._defaults | values, set(values))
 
 
 class _Required:

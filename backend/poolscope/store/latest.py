@@ -41,7 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.store.latest_json import LatestJson, overview_fields_json
-from poolscope.store.prepared import fetch_all, param, prepare
+from poolscope.store.prepared import fetch_all, given_or_own, param, prepare
 from poolscope.store.tables import LongText, metadata
 
 if TYPE_CHECKING:
@@ -311,13 +311,11 @@ class LatestRows:
         mine = self._mine.get(target)
         if mine is not None:
             return mine.info, mine.state
-        if conn is None:
-            async with self.engine.connect() as own:
-                return await self.info_state(target, own)
-        # On the driver: SQLAlchemy's execute and result cost more than this one-row read.
-        rows = await fetch_all(
-            conn, prepare(conn.dialect, ("latest-info-state",), 0, _info_state), {"t": target}, ()
-        )
+        async with given_or_own(self.engine, conn) as conn:
+            # On the driver: SQLAlchemy's execute and result cost more than this one-row read.
+            rows = await fetch_all(
+                conn, prepare(conn.dialect, ("latest-info-state",), 0, _info_state), {"t": target}, ()
+            )
         if not rows:
             return None
         info, state = rows[0]

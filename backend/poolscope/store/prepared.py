@@ -10,13 +10,14 @@ few texts exist per shape and the database's own statement cache (asyncpg's) hit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import BindParameter, CompoundSelect, Integer, Select, bindparam
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.types import TypeEngine
 
 ITEMS = "items"
@@ -100,3 +101,14 @@ async def fetch_all(
         driver = (await conn.get_raw_connection()).driver_connection
         return list(await driver.fetch(prepared.sql, *params))
     return (await conn.exec_driver_sql(prepared.sql, tuple(params))).all()
+
+
+@contextlib.asynccontextmanager
+async def given_or_own(engine: AsyncEngine, conn: AsyncConnection | None) -> AsyncIterator[AsyncConnection]:
+    """`conn` when a caller reads several things on one (recommend/reads.py), else a connection
+    of its own for this read."""
+    if conn is not None:
+        yield conn
+        return
+    async with engine.connect() as own:
+        yield own

@@ -243,10 +243,15 @@ def _count_statement(dialect: Dialect, names: BindParameter[Any]) -> Select[Any]
     return union_all(*counts) if len(counts) > 1 else counts[0]
 
 
+def _of_target(names: BindParameter[Any], target: str = "target") -> tuple[ColumnElement[bool], ...]:
+    """The target's series of these metrics (the list parameter)."""
+    return series.c.target == param(target, ""), series.c.metric.in_(names)
+
+
 def _series_ids(names: BindParameter[Any], target: str = "target") -> Select[Any]:
     """The ids of the target's series of these metrics, as a subquery: their samples are then read
     by the primary key in its order (a join reads them in the series index's order, then sorts)."""
-    return select(series.c.id).where(series.c.target == param(target, ""), series.c.metric.in_(names))
+    return select(series.c.id).where(*_of_target(names, target))
 
 
 def _to_latest_statement(dialect: Dialect, names: BindParameter[Any]) -> CompoundSelect:
@@ -265,9 +270,7 @@ def _to_latest_statement(dialect: Dialect, names: BindParameter[Any]) -> Compoun
 
 
 def _series_statement(names: BindParameter[Any]) -> Select[Any]:
-    return select(series.c.id, series.c.metric, series.c.labels).where(
-        series.c.target == param("target", ""), series.c.metric.in_(names)
-    )
+    return select(series.c.id, series.c.metric, series.c.labels).where(*_of_target(names))
 
 
 def _bucket(ts: ColumnElement[Any]) -> ColumnElement[Any]:

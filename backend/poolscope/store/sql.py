@@ -25,6 +25,7 @@ from poolscope.store.head import MOVE_INTERVAL_S, MOVE_SLICE_SERIES, move_head, 
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
+from poolscope.store.prepared import given_or_own
 from poolscope.store.query import (
     Aggregate,
     RawRead,
@@ -316,26 +317,14 @@ class SqlStore:
         that shows its ts (write_polls) and a target's polls are written in turn, so every sample
         up to that ts is there: the next read of a window may start after it (recommend/history.py).
         `conn`: on that connection (see reading())."""
-        if conn is None:
-            async with self.reading() as own:
-                return await self.raw_history_to_latest(
-                    target,
-                    metrics,
-                    lo,
-                    hi,
-                    start=start,
-                    step=step,
-                    with_series=with_series,
-                    count=count,
-                    conn=own,
-                )
-        if not raw_only(await self._read_marks(conn), start, hi, step):
-            return None
-        latest, rows = await raw_samples_to_latest(conn, target, metrics, lo, hi)
-        # After the samples: the series of every sample read are there already.
-        series_rows = await target_series(conn, target, metrics) if with_series else None
-        counted = await count_samples(conn, target, metrics, *count) if count is not None else None
-        return RawRead(latest, series_rows, rows, counted)
+        async with given_or_own(self.engine, conn) as conn:
+            if not raw_only(await self._read_marks(conn), start, hi, step):
+                return None
+            latest, rows = await raw_samples_to_latest(conn, target, metrics, lo, hi)
+            # After the samples: the series of every sample read are there already.
+            series_rows = await target_series(conn, target, metrics) if with_series else None
+            counted = await count_samples(conn, target, metrics, *count) if count is not None else None
+            return RawRead(latest, series_rows, rows, counted)
 
     # --- maintenance ---------------------------------------------------------------------
 
