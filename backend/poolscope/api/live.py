@@ -78,7 +78,7 @@ async def live(
     kinds = set((events or "poll,alert").split(","))
     if target is not None and target not in {t.name for t in settings.targets}:
         raise HTTPException(status_code=404, detail=f"unknown target {target!r}")
-    client = store.hub.open_client(settings.live_max_subscribers)
+    client = store.hub.open_client(settings.live_max_subscribers, frozenset(kinds), target)
     if client is None:
         raise HTTPException(
             status_code=503,
@@ -101,8 +101,7 @@ async def live(
                 except TimeoutError:
                     yield b": keepalive\n\n"
                     continue
-                if (target is None or frame.target == target) and frame.kind in kinds:
-                    yield frame.data
+                yield frame.data  # only frames the client asked for are queued for it
         finally:
             client.close()
 

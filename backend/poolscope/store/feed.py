@@ -8,7 +8,8 @@ clients as ready frames, in the same format as in-process events (store/live.py 
     events), and the feed reads those rows. A slow poll by sequence is the safety net, and a
     lost connection is reopened. Sequences from a PostgreSQL sequence are not in commit order,
     so that poll starts one round back and drops rows it already sent (by target and sequence).
-With no SSE client connected the feed does nothing (and holds no LISTEN connection).
+With no SSE client connected the feed does nothing (and holds no LISTEN connection); it reads the
+polls of the targets its clients want only (store/live.py LiveHub.poll_targets).
 """
 
 from __future__ import annotations
@@ -116,9 +117,18 @@ class LiveFeed:
             await asyncio.sleep(self.poll_s)
 
     async def catch_up(self) -> None:
-        """Send what was committed since the last look, by sequence."""
+        """Send what was committed since the last look, by sequence; of the polls, only those of
+        targets some client wants (none while only alert streams are open, the UI's app-wide one)."""
+        wanted = self.hub.poll_targets()
         async with self.rows.engine.connect() as conn:
-            rows = await self.rows.rows_since(conn, self._floor)
+            if wanted is None:
+                rows = await self.rows.rows_since(conn, self._floor)
+            else:
+                # The rows nobody wants are not read, and the mark passes them all the same: a
+                # client that wants them later gets the polls from then on, as a new client does.
+                high = await self.rows.latest_seq(conn)
+                rows = await self.rows.rows_since(conn, self._floor, wanted, high) if wanted else []
+                self._high = max(self._high, high)
             events = await self.rows.alert_events_since(conn, self._alert_floor)
         for row in rows:
             self._send(row, self._start_high)
@@ -195,6 +205,8 @@ class LiveFeed:
                 while not wake.empty():
                     payloads.append(wake.get_nowait())
                 targets = {p for p in payloads if p != ALERTS_PAYLOAD}
+                if (wanted := self.hub.poll_targets()) is not None:
+                    targets &= wanted
                 if targets:
                     await self._read_targets(targets)
                 if ALERTS_PAYLOAD in payloads:

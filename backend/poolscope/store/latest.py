@@ -386,15 +386,30 @@ class LatestRows:
         wanted = set(targets)
         return [r for r in rows if r.target in wanted]
 
-    async def rows_since(self, conn: AsyncConnection, seq: int) -> list[LatestRow]:
+    async def rows_since(
+        self,
+        conn: AsyncConnection,
+        seq: int,
+        targets: Collection[str] | None = None,
+        up_to: int | None = None,
+    ) -> list[LatestRow]:
+        """Rows after sequence `seq` (up to `up_to`, when given), of these targets only, when given."""
         stmt = select(*ROW_COLUMNS).where(target_latest.c.seq > seq).order_by(target_latest.c.seq)
-        return [_row(r) for r in await conn.execute(stmt)]
+        if up_to is not None:
+            stmt = stmt.where(target_latest.c.seq <= up_to)
+        rows = [_row(r) for r in await conn.execute(_only(stmt, targets))]
+        return rows if targets is None else [r for r in rows if r.target in targets]
+
+    async def latest_seq(self, conn: AsyncConnection) -> int:
+        """The newest latest-row sequence (0 when empty)."""
+        return int(
+            (await conn.execute(select(func.coalesce(func.max(target_latest.c.seq), 0)))).scalar() or 0
+        )
 
     async def high_water(self, conn: AsyncConnection) -> tuple[int, int]:
         """The newest latest-row sequence and alert event sequence (0 when empty)."""
-        latest = (await conn.execute(select(func.coalesce(func.max(target_latest.c.seq), 0)))).scalar()
         alerts = (await conn.execute(select(func.coalesce(func.max(live_alert_events.c.seq), 0)))).scalar()
-        return int(latest or 0), int(alerts or 0)
+        return await self.latest_seq(conn), int(alerts or 0)
 
     async def alert_events_after(self, ts: float) -> list[str]:
         """The logged AlertEvent JSON since ts, oldest first."""

@@ -1,7 +1,8 @@
 """Fan-out of poll events to live subscribers (SSE clients); a slow client never slows the poller.
 
 In-process subscribers (the alert engine) get the event objects. SSE clients get `Frame`s: each
-event is encoded once, at publish, and the same bytes go to every client.
+event is encoded once, at publish, and the same bytes go to every client that asked for it (its
+kinds, its target); nothing is encoded for nobody.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from poolscope.schemas import AlertEvent, PollEvent
 LiveEvent = PollEvent | AlertEvent
 
 SUBSCRIBER_BUFFER = 64
+KINDS = frozenset({"poll", "alert"})
 
 T = TypeVar("T")
 
@@ -46,11 +48,18 @@ def _offer(queue: asyncio.Queue[T], item: T) -> None:
 
 
 class ClientSubscription:
-    """An SSE client's place in the hub; `close()` (idempotent) gives the place back."""
+    """An SSE client's place in the hub: the frames of `kinds` (of `target` only, when given) are
+    queued for it, no others (a queue full of polls would drop an alert change); `close()`
+    (idempotent) gives the place back."""
 
-    def __init__(self, hub: LiveHub) -> None:
+    def __init__(self, hub: LiveHub, kinds: frozenset[str] = KINDS, target: str | None = None) -> None:
         self.queue: asyncio.Queue[Frame] = asyncio.Queue(maxsize=SUBSCRIBER_BUFFER)
+        self.kinds = kinds
+        self.target = target
         self._hub = hub
+
+    def wants(self, kind: str, target: str) -> bool:
+        return kind in self.kinds and (self.target is None or self.target == target)
 
     def close(self) -> None:
         self._hub._clients.discard(self)
@@ -66,14 +75,29 @@ class LiveHub:
         for queue in self._subscribers:
             _offer(queue, event)
         if self._clients:
-            frame = encode(event)
-            for client in self._clients:
-                _offer(client.queue, frame)
+            kind = "alert" if isinstance(event, AlertEvent) else "poll"
+            wanting = [c for c in self._clients if c.wants(kind, event.target)]
+            if wanting:
+                frame = encode(event)
+                for client in wanting:
+                    _offer(client.queue, frame)
 
     def publish_frame(self, frame: Frame) -> None:
         """An event another process published, already encoded (store/feed.py): for SSE clients only."""
         for client in self._clients:
-            _offer(client.queue, frame)
+            if client.wants(frame.kind, frame.target):
+                _offer(client.queue, frame)
+
+    def poll_targets(self) -> set[str] | None:
+        """The targets whose polls some SSE client wants: None for every target (a client wants
+        them all), an empty set when no client wants polls."""
+        wanted: set[str] = set()
+        for client in self._clients:
+            if "poll" in client.kinds:
+                if client.target is None:
+                    return None
+                wanted.add(client.target)
+        return wanted
 
     async def wait_for_client(self) -> None:
         while not self._clients:
@@ -89,11 +113,14 @@ class LiveHub:
         finally:
             self._subscribers.discard(queue)
 
-    def open_client(self, limit: int) -> ClientSubscription | None:
-        """A place for one more SSE client, or None when `limit` are connected already."""
+    def open_client(
+        self, limit: int, kinds: frozenset[str] = KINDS, target: str | None = None
+    ) -> ClientSubscription | None:
+        """A place for one more SSE client (of `kinds`, of `target` only when given), or None when
+        `limit` are connected already."""
         if len(self._clients) >= limit:
             return None
-        client = ClientSubscription(self)
+        client = ClientSubscription(self, kinds, target)
         self._clients.add(client)
         self._client_joined.set()
         return client

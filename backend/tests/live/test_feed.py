@@ -140,6 +140,53 @@ async def test_the_feed_reads_nothing_while_no_client_is_connected(store_url):
         await reader.close()
 
 
+async def test_the_feed_reads_only_the_polls_its_clients_want(store_url):
+    """The UI keeps an alerts-only stream open on every page: the latest rows are not read for it,
+    and a client of one target gets every poll of that target, in order, and no other."""
+    writer, reader = make_store(store_url), make_store(store_url)
+    statements: list[str] = []
+    event.listen(reader.engine.sync_engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=0.1)
+    engine = AlertEngine(AlertSettings(), writer.hub, AlertRepository(writer.engine))
+    alert_log = AlertEventLog(writer.hub, writer.latest_rows)
+    await feed.start()
+    await alert_log.start()
+    alerts = reader.hub.open_client(limit=10, kinds=frozenset({"alert"}))
+    assert alerts is not None
+    db2 = None
+    try:
+        await asyncio.sleep(0.3)  # the feed has started following (PostgreSQL: LISTEN is on)
+        for i in range(5):
+            await write(writer, "db1", T0 + i)
+            await write(writer, "db2", T0 + i)
+            await asyncio.sleep(0.1)
+        await engine.evaluate(stalled(T0 + 10))
+        change = await frames_until(alerts.queue, 1)
+        assert [f.kind for f in change] == ["alert"] and change[0].target == "db1"
+        reads_of_rows = [s for s in statements if "target_latest.info" in s]
+        assert statements and reads_of_rows == []  # the feed ran, and read no latest row
+        db2 = reader.hub.open_client(limit=10, kinds=frozenset({"poll"}), target="db2")
+        assert db2 is not None
+        await asyncio.sleep(0.3)
+        for i in range(10, 16):
+            await write(writer, "db1", T0 + i)
+            await write(writer, "db2", T0 + i)
+            await asyncio.sleep(0.1)
+        frames = await frames_until(db2.queue, 6)
+        got = [(f.kind, f.target, json.loads(f.data.split(b"data: ", 1)[1])["ts"]) for f in frames]
+        assert got == [("poll", "db2", T0 + i) for i in range(10, 16)]  # every one, none before it joined
+        assert alerts.queue.empty()  # no poll reached the alerts-only stream
+        assert reads_of_rows == [] and [s for s in statements if "target_latest.info" in s]
+    finally:
+        alerts.close()
+        if db2 is not None:
+            db2.close()
+        await alert_log.stop()
+        await feed.stop()
+        await writer.close()
+        await reader.close()
+
+
 async def test_a_lost_listen_connection_is_reopened(postgres):
     url = new_postgres_store(postgres)
     await asyncio.to_thread(upgrade_to_head, url)
