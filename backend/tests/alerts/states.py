@@ -1,10 +1,13 @@
-"""Builders for TargetInfo / TargetState / PollEvent as rules and the engine see them (plain data)."""
+"""Builders for TargetInfo / TargetState / PollEvent as rules and the engine see them, and alert
+changes as the live channel carries them (plain data)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from poolscope.schemas import (
+    Alert,
+    AlertEvent,
     GroupState,
     PollEvent,
     TargetInfo,
@@ -91,3 +94,19 @@ def transactions(*items: Transaction) -> Transactions:
         lock_waits=sum(1 for i in items if i.wait_s is not None),
         items=list(items),
     )
+
+
+def pending_change(target: str, ts: float, fingerprint: str = "p1") -> AlertEvent:
+    """A target_down alert of `target` gone pending at `ts`, as the alert engine publishes it."""
+    alert = Alert(
+        fingerprint=fingerprint,
+        target=target,
+        rule="target_down",
+        severity="critical",
+        status="pending",
+        summary="down",
+        description="down",
+        started_at=ts,
+        last_active_at=ts,
+    )
+    return AlertEvent(target=target, ts=ts, transition="pending", alert=alert)

@@ -11,10 +11,9 @@ import httpx
 import pytest
 
 from poolscope.api import live as live_api
-from poolscope.schemas import Alert, AlertEvent
 from poolscope.store import live as live_module
 from poolscope.store.live import LiveHub
-from tests.alerts.states import calm, stalled
+from tests.alerts.states import calm, pending_change, stalled
 from tests.perimeter.helpers import VIEWER_PW, settings_for
 from tests.served import ready_app
 
@@ -49,21 +48,6 @@ def test_no_encoding_without_clients(monkeypatch):
     LiveHub().publish(calm(1))
 
 
-def alert_change(target: str, ts: float) -> AlertEvent:
-    alert = Alert(
-        fingerprint=f"f{ts}",
-        target=target,
-        rule="target_down",
-        severity="critical",
-        status="pending",
-        summary="down",
-        description="down",
-        started_at=ts,
-        last_active_at=ts,
-    )
-    return AlertEvent(target=target, ts=ts, transition="pending", alert=alert)
-
-
 def test_a_client_gets_only_what_it_asked_for_and_no_poll_pushes_out_an_alert(monkeypatch):
     hub = LiveHub()
     alerts = hub.open_client(limit=10, kinds=frozenset({"alert"}))
@@ -74,10 +58,10 @@ def test_a_client_gets_only_what_it_asked_for_and_no_poll_pushes_out_an_alert(mo
     monkeypatch.setattr(live_module, "encode", lambda event: pytest.fail(f"encoded for nobody: {event}"))
     hub.publish(calm(1.0))
     monkeypatch.undo()
-    hub.publish(alert_change("db1", 1.0))
+    hub.publish(pending_change("db1", 1.0, "f1"))
     for i in range(live_module.SUBSCRIBER_BUFFER * 3):  # a fleet's polls, many more than a queue holds
         hub.publish(calm(10.0 + i))
-    hub.publish(alert_change("db3", 2.0))
+    hub.publish(pending_change("db3", 2.0, "f2"))
     got = [alerts.queue.get_nowait() for _ in range(alerts.queue.qsize())]
     assert [(f.kind, f.target) for f in got] == [("alert", "db1"), ("alert", "db3")]
     assert other.queue.empty()  # db1's polls and the alert changes are not for it

@@ -21,11 +21,11 @@ from poolscope.alerts.repository import AlertRepository
 from poolscope.alerts.settings import AlertSettings
 from poolscope.auth.passwords import hash_password
 from poolscope.config import load_settings
-from poolscope.schemas import Alert, AlertEvent
+from poolscope.schemas import AlertEvent
 from poolscope.store.feed import AlertEventLog
 from poolscope.store.latest import target_latest
 from poolscope.store.sql import SqlStore
-from tests.alerts.states import stalled
+from tests.alerts.states import pending_change, stalled
 from tests.alerts.support import login
 from tests.served import ready_app
 
@@ -106,18 +106,7 @@ async def write_alerts(store_url: str) -> None:
         await alert_log.start()
         now = time.time()
         await engine.evaluate(stalled(now).model_copy(update={"target": "fx"}))
-        pending = Alert(
-            fingerprint="p1",
-            target="down",
-            rule="target_down",
-            severity="critical",
-            status="pending",
-            summary="down",
-            description="down",
-            started_at=now,
-            last_active_at=now,
-        )
-        store.hub.publish(AlertEvent(target="down", ts=now, transition="pending", alert=pending))
+        store.hub.publish(pending_change("down", now))
         for _ in range(100):  # up to 5 s for the log to write both changes
             logged = [
                 AlertEvent.model_validate_json(d) for d in await store.latest_rows.alert_events_after(now)
