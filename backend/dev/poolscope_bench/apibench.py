@@ -145,21 +145,34 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# What the load threads could not do (ask): a run with any is refused.
+FAILURES: list[str] = []
+
+
 def ask(port: int, live: str, target: str, stop: threading.Event) -> None:
     """What the fleet bench asks, once a second, and the SSE streams of `live`, read to the end."""
 
     def follow(path: str) -> None:
-        with httpx.stream("GET", f"http://127.0.0.1:{port}{path}", timeout=None) as res:
-            for _chunk in res.iter_bytes():
-                if stop.is_set():
-                    return
+        try:
+            with httpx.stream("GET", f"http://127.0.0.1:{port}{path}", timeout=None) as res:
+                res.raise_for_status()
+                for _chunk in res.iter_bytes():
+                    if stop.is_set():
+                        return
+        except Exception as exc:  # counted: the figure would be of less load than asked
+            FAILURES.append(f"{port} {path}: {exc!r}")
 
     for path in LIVE_PATHS[live]:
         threading.Thread(target=follow, args=(path.format(target=target),), daemon=True).start()
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
         turn = 0
         while not stop.is_set():
-            client.get("/api/targets" if turn % 2 == 0 else "/api/overview").raise_for_status()
+            path = "/api/targets" if turn % 2 == 0 else "/api/overview"
+            try:
+                client.get(path).raise_for_status()
+            except Exception as exc:
+                FAILURES.append(f"{port} {path}: {exc!r}")
+                return
             turn += 1
             stop.wait(1.0)
 
@@ -185,6 +198,9 @@ def start_api(k: int, spec: str, workdir: Path, store: Path, names: list[str]) -
         env[key] = value
     if tree != "cur":
         env["PYTHONPATH"] = tree
+    # The environment outranks the config file (config.py): whatever was inherited or assigned,
+    # this API, which has no users, listens on loopback only.
+    env["POOLSCOPE_LISTEN_HOST"] = "127.0.0.1"
     with (workdir / f"api{k}.log").open("wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-c", SERVE_API, str(config)],
@@ -212,7 +228,9 @@ def wait_ready(api: Api, timeout_s: float = 60.0) -> None:
 
 def run(args: argparse.Namespace) -> None:
     workdir: Path = args.workdir
-    shutil.rmtree(workdir, ignore_errors=True)
+    if workdir.exists() and not (workdir / "store.db").exists():
+        raise SystemExit(f"{workdir} exists and is not an apibench workdir: name a new one")
+    shutil.rmtree(workdir, ignore_errors=True)  # an earlier run's
     workdir.mkdir(parents=True)
     store = workdir / "store.db"
     with args.polls.open("rb") as f:
@@ -229,7 +247,8 @@ def run(args: argparse.Namespace) -> None:
             if writer.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit("the writer ended or took too long to prefill the store")
             time.sleep(0.5)
-        apis = [start_api(k, spec, workdir, store, names) for k, spec in enumerate(args.trees)]
+        for k, spec in enumerate(args.trees):
+            apis.append(start_api(k, spec, workdir, store, names))  # one at a time: all are stopped
         for api in apis:
             wait_ready(api)
         for api in apis:
@@ -241,6 +260,8 @@ def run(args: argparse.Namespace) -> None:
         time.sleep(args.seconds)
         after = [cpu_s(api.proc.pid) for api in apis]
         elapsed = time.monotonic() - t0
+        if FAILURES:
+            raise SystemExit("the load was not what was asked: " + "; ".join(FAILURES[:5]))
         for api, a, b in zip(apis, before, after, strict=True):
             print(
                 f"{api.name}: {(b - a) / elapsed:.4f} cores (live {args.live or 'none'}, "
@@ -249,12 +270,18 @@ def run(args: argparse.Namespace) -> None:
             )
     finally:
         stop.set()
-        for api in apis:
-            api.proc.terminate()
-        for api in apis:
-            api.proc.wait(10)
-        writer.terminate()
-        writer.wait(10)
+        for proc in [api.proc for api in apis] + [writer]:
+            _stop(proc)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate, then kill after 10 s: never leave a process of the bench behind."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 def main() -> None:

@@ -119,16 +119,15 @@ class LiveFeed:
     async def catch_up(self) -> None:
         """Send what was committed since the last look, by sequence; of the polls, only those of
         targets some client wants (none while only alert streams are open, the UI's app-wide one)."""
-        wanted = self.hub.poll_targets()
         async with self.rows.engine.connect() as conn:
-            if wanted is None:
-                rows = await self.rows.rows_since(conn, self._floor)
-            else:
-                # The rows nobody wants are not read, and the mark passes them all the same: a
-                # client that wants them later gets the polls from then on, as a new client does.
-                high = await self.rows.latest_seq(conn)
-                rows = await self.rows.rows_since(conn, self._floor, wanted, high) if wanted else []
-                self._high = max(self._high, high)
+            # The mark first, then who wants what: a client that joins after this look took its
+            # wants gets every row committed since from the next look (its sequence is above).
+            high = await self.rows.latest_seq(conn)
+            wanted = self.hub.poll_targets()
+            # The rows nobody wants are not read, and the mark passes them all the same: a client
+            # that wants them later gets the polls from then on, as a new client does.
+            rows = await self.rows.rows_since(conn, self._floor, wanted, high) if wanted != set() else []
+            self._high = max(self._high, high)
             events = await self.rows.alert_events_since(conn, self._alert_floor)
         for row in rows:
             self._send(row, self._start_high)
