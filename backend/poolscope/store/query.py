@@ -58,6 +58,9 @@ class StoreMarks:
 
     tiers: tuple[Tier, ...]  # the rollup step first, then coarser ones, each a multiple of it
     oldest_raw: float | None
+    # Raw samples before this ts may have been deleted by retention (store/rollup.py RAW_CUT_KEY);
+    # None: not known, the oldest raw sample may mark such a cut.
+    raw_cut: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +94,12 @@ def plan(marks: StoreMarks, start: float, end: float, step: float) -> Plan:
     fine = marks.tiers[0]
     hwm = fine.hwm
     oldest = marks.oldest_raw
-    if hwm is None or start >= hwm or not (step >= fine.step_s or oldest is None or start < oldest):
+    # A range that starts before the store's first sample, where retention never cut, has all of
+    # its raw samples: it reads them (a young store's live chart, the recommender's first window),
+    # not rollups of them.
+    cut = marks.raw_cut
+    raw_gone = start < cut if cut is not None else (oldest is None or start < oldest)
+    if hwm is None or start >= hwm or not (step >= fine.step_s or raw_gone):
         return Plan(step, start, [], start)
     if step < fine.step_s:  # raw data is gone: rollup rows land in the chart's own (finer) buckets
         return Plan(step, start, [(fine, start - fine.step_s / 2, min(hwm, end))], hwm)

@@ -36,6 +36,10 @@ from poolscope.store.tables import rollups, rollups_x3, rollups_x10, samples, sa
 ROLLUP_HWM_KEY = "rollup_high_water_mark"
 # The oldest raw sample's ts after the last maintain() (absent: no samples then).
 RAW_OLDEST_KEY = "raw_oldest"
+# Raw samples before this ts may have been deleted: the retention's cut, the greatest applied,
+# stored before its deletes (absent: not known yet, as in a store maintained by an older version).
+# Charts plan from it (store/query.py plan): before the first cut every raw sample is there.
+RAW_CUT_KEY = "raw_cut"
 # Where the running retention pass started deleting samples (absent: none running). The oldest
 # mark moves to the cutoff before the rows go, so after a pass that died part-way only this says
 # where leftovers may start: the next pass slices from here rather than deleting them all at once.
@@ -58,7 +62,7 @@ def _hwm_key(factor: int) -> str:
 
 
 async def read_marks(conn: AsyncConnection, step_s: float) -> StoreMarks:
-    keys = [_hwm_key(f) for _, f in TIER_FACTORS]
+    keys = [_hwm_key(f) for _, f in TIER_FACTORS] + [RAW_CUT_KEY]
     indexed = conn.dialect.name in TS_INDEXED
     if not indexed:
         keys.append(RAW_OLDEST_KEY)
@@ -72,6 +76,7 @@ async def read_marks(conn: AsyncConnection, step_s: float) -> StoreMarks:
     return StoreMarks(
         tiers=tuple(Tier(t, float(step_s * f), _float(meta.get(_hwm_key(f)))) for t, f in TIER_FACTORS),
         oldest_raw=oldest,
+        raw_cut=_float(meta.get(RAW_CUT_KEY)),
     )
 
 
@@ -105,10 +110,16 @@ async def maintain(
             tiers.append(replace(tier, hwm=tier_hwm))
         for tier, (_, factor) in zip(tiers, TIER_FACTORS, strict=True):
             await _write_meta(conn, _hwm_key(factor), repr(tier.hwm))
+        raw_cutoff = min(now - raw_retention_s, hwm)
+        # The stored cut, not this process's copy: another process's pass may have cut further.
+        stored = await conn.execute(select(store_meta.c.value).where(store_meta.c.key == RAW_CUT_KEY))
+        cut_before = _float(stored.scalar())
+        raw_cut = max(raw_cutoff, cut_before if cut_before is not None else _cut_not_stored(marks))
+        if raw_cut != cut_before:
+            await _write_meta(conn, RAW_CUT_KEY, repr(raw_cut))
         if engine.dialect.name not in TS_INDEXED and marks.oldest_raw is not None:
             # Stored even when no pass deleted samples yet, so read_marks need not probe for it.
             await _write_meta(conn, RAW_OLDEST_KEY, repr(marks.oldest_raw))
-    raw_cutoff = min(now - raw_retention_s, hwm)
     # Retention starts at the stored mark (no probe of every series): its DELETEs have no lower
     # bound, so rows older than the mark still go.
     start = marks.oldest_raw if engine.dialect.name not in TS_INDEXED else None
@@ -139,7 +150,7 @@ async def maintain(
     if marks.oldest_raw is not None and marks.oldest_raw >= raw_cutoff:
         # Nothing was due: the oldest sample is still the one the mark names (polls only add
         # newer ones), so no probe of every series; there is one after retention deleted rows.
-        return StoreMarks(tuple(tiers), marks.oldest_raw), counts
+        return StoreMarks(tuple(tiers), marks.oldest_raw, raw_cut), counts
     async with engine.begin() as conn:
         oldest = await _oldest(conn, samples)
         if conn.dialect.name not in TS_INDEXED:
@@ -148,7 +159,15 @@ async def maintain(
                 await conn.execute(delete(store_meta).where(store_meta.c.key == RAW_OLDEST_KEY))
             else:
                 await _write_meta(conn, RAW_OLDEST_KEY, repr(oldest))
-    return StoreMarks(tuple(tiers), oldest), counts
+    return StoreMarks(tuple(tiers), oldest, raw_cut), counts
+
+
+def _cut_not_stored(marks: StoreMarks) -> float:
+    """The cut before this pass's, none stored: a store never rolled up was never cut (retention
+    cuts at the roll-up's mark at most); one that was may have been cut up to its oldest sample."""
+    if marks.tiers[0].hwm is None or marks.oldest_raw is None:
+        return -math.inf
+    return marks.oldest_raw
 
 
 def _raw_columns():  # type: ignore[no-untyped-def]

@@ -4,12 +4,14 @@ tier that fits its step and gets the same averages, maxima and minima as the raw
 import math
 
 import pytest
+from sqlalchemy import delete
 
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll
 from poolscope.store.query import plan
-from poolscope.store.rollup import read_marks
+from poolscope.store.rollup import RAW_CUT_KEY, read_marks
 from poolscope.store.sql import SqlStore
+from poolscope.store.tables import store_meta
 
 T0 = 1_800_000_000.0  # a multiple of every tier step below
 STEP = 10  # rollup step: tiers of 10, 30 and 100 s
@@ -89,3 +91,30 @@ async def test_short_range_below_the_rollup_step_stays_raw(store):
     out = await store.query("db1", ["qps"], T0 + 100, T0 + 160, points=60)
     assert out.resolution == "raw"
     assert [v for _, v in out.series[0].points] == [round(value(i), 6) for i in range(100, 161)]
+
+
+def qps_points(out) -> list[tuple[float, float]]:
+    return [(t, v) for t, v in out.series[0].points if v is not None]
+
+
+async def test_a_range_from_before_the_first_sample_reads_raw_when_nothing_was_cut(store):
+    """A young store (retention never deleted a sample): a short range that starts before its first
+    sample, as a live chart does in a store's first minutes, reads the raw samples, not rollups."""
+    out = await store.query("db1", ["qps"], T0 - 60, T0 + 100, points=160)
+    assert out.resolution == "raw"
+    assert qps_points(out) == [(T0 + i, round(value(i), 6)) for i in range(101)]
+
+
+async def test_a_store_whose_cut_is_not_known_plans_as_before(store):
+    """A store maintained by a version that kept no cut: its oldest sample may mark one, so a range
+    starting before it reads rollups; the next pass keeps that as the cut."""
+    async with store.engine.begin() as conn:
+        await conn.execute(delete(store_meta).where(store_meta.c.key == RAW_CUT_KEY))
+    store._marks = None
+    out = await store.query("db1", ["qps"], T0 - 60, T0 + 100, points=160)
+    assert out.resolution != "raw"
+    await store.maintain(now=T0 + SECONDS + STEP)
+    async with store.engine.connect() as conn:
+        assert (await read_marks(conn, STEP)).raw_cut == T0
+    assert (await store.query("db1", ["qps"], T0 - 60, T0 + 100, points=160)).resolution != "raw"
+    assert (await store.query("db1", ["qps"], T0, T0 + 100, points=100)).resolution == "raw"
