@@ -98,6 +98,9 @@ def plan(marks: StoreMarks, start: float, end: float, step: float) -> Plan:
     # its raw samples: it reads them (a young store's live chart, the recommender's first window),
     # not rollups of them.
     cut = marks.raw_cut
+    if cut is not None and oldest is not None:
+        # A sample below the cut is there only after a clock went back (a cut in the future).
+        cut = min(cut, oldest)
     raw_gone = start < cut if cut is not None else (oldest is None or start < oldest)
     if hwm is None or start >= hwm or not (step >= fine.step_s or raw_gone):
         return Plan(step, start, [], start)

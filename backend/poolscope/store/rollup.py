@@ -163,11 +163,13 @@ async def maintain(
 
 
 def _cut_not_stored(marks: StoreMarks) -> float:
-    """The cut before this pass's, none stored: a store never rolled up was never cut (retention
-    cuts at the roll-up's mark at most); one that was may have been cut up to its oldest sample."""
-    if marks.tiers[0].hwm is None or marks.oldest_raw is None:
+    """The cut before this pass's, none stored (migration 0013 seeds it): a store never rolled up
+    was never cut; one that was may have been cut up to its oldest sample, and without samples up
+    to the roll-up's mark (retention never cuts past it)."""
+    hwm = marks.tiers[0].hwm
+    if hwm is None:
         return -math.inf
-    return marks.oldest_raw
+    return marks.oldest_raw if marks.oldest_raw is not None else hwm
 
 
 def _raw_columns():  # type: ignore[no-untyped-def]

@@ -1,13 +1,16 @@
 """Rollup tiers (store/rollup.py, store/query.py) on SQLite and a real PostgreSQL: a chart reads the
 tier that fits its step and gets the same averages, maxima and minima as the raw samples."""
 
+import asyncio
 import math
 
 import pytest
-from sqlalchemy import delete
+from alembic import command
+from sqlalchemy import delete, update
 
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll
+from poolscope.store.migrate import alembic_config
 from poolscope.store.query import plan
 from poolscope.store.rollup import RAW_CUT_KEY, read_marks
 from poolscope.store.sql import SqlStore
@@ -118,3 +121,26 @@ async def test_a_store_whose_cut_is_not_known_plans_as_before(store):
         assert (await read_marks(conn, STEP)).raw_cut == T0
     assert (await store.query("db1", ["qps"], T0 - 60, T0 + 100, points=160)).resolution != "raw"
     assert (await store.query("db1", ["qps"], T0, T0 + 100, points=100)).resolution == "raw"
+
+
+async def test_a_cut_in_the_future_does_not_hide_the_raw_samples(store):
+    """A maintainer whose clock ran ahead stored a cut in the future; the samples after the oldest
+    are still read raw (the cut counts only up to the oldest sample)."""
+    async with store.engine.begin() as conn:
+        await conn.execute(
+            update(store_meta).where(store_meta.c.key == RAW_CUT_KEY).values(value=repr(T0 + 10 * SECONDS))
+        )
+    store._marks = None
+    out = await store.query("db1", ["qps"], T0 + 100, T0 + 160, points=60)
+    assert out.resolution == "raw"
+    assert qps_points(out) == [(T0 + i, round(value(i), 6)) for i in range(100, 161)]
+
+
+async def test_migration_0013_seeds_the_cut_of_a_store_that_rolled_up(store, sqlite_pg_url):
+    config = alembic_config(sqlite_pg_url)
+    await asyncio.to_thread(command.downgrade, config, "0012")
+    async with store.engine.connect() as conn:
+        assert (await read_marks(conn, STEP)).raw_cut is None
+    await asyncio.to_thread(command.upgrade, config, "head")
+    async with store.engine.connect() as conn:
+        assert (await read_marks(conn, STEP)).raw_cut == T0  # its oldest sample: it had rolled up

@@ -1,12 +1,16 @@
 """The SQL store on SQLite, MariaDB and PostgreSQL: ingest, downsampled queries, rollups, retention, restart."""
 
+import asyncio
 import itertools
 import math
 
 import pytest
+from alembic import command
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from poolscope.schemas import Sample, TargetInfo, TargetState
-from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.migrate import alembic_config, upgrade_to_head
+from poolscope.store.rollup import read_marks
 from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import SBTEST_PASSWORD, SBTEST_USER
 
@@ -110,6 +114,37 @@ async def test_rollup_then_raw_after_high_water_mark(store_url, monkeypatch):
     last_ts, last_value = out.series[0].points[-1]
     assert last_value == 1229.0  # the newest second, not yet rolled up, is there
     await store.close()
+
+
+async def test_the_cut_stays_where_retention_deleted_raw_samples(store_url, monkeypatch):
+    """Retention's cut is kept (store/rollup.py RAW_CUT_KEY): a longer retention set later, or a
+    store migrated from before the cut was kept, still reads rollups where raw samples are gone."""
+    store = make_store(store_url, raw_retention_s=600, rollup_step_s=60)
+    await write_series(store, T0, 1230, float)
+    assert (await store.maintain(now=T0 + 1230))["raw_deleted"] == 630
+    await store.close()
+    monkeypatch.setattr("poolscope.store.sql.time.time", lambda: T0 + 1290)
+
+    async def fine_chart_from_the_start() -> str:
+        store = make_store(store_url, raw_retention_s=3600, rollup_step_s=60)
+        try:
+            await store.maintain(now=T0 + 1290)  # the cutoff now before T0: the cut stays
+            out = await store.query("db1", ["tp_group_queue_length"], T0, T0 + 1230, points=1230)
+            return out.resolution
+        finally:
+            await store.close()
+
+    assert await fine_chart_from_the_start() == "rollup"
+    config = alembic_config(store_url)
+    await asyncio.to_thread(command.downgrade, config, "0012")  # a store from before the cut
+    await asyncio.to_thread(command.upgrade, config, "head")  # seeded from its oldest sample
+    engine = create_async_engine(store_url)
+    try:
+        async with engine.connect() as conn:
+            assert (await read_marks(conn, 60)).raw_cut == T0 + 630
+    finally:
+        await engine.dispose()
+    assert await fine_chart_from_the_start() == "rollup"
 
 
 async def test_retention_drops_old_rollups(store_url):
