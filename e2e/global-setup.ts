@@ -215,6 +215,9 @@ function renderConfig(o: { tmpDir: string; staticDir: string; listenPort: number
     ),
     // Flavors that cannot be installed here, replayed from backend/tests/fixtures (test facility).
     ...Object.entries(FIXTURE_TARGETS).map(([name, dir]) => target(name, `fixture://${dir}`)),
+    // Every stall alert takes its own snapshot: an earlier spec's load can stall pool-on, and
+    // within the default 300 s cooldown the next stall alert links none (incidents.spec.ts).
+    '\n[snapshots]\nauto_cooldown_s = 0',
     '',
   ].join('\n');
 }
