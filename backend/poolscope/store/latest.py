@@ -165,6 +165,15 @@ def _only(stmt: Any, targets: Collection[str] | None) -> Any:
     return stmt.where(target_latest.c.target.in_(list(targets)))
 
 
+async def _rows_of(conn: AsyncConnection, stmt: Any, targets: Collection[str] | None) -> list[LatestRow]:
+    """The statement's rows, of these targets only when given (_only leaves a long list to this filter)."""
+    rows = [_row(r) for r in await conn.execute(_only(stmt, targets))]
+    if targets is None:
+        return rows
+    wanted = set(targets)
+    return [r for r in rows if r.target in wanted]
+
+
 class LatestRows:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -380,11 +389,7 @@ class LatestRows:
         return out
 
     async def rows_for(self, conn: AsyncConnection, targets: Collection[str] | None) -> list[LatestRow]:
-        rows = [_row(r) for r in await conn.execute(_only(select(*ROW_COLUMNS), targets))]
-        if targets is None:
-            return rows
-        wanted = set(targets)
-        return [r for r in rows if r.target in wanted]
+        return await _rows_of(conn, select(*ROW_COLUMNS), targets)
 
     async def rows_since(
         self,
@@ -397,8 +402,7 @@ class LatestRows:
         stmt = select(*ROW_COLUMNS).where(target_latest.c.seq > seq).order_by(target_latest.c.seq)
         if up_to is not None:
             stmt = stmt.where(target_latest.c.seq <= up_to)
-        rows = [_row(r) for r in await conn.execute(_only(stmt, targets))]
-        return rows if targets is None else [r for r in rows if r.target in targets]
+        return await _rows_of(conn, stmt, targets)
 
     async def latest_seq(self, conn: AsyncConnection) -> int:
         """The newest latest-row sequence (0 when empty)."""
