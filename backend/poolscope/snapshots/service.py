@@ -56,7 +56,9 @@ class SnapshotService:
         # The running pollers by target: raw tables are read on their connection, between polls.
         self.pollers: Mapping[str, LivePoller] = pollers or {}
         self._completions: dict[int, asyncio.Task[None]] = {}
-        self._last_auto: dict[str, float] = {}
+        # Per target: when the last automatic snapshot was asked for, and its id and window once
+        # captured (None if the capture failed).
+        self._last_auto: dict[str, tuple[float, asyncio.Future[tuple[int, SnapshotWindow] | None]]] = {}
         self.workers = SnapshotWorkers(self.config.work_concurrency, self.config.work_wait_s)
         self.reports = ReportCache(int(self.config.report_cache_mb * 1024 * 1024))
         # Reports being rendered, so that several requests for one wait for one job.
@@ -85,25 +87,43 @@ class SnapshotService:
         await self.workers.stop()
 
     async def on_alert_firing(self, alert: Alert) -> int | None:
-        """A stall alert captures a snapshot (once per target per cooldown); returns its id."""
+        """A stall alert captures a snapshot (once per target per cooldown); returns its id.
+
+        Inside the cooldown an alert gets the target's last automatic snapshot when that window
+        covers the alert's poll: both groups of one stall fire together, and a flapping stall fires
+        again, and the operator who opens the second alert needs the incident's snapshot as much as
+        the one who opened the first. A capture still running is waited for."""
         if alert.rule != STALL_RULE or not self.config.auto_on_stall:
             return None
         last = self._last_auto.get(alert.target)
         now = time.time()
-        if last is not None and now - last < self.config.auto_cooldown_s:
-            return None
-        self._last_auto[alert.target] = now
+        if last is not None and now - last[0] < self.config.auto_cooldown_s:
+            earlier = await asyncio.shield(last[1])
+            moment = alert.poll_ts if alert.poll_ts is not None else alert.fired_at
+            if earlier is None or moment is None or not earlier[1].from_ <= moment <= earlier[1].to:
+                return None
+            return earlier[0]
+        done: asyncio.Future[tuple[int, SnapshotWindow] | None] = asyncio.get_running_loop().create_future()
+        self._last_auto[alert.target] = (now, done)
+        taken: tuple[int, SnapshotWindow] | None = None
         try:
-            return await self.capture(alert.target, "alert", alert=alert)
+            taken = await self._capture(alert.target, "alert", alert=alert)
         except Exception:
             log.exception("automatic snapshot of %s failed", alert.target)
-            return None
-
-    # --- capture ---------------------------------------------------------------------------
+        finally:
+            # Also when cancelled: the alerts waiting for this capture must not wait for ever.
+            if not done.done():
+                done.set_result(taken)
+        return taken[0] if taken is not None else None
 
     async def capture(
         self, target: str, trigger: str, alert: Alert | None = None, title: str | None = None
     ) -> int:
+        return (await self._capture(target, trigger, alert, title))[0]
+
+    async def _capture(
+        self, target: str, trigger: str, alert: Alert | None = None, title: str | None = None
+    ) -> tuple[int, SnapshotWindow]:
         config = self._targets.get(target)
         if config is None:
             raise NotFound(f"unknown target {target!r}")
@@ -140,7 +160,7 @@ class SnapshotService:
         self._schedule_completion(snapshot_id, window.to)
         await self._retain(keep=snapshot_id)
         log.info("snapshot %d of %s captured (%s)", snapshot_id, target, trigger)
-        return snapshot_id
+        return snapshot_id, window
 
     async def _fill_window(self, doc: SnapshotDocument, until: float) -> None:
         span = max(until - doc.window.from_, 1.0)

@@ -126,8 +126,10 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
             assert stall_statuses()[:2] == ["firing", "resolved"]
 
             # The automatic snapshot: linked to the alert, names who waited and what they ran.
-            # (The first stall alert of the target gets it; one per auto_cooldown_s, so with two groups
-            # stalling, or a stall that fired again, it may be another alert than `firing`.)
+            # (One is captured per auto_cooldown_s: the first stall alert of the target gets it, and so
+            # does every other alert whose poll its window covers; this window ends 3 s after its
+            # moment, so a stall that fired again later links none and it may be another alert than
+            # `firing`. tests/snapshots/test_service.py has the cooldown's cases.)
             linked = wait_for(
                 lambda: next(
                     (

@@ -9,7 +9,7 @@ import time
 
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings, TargetConfig
-from poolscope.schemas import QueuedConnection, Sample, Session
+from poolscope.schemas import Alert, QueuedConnection, Sample, Session
 from poolscope.snapshots.service import SnapshotService
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
@@ -112,6 +112,67 @@ async def test_retention_by_total_size_keeps_the_newest(tmp_path):
         third = await service.capture("db1", "manual")
         assert [s.id for s in await service.list()] == [third, second]
         assert first not in {s.id for s in await service.list()}
+    finally:
+        await service.stop()
+        await store.close()
+
+
+def stall_alert(group: str, poll_ts: float, alert_id: int) -> Alert:
+    return Alert(
+        id=alert_id,
+        fingerprint=f"db1/group_stalled/{group}",
+        target="db1",
+        rule="group_stalled",
+        group=group,
+        severity="critical",
+        status="firing",
+        summary=f"db1: thread group {group} stalled",
+        description="",
+        started_at=poll_ts,
+        fired_at=poll_ts,
+        last_active_at=poll_ts,
+        poll_ts=poll_ts,
+    )
+
+
+async def test_stall_alerts_inside_the_cooldown_link_the_snapshot_whose_window_covers_them(tmp_path):
+    # Both groups of one stall fire together: one capture, and both alerts link it (before, the
+    # second got none, and its operator no snapshot). An alert past the window gets none, and
+    # none is captured for it inside the cooldown.
+    store, service = await make(
+        tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600, capture_timeout_s=1
+    )
+    try:
+        now = time.time()
+        await write_polls(store, now)
+        first, second = await asyncio.gather(
+            service.on_alert_firing(stall_alert("0", now, 1)),
+            service.on_alert_firing(stall_alert("1", now, 2)),
+        )
+        assert first is not None and second == first
+        assert [s.id for s in await service.list()] == [first]
+        again = await service.on_alert_firing(stall_alert("0", now + 4, 3))
+        assert again == first
+        assert await service.on_alert_firing(stall_alert("1", now + 60, 4)) is None
+        assert [s.id for s in await service.list()] == [first]
+    finally:
+        await service.stop()
+        await store.close()
+
+
+async def test_a_failed_automatic_capture_links_nothing_and_waiters_are_answered(tmp_path):
+    store, service = await make(tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600)
+    try:
+        now = time.time()  # no poll stored: the capture fails ("no state yet")
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                service.on_alert_firing(stall_alert("0", now, 1)),
+                service.on_alert_firing(stall_alert("1", now, 2)),
+            ),
+            10,
+        )
+        assert results == [None, None]
+        assert await service.list() == []
     finally:
         await service.stop()
         await store.close()
