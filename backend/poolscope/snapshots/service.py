@@ -102,7 +102,8 @@ class SnapshotService:
             moment = alert.poll_ts if alert.poll_ts is not None else alert.fired_at
             if earlier is None or moment is None or not earlier[1].from_ <= moment <= earlier[1].to:
                 return None
-            return earlier[0]
+            # Deleted since (by hand, or by retention in whichever process): no link to a 404.
+            return earlier[0] if await self._stored(earlier[0]) else None
         done: asyncio.Future[tuple[int, SnapshotWindow] | None] = asyncio.get_running_loop().create_future()
         self._last_auto[alert.target] = (now, done)
         taken: tuple[int, SnapshotWindow] | None = None
@@ -114,6 +115,10 @@ class SnapshotService:
             # Also when cancelled: the alerts waiting for this capture must not wait for ever.
             if not done.done():
                 done.set_result(taken)
+            # Nothing captured: the next stall alert tries again rather than the cooldown passing
+            # without a snapshot (a capture fails before reading the server, e.g. no state yet).
+            if taken is None and self._last_auto.get(alert.target, (0.0, None))[1] is done:
+                del self._last_auto[alert.target]
         return taken[0] if taken is not None else None
 
     async def capture(
@@ -200,6 +205,11 @@ class SnapshotService:
         await self._update(snapshot_id, doc, status="complete")
 
     # --- storage ---------------------------------------------------------------------------
+
+    async def _stored(self, snapshot_id: int) -> bool:
+        async with self.store.engine.connect() as conn:
+            stmt = select(snapshot_snapshots.c.id).where(snapshot_snapshots.c.id == snapshot_id)
+            return (await conn.execute(stmt)).first() is not None
 
     async def _insert(self, row: dict[str, Any]) -> int:
         async with self.store.engine.begin() as conn:

@@ -160,7 +160,7 @@ async def test_stall_alerts_inside_the_cooldown_link_the_snapshot_whose_window_c
         await store.close()
 
 
-async def test_a_failed_automatic_capture_links_nothing_and_waiters_are_answered(tmp_path):
+async def test_a_failed_automatic_capture_links_nothing_and_the_next_stall_alert_captures(tmp_path):
     store, service = await make(tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600)
     try:
         now = time.time()  # no poll stored: the capture fails ("no state yet")
@@ -173,6 +173,42 @@ async def test_a_failed_automatic_capture_links_nothing_and_waiters_are_answered
         )
         assert results == [None, None]
         assert await service.list() == []
+        # Inside the cooldown, but nothing was captured: the next stall alert captures.
+        await write_polls(store, now + 1)
+        taken = await service.on_alert_firing(stall_alert("0", now + 1, 3))
+        assert taken is not None and [s.id for s in await service.list()] == [taken]
+    finally:
+        await service.stop()
+        await store.close()
+
+
+async def test_a_cancelled_capture_answers_the_alerts_waiting_for_it(tmp_path):
+    store, service = await make(tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600)
+    try:
+        now = time.time()
+        await write_polls(store, now)
+        first = asyncio.create_task(service.on_alert_firing(stall_alert("0", now, 1)))
+        await asyncio.sleep(0)  # the first is capturing (its reads are awaits on the store)
+        second = asyncio.create_task(service.on_alert_firing(stall_alert("1", now, 2)))
+        await asyncio.sleep(0)  # the second waits for the first's capture
+        assert not first.done() and not second.done()
+        first.cancel()
+        assert await asyncio.wait_for(second, 10) is None
+        assert first.cancelled()
+    finally:
+        await service.stop()
+        await store.close()
+
+
+async def test_a_deleted_snapshot_is_not_linked(tmp_path):
+    store, service = await make(tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600)
+    try:
+        now = time.time()
+        await write_polls(store, now)
+        taken = await service.on_alert_firing(stall_alert("0", now, 1))
+        assert taken is not None and await service.on_alert_firing(stall_alert("1", now, 2)) == taken
+        assert await service.delete(taken)
+        assert await service.on_alert_firing(stall_alert("1", now + 1, 3)) is None
     finally:
         await service.stop()
         await store.close()
