@@ -13,11 +13,16 @@ CLI: ``python -m poolscope_dev.sysbench {prepare,run,cleanup} --dsn mysql://sbte
 from __future__ import annotations
 
 import argparse
+import atexit
+import functools
 import logging
+import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -95,6 +100,22 @@ def _sysbench() -> str:
     return path
 
 
+@functools.cache
+def _options_file(password: str) -> str:
+    """A file of sysbench options (--config-file) holding the password, readable by this user only,
+    in a directory removed when this process exits: on the command line it would show in `ps` to
+    every user of the machine. sysbench reads it once, at start."""
+    if "\n" in password or "\r" in password:
+        raise SysbenchError("a password with a line break cannot be given to sysbench")
+    directory = tempfile.mkdtemp(prefix="poolscope-sysbench-")  # mode 0700
+    atexit.register(shutil.rmtree, directory, True)
+    path = os.path.join(directory, "options")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(f"mysql-password={password}\n")
+    return path
+
+
 def command(
     target: SysbenchTarget,
     test: str,
@@ -107,7 +128,7 @@ def command(
     report_interval: int = 0,
     extra_args: tuple[str, ...] = (),
 ) -> list[str]:
-    """The sysbench argv (contains the password: never log it, log `safe_command`)."""
+    """The sysbench argv; the password is in an options file, not in the argv."""
     if test not in TESTS:
         raise SysbenchError(f"unknown sysbench test {test!r}; choose one of {', '.join(TESTS)}")
     cmd = [
@@ -117,7 +138,7 @@ def command(
         f"--mysql-host={target.host}",
         f"--mysql-port={target.port}",
         f"--mysql-user={target.user}",
-        f"--mysql-password={target.password}",
+        f"--config-file={_options_file(target.password)}",
         f"--mysql-db={target.database}",
         f"--tables={tables}",
         f"--table-size={table_size}",
@@ -130,10 +151,6 @@ def command(
     cmd += list(extra_args)
     cmd.append(action)
     return cmd
-
-
-def safe_command(cmd: list[str]) -> str:
-    return " ".join("--mysql-password=***" if a.startswith("--mysql-password=") else a for a in cmd)
 
 
 def _connect(target: SysbenchTarget) -> pymysql.connections.Connection[pymysql.cursors.Cursor]:
@@ -175,16 +192,16 @@ def prepared(
 
 
 def _run(cmd: list[str], timeout_s: float) -> str:
-    log.info("running %s", safe_command(cmd))
+    log.info("running %s", shlex.join(cmd))
     try:
         res = subprocess.run(
             cmd, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL, check=False
         )
     except subprocess.TimeoutExpired:
-        raise SysbenchError(f"sysbench did not finish within {timeout_s:.0f}s: {safe_command(cmd)}") from None
+        raise SysbenchError(f"sysbench did not finish within {timeout_s:.0f}s: {shlex.join(cmd)}") from None
     if res.returncode != 0:
         tail = "\n".join((res.stdout + res.stderr).strip().splitlines()[-15:])
-        raise SysbenchError(f"sysbench failed (exit {res.returncode}): {safe_command(cmd)}\n{tail}")
+        raise SysbenchError(f"sysbench failed (exit {res.returncode}): {shlex.join(cmd)}\n{tail}")
     return res.stdout
 
 
@@ -308,7 +325,7 @@ def start(
         time_s=time_s,
         report_interval=report_interval,
     )
-    log.info("starting %s", safe_command(cmd))
+    log.info("starting %s", shlex.join(cmd))
     return supervisor.start("sysbench", cmd, stdout=stdout, die_with_starter=False).proc
 
 

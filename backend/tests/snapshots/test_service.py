@@ -5,6 +5,7 @@ literal redaction covers every place SQL appears."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 from poolscope.alerts.repository import AlertRepository
@@ -135,14 +136,24 @@ def stall_alert(group: str, poll_ts: float, alert_id: int) -> Alert:
     )
 
 
-async def test_stall_alerts_inside_the_cooldown_link_the_snapshot_whose_window_covers_them(tmp_path):
-    # Both groups of one stall fire together: one capture, and both alerts link it (before, the
-    # second got none, and its operator no snapshot). An alert past the window gets none, and
-    # none is captured for it inside the cooldown.
+@contextlib.asynccontextmanager
+async def cooldown_service(tmp_path):
+    """A service with a 600 s cooldown and a 5 s window after the moment, stopped afterwards."""
     store, service = await make(
         tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600, capture_timeout_s=1
     )
     try:
+        yield store, service
+    finally:
+        await service.stop()
+        await store.close()
+
+
+async def test_stall_alerts_inside_the_cooldown_link_the_snapshot_whose_window_covers_them(tmp_path):
+    # Both groups of one stall fire together: one capture, and both alerts link it (before, the
+    # second got none, and its operator no snapshot). An alert past the window gets none, and
+    # none is captured for it inside the cooldown.
+    async with cooldown_service(tmp_path) as (store, service):
         now = time.time()
         await write_polls(store, now)
         first, second = await asyncio.gather(
@@ -155,14 +166,10 @@ async def test_stall_alerts_inside_the_cooldown_link_the_snapshot_whose_window_c
         assert again == first
         assert await service.on_alert_firing(stall_alert("1", now + 60, 4)) is None
         assert [s.id for s in await service.list()] == [first]
-    finally:
-        await service.stop()
-        await store.close()
 
 
 async def test_a_failed_automatic_capture_links_nothing_and_the_next_stall_alert_captures(tmp_path):
-    store, service = await make(tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600)
-    try:
+    async with cooldown_service(tmp_path) as (store, service):
         now = time.time()  # no poll stored: the capture fails ("no state yet")
         results = await asyncio.wait_for(
             asyncio.gather(
@@ -177,14 +184,10 @@ async def test_a_failed_automatic_capture_links_nothing_and_the_next_stall_alert
         await write_polls(store, now + 1)
         taken = await service.on_alert_firing(stall_alert("0", now + 1, 3))
         assert taken is not None and [s.id for s in await service.list()] == [taken]
-    finally:
-        await service.stop()
-        await store.close()
 
 
 async def test_a_cancelled_capture_answers_the_alerts_waiting_for_it(tmp_path):
-    store, service = await make(tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600)
-    try:
+    async with cooldown_service(tmp_path) as (store, service):
         now = time.time()
         await write_polls(store, now)
         first = asyncio.create_task(service.on_alert_firing(stall_alert("0", now, 1)))
@@ -195,20 +198,13 @@ async def test_a_cancelled_capture_answers_the_alerts_waiting_for_it(tmp_path):
         first.cancel()
         assert await asyncio.wait_for(second, 10) is None
         assert first.cancelled()
-    finally:
-        await service.stop()
-        await store.close()
 
 
 async def test_a_deleted_snapshot_is_not_linked(tmp_path):
-    store, service = await make(tmp_path, window_before_s=10, window_after_s=5, auto_cooldown_s=600)
-    try:
+    async with cooldown_service(tmp_path) as (store, service):
         now = time.time()
         await write_polls(store, now)
         taken = await service.on_alert_firing(stall_alert("0", now, 1))
         assert taken is not None and await service.on_alert_firing(stall_alert("1", now, 2)) == taken
         assert await service.delete(taken)
         assert await service.on_alert_firing(stall_alert("1", now + 1, 3)) is None
-    finally:
-        await service.stop()
-        await store.close()
