@@ -42,6 +42,7 @@ from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from poolscope_dev import supervisor
 
 BATCH = 150  # polls per write: what a poller's batching writer hands over at 300 targets
 FIRST_PORT = 38100
@@ -270,18 +271,10 @@ def run(args: argparse.Namespace) -> None:
             )
     finally:
         stop.set()
+        # Terminated, then killed after 10 s: no process of the bench is left behind.
         for proc in [api.proc for api in apis] + [writer]:
-            _stop(proc)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Terminate, then kill after 10 s: never leave a process of the bench behind."""
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
+            supervisor.stop_pid(proc.pid, grace_s=10, kill_s=10)
+            proc.wait(10)
 
 
 def main() -> None:

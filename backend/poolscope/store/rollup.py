@@ -112,8 +112,7 @@ async def maintain(
             await _write_meta(conn, _hwm_key(factor), repr(tier.hwm))
         raw_cutoff = min(now - raw_retention_s, hwm)
         # The stored cut, not this process's copy: another process's pass may have cut further.
-        stored = await conn.execute(select(store_meta.c.value).where(store_meta.c.key == RAW_CUT_KEY))
-        cut_before = _float(stored.scalar())
+        cut_before = await _read_meta(conn, RAW_CUT_KEY)
         raw_cut = max(raw_cutoff, cut_before if cut_before is not None else _cut_not_stored(marks))
         if raw_cut != cut_before:
             await _write_meta(conn, RAW_CUT_KEY, repr(raw_cut))
@@ -127,11 +126,9 @@ async def maintain(
         # Charts plan raw reads from this mark: it moves before the rows go (the deletes commit
         # slice by slice), then to the exact oldest below.
         async with engine.begin() as conn:
-            unfinished = (
-                await conn.execute(select(store_meta.c.value).where(store_meta.c.key == RAW_PURGE_KEY))
-            ).scalar()
+            unfinished = await _read_meta(conn, RAW_PURGE_KEY)
             if unfinished is not None:
-                start = min(start, float(unfinished))
+                start = min(start, unfinished)
             await _write_meta(conn, RAW_PURGE_KEY, repr(start))
             await _write_meta(conn, RAW_OLDEST_KEY, repr(raw_cutoff))
     counts["raw_deleted"] = await _delete_before(engine, samples, raw_cutoff, start)
@@ -276,6 +273,11 @@ async def _oldest(conn: AsyncConnection, table: Table) -> float | None:
     else:
         found = (await conn.execute(select(func.min(table.c.ts)))).scalar()
     return float(found) if found is not None else None
+
+
+async def _read_meta(conn: AsyncConnection, key: str) -> float | None:
+    """One stored mark, read in the caller's transaction."""
+    return _float((await conn.execute(select(store_meta.c.value).where(store_meta.c.key == key))).scalar())
 
 
 async def _write_meta(conn: AsyncConnection, key: str, value: str) -> None:
