@@ -4,7 +4,7 @@ A slow or dead target delays only its own next poll; a store error is logged and
 goes on, so one bad second never stops monitoring.
 
 Hundreds of targets in one process: targets started together get their first polls spread over
-one interval (and keep that phase), and polls wait for a turn (MAX_POLLS_IN_FLIGHT, of which at
+one interval on a grid of POLL_SLOTS slots (and keep that phase), and polls wait for a turn (MAX_POLLS_IN_FLIGHT, of which at
 most MAX_CONNECTS_IN_FLIGHT connect) before their timeout starts, so a process short of CPU polls
 late instead of timing out. It did time out: 500 first polls at the same instant on a busy 2-core
 machine each took over poll_timeout_s, every connection was closed, and the retries met the same
@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from typing import Protocol
 
@@ -42,6 +43,11 @@ MAX_CONNECTS_IN_FLIGHT = 16
 # its slot for the connect timeout, must not keep healthy targets from (re)connecting.
 MAX_RETRIES_IN_FLIGHT = 16
 MAINTENANCE_INTERVAL_S = 30.0
+# Polls start on this many slots of an interval, a cohort of targets in each, not each at its own
+# instant: a poller then wakes ten times a second for its sends and their answers come back
+# together, instead of a wake-up, a send and a read per target. At 300 targets that cut the
+# pollers' CPU per target-poll by ~15 % (docs/FLEET.md, "Ninth round").
+POLL_SLOTS = 10
 # How long past the poll timeout a stopping target's loop may take to store its last poll.
 STOP_GRACE_S = 5.0
 # The lease under which one process of a fleet runs store maintenance (not a valid target name).
@@ -99,6 +105,7 @@ class Scheduler:
         self._maintenance: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._running = False
+        self._origin = time.monotonic()
         # set_targets and ownership changes run one at a time.
         self._changing = asyncio.Lock()
 
@@ -137,17 +144,19 @@ class Scheduler:
 
     def _start_tasks(self) -> None:
         """Start a loop for every target we may poll that has none, their first polls spread
-        evenly over one interval (a lone target polls at once)."""
+        over the slots of one interval from the next slot on."""
         starting = [
             name
             for name in self.by_name
             if self._may_poll(name) and ((task := self._tasks.get(name)) is None or task.done())
         ]
-        spread = self.settings.poll_interval_s / len(starting) if starting else 0.0
+        slot_s = self.settings.poll_interval_s / POLL_SLOTS
+        start = self._on_grid(time.monotonic())
         for i, name in enumerate(starting):
             loop = self._loops[name] = _Loop()
+            first_at = start + (i * POLL_SLOTS // len(starting)) * slot_s
             loop.task = self._tasks[name] = asyncio.create_task(
-                self._run_target(self.by_name[name], loop, i * spread), name=f"poll:{name}"
+                self._run_target(self.by_name[name], loop, first_at), name=f"poll:{name}"
             )
 
     async def _stop_tasks(self, names: list[str]) -> None:
@@ -203,10 +212,15 @@ class Scheduler:
 
     # --- the loops -------------------------------------------------------------------------
 
-    async def _run_target(self, poller: TargetPoller, loop: _Loop, delay_s: float) -> None:
+    def _on_grid(self, at: float) -> float:
+        """The first slot time at or after `at` (a retry, or a poll that overran, joins a cohort)."""
+        slot = self.settings.poll_interval_s / POLL_SLOTS
+        return self._origin + math.ceil((at - self._origin) / slot) * slot
+
+    async def _run_target(self, poller: TargetPoller, loop: _Loop, first_at: float) -> None:
         interval = self.settings.poll_interval_s
         retry = interval
-        next_at = time.monotonic() + delay_s
+        next_at = first_at
         while not loop.halted:
             if (wait_s := next_at - time.monotonic()) > 0:
                 loop.idle = True
@@ -226,14 +240,14 @@ class Scheduler:
                 return
             if result.info.status == "down":
                 retry = min(retry * 2, MAX_RETRY_INTERVAL_S)
-                next_at = time.monotonic() + retry
+                next_at = self._on_grid(time.monotonic() + retry)
                 result.info.retry_in_s = retry  # so the UI says when, not "every 1 s"
             else:
                 retry = interval
                 next_at += interval
                 if next_at < time.monotonic():
                     # The poll overran: skip the missed ticks instead of bursting to catch up.
-                    next_at = time.monotonic() + interval
+                    next_at = self._on_grid(time.monotonic() + interval)
                 result.info.retry_in_s = None
             try:
                 # Batched with other targets' polls (store/writer.py); returns once committed.

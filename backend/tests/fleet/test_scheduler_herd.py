@@ -256,3 +256,40 @@ async def test_retries_of_unreachable_targets_do_not_hold_up_a_healthy_connect(s
     # Behind the retries it would have waited for several 3 s hangs; apart from them, at once.
     polled_after_s = (seen["healthy"].target_info.last_poll_at or 0.0) - added_at
     assert polled_after_s < 2 * BLACKHOLE_HANG_S, polled_after_s
+
+
+async def test_polls_come_in_cohorts_on_a_grid_of_slots(store):
+    # 50 targets every 2 s: spread one by one they would start a poll every 40 ms, each waking the
+    # loop on its own; on POLL_SLOTS slots they start a few at a time, every 2 s / POLL_SLOTS.
+    interval_s, slots = 2.0, scheduler_module.POLL_SLOTS
+    names = [f"cohort{i:02d}" for i in range(50)]
+    settings = Settings(
+        poll_interval_s=interval_s, targets=[TargetConfig(name=n, dsn=FIXTURE_DSN) for n in names]
+    )
+    scheduler = Scheduler(settings, store)
+    started: dict[str, list[float]] = {name: [] for name in names}
+    for poller in scheduler.by_name.values():
+        poll_once = poller.poll_once
+
+        async def recorded(poll_once=poll_once, times=started[poller.name]):  # type: ignore[no-untyped-def]
+            times.append(time.monotonic())
+            return await poll_once()
+
+        poller.poll_once = recorded  # type: ignore[method-assign]
+    scheduler.start()
+    try:
+        end = time.monotonic() + 30
+        while any(len(t) < 2 for t in started.values()) and time.monotonic() < end:
+            await asyncio.sleep(0.1)
+    finally:
+        await scheduler.stop()
+    assert all(len(t) >= 2 for t in started.values()), started
+    # Second polls: the first ones also connect, and connects take turns.
+    second = sorted(t[1] for t in started.values())
+    cohorts = [[second[0]]]
+    for at in second[1:]:
+        if at - cohorts[-1][-1] > interval_s / slots / 2:
+            cohorts.append([])
+        cohorts[-1].append(at)
+    assert slots // 2 <= len(cohorts) <= slots, [len(c) for c in cohorts]
+    assert second[-1] - second[0] >= interval_s / 2, second  # still spread over the interval
