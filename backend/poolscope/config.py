@@ -298,8 +298,11 @@ class Settings(BaseSettings):
         return value
 
     # --- recommendations and applying them ---
+    # A minute: the rules weigh five minutes of evidence, and a variable changed on the server is
+    # evaluated within seconds anyway (recommend/engine.py); at 30 s the evaluations were ~0.1 ms
+    # of a 300-target fleet's ~2 ms per target-poll (docs/FLEET.md, "Ninth round").
     recommend_interval_s: float = Field(
-        default=30.0, ge=1, le=300, description="how often rules run per target"
+        default=60.0, ge=1, le=300, description="how often rules run per target"
     )
     recommend_window_s: int = Field(default=300, ge=30, le=86400, description="history the rules look at")
     guard_window_s: float = Field(

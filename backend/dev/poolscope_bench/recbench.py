@@ -7,7 +7,7 @@ The store is a fleet bench's SQLite file (`make bench-fleet ... --workdir DIR` l
 fleet.db); it is copied (with its -wal and -shm) to a temporary directory first, never written.
 Its targets are those of its latest rows. Each evaluation is at a time before every target's latest
 row, so every one reads the same kind of window: "full" is a first evaluation (the whole window
-read), "incremental" the following ones, 30 s apart (recommend_interval_s), which read only what is
+read), "incremental" the following ones, STEP_S (30 s) apart, which read only what is
 new. Prints this process's CPU (every thread: the event loop's and aiosqlite's) per evaluation.
 """
 

@@ -1,7 +1,7 @@
 """Each target's history window for the rules, kept between evaluations.
 
 An evaluation looks at recommend_window_s (300 s) of the rules' metrics every recommend_interval_s
-(30 s) per target, and 270 s of it was read the time before. So each target's raw samples are
+(60 s) per target, and 240 s of it was read the time before. So each target's raw samples are
 kept, and an evaluation reads only the samples after the last read's mark, drops those that left
 the window, and buckets them as store/query.py does a range it answers from raw samples: bucket
 floor((ts - start) / step), the average of its values, round6. The rules get the Window
