@@ -44,9 +44,11 @@ MAX_CONNECTS_IN_FLIGHT = 16
 MAX_RETRIES_IN_FLIGHT = 16
 MAINTENANCE_INTERVAL_S = 30.0
 # Polls start on this many slots of an interval, a cohort of targets in each, not each at its own
-# instant: a poller then wakes ten times a second for its sends and their answers come back
-# together, instead of a wake-up, a send and a read per target. At 300 targets that cut the
-# pollers' CPU per target-poll by ~15 % (docs/FLEET.md, "Ninth round").
+# instant: a poller then wakes POLL_SLOTS times per interval to send a cohort's statements and
+# handles their answers together, instead of being woken and switched out for every target. At
+# 300 targets that cut the pollers' CPU per target-poll by ~15 % and their context switches
+# 3-4x (docs/FLEET.md, "Ninth round"). The cost: a poll's wall time (poll_duration_ms) includes
+# the loop's work on its cohort's other answers.
 POLL_SLOTS = 10
 # How long past the poll timeout a stopping target's loop may take to store its last poll.
 STOP_GRACE_S = 5.0
@@ -105,7 +107,7 @@ class Scheduler:
         self._maintenance: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._running = False
-        self._origin = time.monotonic()
+        self._origin = time.monotonic()  # of the slots' grid
         # set_targets and ownership changes run one at a time.
         self._changing = asyncio.Lock()
 
@@ -144,14 +146,16 @@ class Scheduler:
 
     def _start_tasks(self) -> None:
         """Start a loop for every target we may poll that has none, their first polls spread
-        over the slots of one interval from the next slot on."""
+        over the slots of one interval from the current one on (the same grid as the loops
+        already running, so that targets won later join their cohorts)."""
         starting = [
             name
             for name in self.by_name
             if self._may_poll(name) and ((task := self._tasks.get(name)) is None or task.done())
         ]
         slot_s = self.settings.poll_interval_s / POLL_SLOTS
-        start = self._on_grid(time.monotonic())
+        # The slot we are in: its cohort polls at once, the others at their slots' times.
+        start = self._origin + (time.monotonic() - self._origin) // slot_s * slot_s
         for i, name in enumerate(starting):
             loop = self._loops[name] = _Loop()
             first_at = start + (i * POLL_SLOTS // len(starting)) * slot_s
@@ -212,11 +216,6 @@ class Scheduler:
 
     # --- the loops -------------------------------------------------------------------------
 
-    def _on_grid(self, at: float) -> float:
-        """The first slot time at or after `at` (a retry, or a poll that overran, joins a cohort)."""
-        slot = self.settings.poll_interval_s / POLL_SLOTS
-        return self._origin + math.ceil((at - self._origin) / slot) * slot
-
     async def _run_target(self, poller: TargetPoller, loop: _Loop, first_at: float) -> None:
         interval = self.settings.poll_interval_s
         retry = interval
@@ -238,16 +237,16 @@ class Scheduler:
             result = await self._poll(poller, loop, retrying=retry > interval)
             if result is None:
                 return
+            # The next poll keeps this target's phase (its slot), also after a retry or a poll
+            # that overran: targets that stalled together do not end up in one cohort.
             if result.info.status == "down":
                 retry = min(retry * 2, MAX_RETRY_INTERVAL_S)
-                next_at = self._on_grid(time.monotonic() + retry)
+                next_at = _next_tick(next_at, time.monotonic() + retry, interval)
                 result.info.retry_in_s = retry  # so the UI says when, not "every 1 s"
             else:
                 retry = interval
-                next_at += interval
-                if next_at < time.monotonic():
-                    # The poll overran: skip the missed ticks instead of bursting to catch up.
-                    next_at = self._on_grid(time.monotonic() + interval)
+                # An overrun skips the missed ticks instead of bursting to catch up.
+                next_at = _next_tick(next_at, time.monotonic(), interval)
                 result.info.retry_in_s = None
             try:
                 # Batched with other targets' polls (store/writer.py); returns once committed.
@@ -289,3 +288,8 @@ class Scheduler:
                 await self.store.maintain()
             except Exception:
                 log.exception("store maintenance failed")
+
+
+def _next_tick(last: float, at: float, interval: float) -> float:
+    """The first of `last` + n * `interval` (n >= 1) at or after `at`: `last`'s phase kept."""
+    return last + max(math.ceil((at - last) / interval), 1) * interval

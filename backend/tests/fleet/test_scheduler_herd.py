@@ -3,7 +3,8 @@
 - A poll's timeout counts from its turn, not from when it queued: many targets whose connect
   costs the event loop real work (handshake, discovery on a busy machine) all come up, instead of
   the later ones timing out behind the others and retrying as the same herd.
-- Targets started together spread their first polls over one interval.
+- Targets started together spread their first polls over one interval, in cohorts on the slots
+  of a grid; a poll that overran or a retry keeps its target's slot.
 - A sleeping poll loop holds no task of its own besides itself, and a halt ends it at once.
 """
 
@@ -161,7 +162,7 @@ async def test_targets_started_together_spread_their_first_polls_over_one_interv
         await scheduler.stop()
     assert set(seen) == names
     offsets = sorted(e.target_info.last_poll_at - started for e in seen.values())
-    # 20 targets over 2 s: one every 0.1 s. All at once (the old way) would put them all near 0.
+    # 20 targets over 2 s: two every 0.2 s. All at once (the old way) would put them all near 0.
     assert offsets[-1] - offsets[0] >= 1.5, offsets
     assert sum(1 for o in offsets if o < 0.5) <= 8, offsets
 
@@ -268,19 +269,21 @@ async def test_polls_come_in_cohorts_on_a_grid_of_slots(store):
     )
     scheduler = Scheduler(settings, store)
     started: dict[str, list[float]] = {name: [] for name in names}
+    twice = asyncio.Event()  # every target has started two polls
     for poller in scheduler.by_name.values():
         poll_once = poller.poll_once
 
         async def recorded(poll_once=poll_once, times=started[poller.name]):  # type: ignore[no-untyped-def]
             times.append(time.monotonic())
+            if all(len(t) >= 2 for t in started.values()):
+                twice.set()
             return await poll_once()
 
         poller.poll_once = recorded  # type: ignore[method-assign]
     scheduler.start()
     try:
-        end = time.monotonic() + 30
-        while any(len(t) < 2 for t in started.values()) and time.monotonic() < end:
-            await asyncio.sleep(0.1)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(twice.wait(), timeout=30)
     finally:
         await scheduler.stop()
     assert all(len(t) >= 2 for t in started.values()), started
@@ -291,5 +294,16 @@ async def test_polls_come_in_cohorts_on_a_grid_of_slots(store):
         if at - cohorts[-1][-1] > interval_s / slots / 2:
             cohorts.append([])
         cohorts[-1].append(at)
-    assert slots // 2 <= len(cohorts) <= slots, [len(c) for c in cohorts]
+    # A fixture poll never waits, so a cohort's polls run one after another: a pause of the loop
+    # (a slow machine) may split a cohort, hence the slack above POLL_SLOTS.
+    assert slots // 2 <= len(cohorts) <= 2 * slots, [len(c) for c in cohorts]
     assert second[-1] - second[0] >= interval_s / 2, second  # still spread over the interval
+
+
+def test_the_next_poll_keeps_its_targets_phase():
+    # On time: one interval on. Overran by 1.5 intervals: the missed ticks are skipped, on the same
+    # phase (the old scheduler restarted the phase at the overrun's end). A retry 4 s on: the
+    # first tick of the phase at or after it.
+    assert scheduler_module._next_tick(10.3, 10.5, 1.0) == pytest.approx(11.3)
+    assert scheduler_module._next_tick(10.3, 11.8, 1.0) == pytest.approx(12.3)
+    assert scheduler_module._next_tick(10.3, 10.5 + 4.0, 1.0) == pytest.approx(15.3)
