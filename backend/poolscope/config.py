@@ -299,8 +299,9 @@ class Settings(BaseSettings):
 
     # --- recommendations and applying them ---
     # A minute: the rules weigh five minutes of evidence, and a variable changed on the server is
-    # evaluated within seconds anyway (recommend/engine.py); at 30 s the evaluations were ~0.1 ms
-    # of a 300-target fleet's ~2 ms per target-poll (docs/FLEET.md, "Ninth round").
+    # evaluated within seconds anyway (recommend/engine.py). At 30 s the evaluations of 300
+    # targets took ~0.05 core of the API, ~0.17 ms per target-poll (docs/FLEET-PROFILE.md,
+    # "Seventh round: the API process").
     recommend_interval_s: float = Field(
         default=60.0, ge=1, le=300, description="how often rules run per target"
     )

@@ -3,12 +3,13 @@
 A slow or dead target delays only its own next poll; a store error is logged and the next poll
 goes on, so one bad second never stops monitoring.
 
-Hundreds of targets in one process: targets started together get their first polls spread over
-one interval on a grid of POLL_SLOTS slots (and keep that phase), and polls wait for a turn (MAX_POLLS_IN_FLIGHT, of which at
-most MAX_CONNECTS_IN_FLIGHT connect) before their timeout starts, so a process short of CPU polls
-late instead of timing out. It did time out: 500 first polls at the same instant on a busy 2-core
-machine each took over poll_timeout_s, every connection was closed, and the retries met the same
-herd, so at 1,000 targets nothing ever came up (docs/FLEET.md, "1,000 targets").
+Hundreds of targets in one process: targets started together get their first polls spread over one
+interval on a grid of POLL_SLOTS slots (and keep that phase), and polls wait for a turn
+(MAX_POLLS_IN_FLIGHT, of which at most MAX_CONNECTS_IN_FLIGHT connect) before their timeout
+starts, so a process short of CPU polls late instead of timing out. It did time out: 500 first
+polls at the same instant on a busy 2-core machine each took over poll_timeout_s, every connection
+was closed, and the retries met the same herd, so at 1,000 targets nothing ever came up
+(docs/FLEET.md, "1,000 targets").
 
 In a fleet (poolscope/fleet/) the scheduler polls only the targets whose lease this process
 holds: the lease is checked before each poll (and again when a queued poll gets its turn), and

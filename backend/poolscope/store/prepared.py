@@ -1,7 +1,8 @@
 """Chart statements compiled once per shape and run on the driver.
 
 Building a SQLAlchemy statement and compiling it cost more than a short read itself: the
-recommender reads 300 s of history per target every recommend_interval_s (docs/STORE-PERF.md "Second round").
+recommender reads 300 s of history per target every recommend_interval_s (docs/STORE-PERF.md
+"Second round").
 A statement is built from named bind parameters plus one expanding list (series ids, metric
 names), compiled once per dialect, shape and padded list length, and its SQL text is reused.
 The list is padded to a power of two by repeating its last item (an IN list does not mind), so
