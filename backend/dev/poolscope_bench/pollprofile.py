@@ -4,6 +4,7 @@
     python -m poolscope_bench.pollprofile poll --targets 75 --rounds 10
     python -m poolscope_bench.pollprofile pollwrite --targets 75 --rounds 20
     python -m poolscope_bench.pollprofile fleet --targets 100 --seconds 30
+    python -m poolscope_bench.pollprofile replay --targets 75 --rounds 20 --repeats 5
 
 `stages` polls the targets one after another (nothing else runs in the process meanwhile), so
 the process CPU time around each step is that step's own: statement round trip with row
@@ -14,8 +15,14 @@ the process CPU, user and system apart, divided by the polls. `pollwrite` is a p
 path in a poller's setting (uvloop, services.POLLER_GC_THRESHOLD, rounds 1 s apart as polls come):
 poll_once and SqlStore.write_polls in batches of the size the batch writer makes at 300 targets
 on two pollers; the event loop thread's CPU (the poller's Python) apart from the process's
-(aiosqlite's thread: SQLite itself). `fleet` runs the whole role-"all" service stack (scheduler, alert engine, recommender) for a
-while and divides the process CPU by the polls it made; run it under `py-spy record` to see
+(aiosqlite's thread: SQLite itself). `replay` is `pollwrite` without the server in the measured
+part: the rounds are polled live once, every answer's bytes kept, and then replayed `--repeats`
+times into fresh pollers (the same statements, the same clock readings), back to back or 1 s
+apart (`--paced`); it prints the least and the median CPU per target-poll over the repeats.
+Against `pollwrite` it tells the poll's compute from its round trip; between two builds it
+leaves out the sandbox's share of the cores, though not the machine's other noise
+(docs/FLEET-PROFILE.md, tenth round). `fleet` runs the whole role-"all" service stack
+(scheduler, alert engine, recommender) for a while and divides the process CPU by the polls it made; run it under `py-spy record` to see
 the frames. CPU time, not wall time: the machine is shared.
 """
 
@@ -226,28 +233,8 @@ async def poll_write(sandbox: MariaDBSandbox, workdir: Path, targets: int, round
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
     store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
     pollers = [TargetPoller(t, settings) for t in settings.targets]
-    polls = 0
-    loop_s = cpu_s = 0.0
     try:
-        for round_no in range(rounds + 3):  # connect, discover, series ids: not per-poll costs
-            started = time.monotonic()
-            thread0, cpu0 = time.thread_time(), time.process_time()
-            batch: list[Poll] = []
-            for poller in pollers:
-                result = await poller.poll_once()
-                if result.info.status != "up":
-                    raise SystemExit(f"{poller.name} is {result.info.status}: {result.info.reason}")
-                batch.append(Poll(result.info, result.state, result.samples, result.info.last_poll_at or 0.0))
-                if len(batch) == WRITE_BATCH:
-                    await store.write_polls(batch)
-                    batch = []
-            if batch:
-                await store.write_polls(batch)
-            if round_no >= 3:
-                loop_s += time.thread_time() - thread0
-                cpu_s += time.process_time() - cpu0
-                polls += len(pollers)
-            await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
+        loop_s, cpu_s, polls = await _poll_rounds(pollers, store, rounds, sleep=True)
     finally:
         for poller in pollers:
             await poller.close()
@@ -257,6 +244,178 @@ async def poll_write(sandbox: MariaDBSandbox, workdir: Path, targets: int, round
         "target_polls": polls,
         "loop_thread_ms_per_target_poll": round(loop_s * 1000 / polls, 3),
         "process_ms_per_target_poll": round(cpu_s * 1000 / polls, 3),
+    }
+
+
+class _Recorded:
+    """Every answer a poller's reader (poller/wire.py MultiReader) read, in order, as the chunks
+    its stream gave; and the poll clock's readings, in order."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, list[tuple[list[str], list[bytes]]]] = defaultdict(list)
+        self.clock: list[float] = []
+
+
+class _Chunks:
+    def __init__(self, chunks: list[bytes]) -> None:
+        self._chunks = chunks
+
+    async def read(self, limit: int) -> bytes:
+        return self._chunks.pop(0) if self._chunks else b""
+
+
+async def _no_command(command: int, sql: bytes) -> None:
+    return None
+
+
+@contextmanager
+def _reader_hook(pollers: list[TargetPoller], hook: Callable[..., Any]) -> Iterator[None]:
+    """MultiReader.run through `hook(original, poller name, reader, conn, statements, ...)`."""
+    from poolscope.poller import wire
+
+    original = wire.MultiReader.run
+    owners: dict[int, str] = {}
+
+    async def run(self: Any, conn: Any, statements: Any, *args: Any, **kwargs: Any) -> Any:
+        name = owners.get(id(self))
+        if name is None:  # a reconnect makes a new reader
+            name = next(p.name for p in pollers if p.connection._reader is self)
+            owners[id(self)] = name
+        return await hook(original, name, self, conn, statements, *args, **kwargs)
+
+    wire.MultiReader.run = run  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        wire.MultiReader.run = original  # type: ignore[method-assign]
+
+
+@contextmanager
+def _poll_clock(readings: list[float], replay: bool) -> Iterator[None]:
+    """target_poller's time.time(): recorded, or replayed from the recording."""
+    import types
+
+    shim = types.SimpleNamespace(perf_counter=time.perf_counter, monotonic=time.monotonic)
+    at = iter(readings)
+
+    def recorded() -> float:
+        readings.append(time.time())
+        return readings[-1]
+
+    shim.time = (lambda: next(at)) if replay else recorded
+    # The module's own `import time`, replaced for the rounds (this process polls nothing else).
+    setattr(target_poller_module, "time", shim)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(target_poller_module, "time", time)  # noqa: B010
+
+
+async def _poll_rounds(
+    pollers: list[TargetPoller], store: SqlStore, rounds: int, sleep: bool
+) -> tuple[float, float, int]:
+    """poll_once and write_polls as pollwrite does them; CPU of the rounds after the first 3."""
+    polls = 0
+    loop_s = cpu_s = 0.0
+    for round_no in range(rounds + 3):
+        started = time.monotonic()
+        thread0, cpu0 = time.thread_time(), time.process_time()
+        batch: list[Poll] = []
+        for poller in pollers:
+            result = await poller.poll_once()
+            if result.info.status != "up":
+                raise SystemExit(f"{poller.name} is {result.info.status}: {result.info.reason}")
+            batch.append(Poll(result.info, result.state, result.samples, result.info.last_poll_at or 0.0))
+            if len(batch) == WRITE_BATCH:
+                await store.write_polls(batch)
+                batch = []
+        if batch:
+            await store.write_polls(batch)
+        if round_no >= 3:
+            loop_s += time.thread_time() - thread0
+            cpu_s += time.process_time() - cpu0
+            polls += len(pollers)
+        if sleep:
+            await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
+    return loop_s, cpu_s, polls
+
+
+async def replay(
+    sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: int, repeats: int, paced: bool = False
+) -> dict[str, Any]:
+    settings = _settings(sandbox, workdir, targets)
+    recorded = _Recorded()
+
+    async def new_store(name: str) -> SqlStore:
+        """A store of its own per replay: a replayed sample has its recorded time."""
+        url = f"sqlite+aiosqlite:///{workdir}/{name}.db"
+        await asyncio.to_thread(upgrade_to_head, url)
+        return SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
+
+    async def record(
+        original: Any, name: str, reader: Any, conn: Any, statements: Any, *a: Any, **k: Any
+    ) -> Any:
+        chunks: list[bytes] = []
+        stream = conn._reader
+        read = stream.read
+
+        async def kept(limit: int) -> bytes:
+            chunks.append(await read(limit))
+            return chunks[-1]
+
+        stream.read = kept
+        try:
+            return await original(reader, conn, statements, *a, **k)
+        finally:
+            del stream.read
+            recorded.answers[name].append((list(statements), chunks))
+
+    async def replayed(
+        original: Any, name: str, reader: Any, conn: Any, statements: Any, *a: Any, **k: Any
+    ) -> Any:
+        sent, chunks = answers[name].pop(0)
+        if sent != list(statements):
+            raise SystemExit(f"{name}: the replay sent other statements than the recording: {statements}")
+        stream = conn._reader
+        conn._reader, conn._execute_command = _Chunks(list(chunks)), _no_command
+        try:
+            return await original(reader, conn, statements, *a, **k)
+        finally:
+            conn._reader = stream
+            del conn._execute_command
+
+    store = await new_store("recorded")
+    pollers = [TargetPoller(t, settings) for t in settings.targets]
+    try:
+        with _reader_hook(pollers, record), _poll_clock(recorded.clock, replay=False):
+            await _poll_rounds(pollers, store, rounds, sleep=True)
+    finally:
+        for poller in pollers:
+            await poller.close()
+        await store.close()
+    figures: list[tuple[float, float]] = []
+    for repeat in range(repeats):
+        answers = {name: list(seq) for name, seq in recorded.answers.items()}
+        pollers = [TargetPoller(t, settings) for t in settings.targets]
+        store = await new_store(f"replay-{repeat}")
+        try:
+            with _reader_hook(pollers, replayed), _poll_clock(recorded.clock, replay=True):
+                # Each poller connects for real (aiomysql's handshake); what it reads after that
+                # is the recording.
+                loop_s, cpu_s, polls = await _poll_rounds(pollers, store, rounds, sleep=paced)
+        finally:
+            for poller in pollers:
+                await poller.close()
+            await store.close()
+        figures.append((loop_s * 1000 / polls, cpu_s * 1000 / polls))
+    loops, cpus = sorted(f[0] for f in figures), sorted(f[1] for f in figures)
+    return {
+        "targets": targets,
+        "target_polls_per_repeat": polls,
+        "repeats": repeats,
+        "paced": paced,
+        "loop_thread_ms_per_target_poll_min_median": [round(loops[0], 3), round(loops[len(loops) // 2], 3)],
+        "process_ms_per_target_poll_min_median": [round(cpus[0], 3), round(cpus[len(cpus) // 2], 3)],
     }
 
 
@@ -303,10 +462,14 @@ async def fleet(sandbox: MariaDBSandbox, workdir: Path, targets: int, seconds: f
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m poolscope_bench.pollprofile", description=__doc__)
-    parser.add_argument("mode", choices=("stages", "poll", "pollwrite", "fleet"))
+    parser.add_argument("mode", choices=("stages", "poll", "pollwrite", "replay", "fleet"))
     parser.add_argument("--targets", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=20, help="stages, poll, pollwrite: polls per target")
     parser.add_argument("--seconds", type=float, default=30.0, help="fleet: measured window")
+    parser.add_argument("--repeats", type=int, default=5, help="replay: replays of the recorded rounds")
+    parser.add_argument(
+        "--paced", action="store_true", help="replay: rounds 1 s apart as recorded, not back to back"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pollprofile-") as tmp:
         workdir = Path(tmp)
@@ -316,6 +479,11 @@ def main(argv: list[str] | None = None) -> None:
             elif args.mode == "pollwrite":
                 _poller_setting()
                 out = asyncio.run(poll_write(sandbox, workdir, args.targets, args.rounds))
+            elif args.mode == "replay":
+                _poller_setting()
+                out = asyncio.run(
+                    replay(sandbox, workdir, args.targets, args.rounds, args.repeats, args.paced)
+                )
             elif args.mode == "poll":
                 out = asyncio.run(poll_path(sandbox, workdir, args.targets, args.rounds))
             else:
