@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
+import statistics
 import tempfile
 import time
 from collections import defaultdict
@@ -291,22 +293,28 @@ def _reader_hook(pollers: list[TargetPoller], hook: Callable[..., Any]) -> Itera
 
 
 @contextmanager
-def _poll_clock(readings: list[float], replay: bool) -> Iterator[None]:
-    """target_poller's time.time(): recorded, or replayed from the recording."""
+def _poll_clock(readings: list[float], replay: bool) -> Iterator[Callable[[], int]]:
+    """target_poller's time.time(): recorded, or replayed from the recording. Gives how many
+    readings the replay has not used."""
     import types
 
     shim = types.SimpleNamespace(perf_counter=time.perf_counter, monotonic=time.monotonic)
     at = iter(readings)
+    used = [0]
+
+    def replayed() -> float:
+        used[0] += 1
+        return next(at)
 
     def recorded() -> float:
         readings.append(time.time())
         return readings[-1]
 
-    shim.time = (lambda: next(at)) if replay else recorded
+    shim.time = replayed if replay else recorded
     # The module's own `import time`, replaced for the rounds (this process polls nothing else).
     setattr(target_poller_module, "time", shim)  # noqa: B010
     try:
-        yield
+        yield lambda: len(readings) - used[0]
     finally:
         setattr(target_poller_module, "time", time)  # noqa: B010
 
@@ -317,7 +325,7 @@ async def _poll_rounds(
     """poll_once and write_polls as pollwrite does them; CPU of the rounds after the first 3."""
     polls = 0
     loop_s = cpu_s = 0.0
-    for round_no in range(rounds + 3):
+    for round_no in range(rounds + 3):  # connect, discover, series ids: not per-poll costs
         started = time.monotonic()
         thread0, cpu0 = time.thread_time(), time.process_time()
         batch: list[Poll] = []
@@ -376,13 +384,16 @@ async def replay(
         sent, chunks = answers[name].pop(0)
         if sent != list(statements):
             raise SystemExit(f"{name}: the replay sent other statements than the recording: {statements}")
-        stream = conn._reader
-        conn._reader, conn._execute_command = _Chunks(list(chunks)), _no_command
+        stream, fed = conn._reader, _Chunks(list(chunks))
+        conn._reader, conn._execute_command = fed, _no_command
         try:
-            return await original(reader, conn, statements, *a, **k)
+            results = await original(reader, conn, statements, *a, **k)
         finally:
             conn._reader = stream
             del conn._execute_command
+        if fed._chunks:
+            raise SystemExit(f"{name}: the replay left recorded bytes unread")
+        return results
 
     store = await new_store("recorded")
     pollers = [TargetPoller(t, settings) for t in settings.targets]
@@ -398,31 +409,35 @@ async def replay(
         answers = {name: list(seq) for name, seq in recorded.answers.items()}
         pollers = [TargetPoller(t, settings) for t in settings.targets]
         store = await new_store(f"replay-{repeat}")
+        gc.collect()  # what the recording and the repeat before left is not collected in this one
         try:
-            with _reader_hook(pollers, replayed), _poll_clock(recorded.clock, replay=True):
+            with _reader_hook(pollers, replayed), _poll_clock(recorded.clock, replay=True) as unused:
                 # Each poller connects for real (aiomysql's handshake); what it reads after that
                 # is the recording.
                 loop_s, cpu_s, polls = await _poll_rounds(pollers, store, rounds, sleep=paced)
+                if unused() or any(answers.values()):
+                    raise SystemExit("the replay read less than the recording: it did not poll as recorded")
         finally:
             for poller in pollers:
                 await poller.close()
             await store.close()
         figures.append((loop_s * 1000 / polls, cpu_s * 1000 / polls))
-    loops, cpus = sorted(f[0] for f in figures), sorted(f[1] for f in figures)
+    loops, cpus = [f[0] for f in figures], [f[1] for f in figures]
     return {
         "targets": targets,
         "target_polls_per_repeat": polls,
         "repeats": repeats,
         "paced": paced,
-        "loop_thread_ms_per_target_poll_min_median": [round(loops[0], 3), round(loops[len(loops) // 2], 3)],
-        "process_ms_per_target_poll_min_median": [round(cpus[0], 3), round(cpus[len(cpus) // 2], 3)],
+        "loop_thread_ms_per_target_poll_min_median": [
+            round(min(loops), 3),
+            round(statistics.median(loops), 3),
+        ],
+        "process_ms_per_target_poll_min_median": [round(min(cpus), 3), round(statistics.median(cpus), 3)],
     }
 
 
 def _poller_setting() -> None:
     """uvloop's loop and a poller's GC threshold (poolscope/fleet/worker.py, services.tune_gc)."""
-    import gc
-
     import uvloop
 
     gc.freeze()
@@ -464,13 +479,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m poolscope_bench.pollprofile", description=__doc__)
     parser.add_argument("mode", choices=("stages", "poll", "pollwrite", "replay", "fleet"))
     parser.add_argument("--targets", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=20, help="stages, poll, pollwrite: polls per target")
+    parser.add_argument(
+        "--rounds", type=int, default=20, help="stages, poll, pollwrite, replay: polls per target"
+    )
     parser.add_argument("--seconds", type=float, default=30.0, help="fleet: measured window")
     parser.add_argument("--repeats", type=int, default=5, help="replay: replays of the recorded rounds")
     parser.add_argument(
         "--paced", action="store_true", help="replay: rounds 1 s apart as recorded, not back to back"
     )
     args = parser.parse_args(argv)
+    if args.rounds < 1 or args.repeats < 1:
+        parser.error("--rounds and --repeats are 1 at least")
     with tempfile.TemporaryDirectory(prefix="pollprofile-") as tmp:
         workdir = Path(tmp)
         with MariaDBSandbox(workdir / "sandbox", max_connections=args.targets + 50) as sandbox:
