@@ -38,7 +38,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -234,13 +234,7 @@ async def poll_write(sandbox: MariaDBSandbox, workdir: Path, targets: int, round
     settings = _settings(sandbox, workdir, targets)
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
     store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
-    pollers = [TargetPoller(t, settings) for t in settings.targets]
-    try:
-        loop_s, cpu_s, polls = await _poll_rounds(pollers, store, rounds, sleep=True)
-    finally:
-        for poller in pollers:
-            await poller.close()
-        await store.close()
+    loop_s, cpu_s, polls = await _poll_rounds(settings, store, rounds, sleep=True)
     return {
         "targets": targets,
         "target_polls": polls,
@@ -299,12 +293,11 @@ def _poll_clock(readings: list[float], replay: bool) -> Iterator[Callable[[], in
     import types
 
     shim = types.SimpleNamespace(perf_counter=time.perf_counter, monotonic=time.monotonic)
-    at = iter(readings)
-    used = [0]
+    used = [0]  # readings replayed so far
 
     def replayed() -> float:
         used[0] += 1
-        return next(at)
+        return readings[used[0] - 1]
 
     def recorded() -> float:
         readings.append(time.time())
@@ -320,9 +313,27 @@ def _poll_clock(readings: list[float], replay: bool) -> Iterator[Callable[[], in
 
 
 async def _poll_rounds(
+    settings: Settings,
+    store: SqlStore,
+    rounds: int,
+    sleep: bool,
+    hook: Callable[[list[TargetPoller]], AbstractContextManager[Any]] = lambda _: nullcontext(),
+) -> tuple[float, float, int]:
+    """Fresh pollers of the settings' targets: poll_once and write_polls as pollwrite does them,
+    within `hook(pollers)`; CPU of the rounds after the first 3. Closes the pollers and the store."""
+    pollers = [TargetPoller(t, settings) for t in settings.targets]
+    try:
+        with hook(pollers):
+            return await _rounds(pollers, store, rounds, sleep)
+    finally:
+        for poller in pollers:
+            await poller.close()
+        await store.close()
+
+
+async def _rounds(
     pollers: list[TargetPoller], store: SqlStore, rounds: int, sleep: bool
 ) -> tuple[float, float, int]:
-    """poll_once and write_polls as pollwrite does them; CPU of the rounds after the first 3."""
     polls = 0
     loop_s = cpu_s = 0.0
     for round_no in range(rounds + 3):  # connect, discover, series ids: not per-poll costs
@@ -395,34 +406,30 @@ async def replay(
             raise SystemExit(f"{name}: the replay left recorded bytes unread")
         return results
 
-    store = await new_store("recorded")
-    pollers = [TargetPoller(t, settings) for t in settings.targets]
-    try:
+    @contextmanager
+    def recording(pollers: list[TargetPoller]) -> Iterator[None]:
         with _reader_hook(pollers, record), _poll_clock(recorded.clock, replay=False):
-            await _poll_rounds(pollers, store, rounds, sleep=True)
-    finally:
-        for poller in pollers:
-            await poller.close()
-        await store.close()
-    figures: list[tuple[float, float]] = []
+            yield
+
+    @contextmanager
+    def replaying(pollers: list[TargetPoller]) -> Iterator[None]:
+        # Each poller connects for real (aiomysql's handshake); what it reads after that is the
+        # recording.
+        with _reader_hook(pollers, replayed), _poll_clock(recorded.clock, replay=True) as unused:
+            yield
+            if unused() or any(answers.values()):
+                raise SystemExit("the replay read less than the recording: it did not poll as recorded")
+
+    await _poll_rounds(settings, await new_store("recorded"), rounds, sleep=True, hook=recording)
+    loops: list[float] = []
+    cpus: list[float] = []
     for repeat in range(repeats):
         answers = {name: list(seq) for name, seq in recorded.answers.items()}
-        pollers = [TargetPoller(t, settings) for t in settings.targets]
         store = await new_store(f"replay-{repeat}")
         gc.collect()  # what the recording and the repeat before left is not collected in this one
-        try:
-            with _reader_hook(pollers, replayed), _poll_clock(recorded.clock, replay=True) as unused:
-                # Each poller connects for real (aiomysql's handshake); what it reads after that
-                # is the recording.
-                loop_s, cpu_s, polls = await _poll_rounds(pollers, store, rounds, sleep=paced)
-                if unused() or any(answers.values()):
-                    raise SystemExit("the replay read less than the recording: it did not poll as recorded")
-        finally:
-            for poller in pollers:
-                await poller.close()
-            await store.close()
-        figures.append((loop_s * 1000 / polls, cpu_s * 1000 / polls))
-    loops, cpus = [f[0] for f in figures], [f[1] for f in figures]
+        loop_s, cpu_s, polls = await _poll_rounds(settings, store, rounds, sleep=paced, hook=replaying)
+        loops.append(loop_s * 1000 / polls)
+        cpus.append(cpu_s * 1000 / polls)
     return {
         "targets": targets,
         "target_polls_per_repeat": polls,
