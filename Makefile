@@ -5,7 +5,8 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
-PYTHON ?= python3
+# The Python .venv is built with: Debian's python3 when it fits, else python3 (scripts/python.sh).
+PYTHON ?= $(shell bash scripts/python.sh)
 VENV := .venv
 PY := $(CURDIR)/$(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check

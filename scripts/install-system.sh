@@ -29,10 +29,8 @@ missing=()
 for pkg in "${PACKAGES[@]}"; do
   is_installed "$pkg" || missing+=("$pkg")
 done
-# The venv module: pyenv / python.org builds carry it, Debian's python3 needs python3-venv.
-if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
-  missing+=(python3-venv)
-fi
+# Debian's python3 with its venv module: `make install` builds .venv with it (scripts/python.sh).
+is_installed python3-venv || missing+=(python3-venv)
 
 if ((${#missing[@]} == 0)); then
   echo "install-system: all system packages present"

@@ -30,7 +30,7 @@ def render(results: dict[str, Any]) -> str:
         f"Poolscope fleet bench  {meta['started_at']}: one `poolscope serve` (default settings), targets polled every"
         " 1 s, spread over MariaDB sandboxes",
         f"window {meta['config']['seconds']:g} s per size after a {meta['config']['warmup_s']:g} s warm-up;"
-        f" host CPUs {meta['host_cpus']}; load average (1/5/15 min) {load_before} before, {load_after} after;"
+        f" host CPUs {meta['host_cpus']}; Python {meta.get('python', '?')}; load average (1/5/15 min) {load_before} before, {load_after} after;"
         f" total time {meta['elapsed_s']:.0f} s",
         f"(x) = ratio to the {base.get('targets', '?')}-target run of this same bench run",
         "=" * 100,
