@@ -30,7 +30,14 @@ for pkg in "${PACKAGES[@]}"; do
   is_installed "$pkg" || missing+=("$pkg")
 done
 # Debian's python3 with its venv module: `make install` builds .venv with it (scripts/python.sh).
-is_installed python3-venv || missing+=(python3-venv)
+# Without root (or sudo) it is required only when python3 on PATH cannot make a venv either.
+if ! is_installed python3-venv; then
+  if [[ $(id -u) -eq 0 ]] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; then
+    missing+=(python3-venv)
+  elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    missing+=(python3-venv)
+  fi
+fi
 
 if ((${#missing[@]} == 0)); then
   echo "install-system: all system packages present"
