@@ -25,32 +25,34 @@ is_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" == installed ]]
 }
 
+# Packages are installed as root or through passwordless sudo, else only named.
+SUDO=()
+can_install=1
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    SUDO=(sudo -n)
+  else
+    can_install=0
+  fi
+fi
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   is_installed "$pkg" || missing+=("$pkg")
 done
 # Debian's python3 with its venv module: `make install` builds .venv with it (scripts/python.sh).
 # Without root (or sudo) it is required only when python3 on PATH cannot make a venv either.
-if ! is_installed python3-venv; then
-  if [[ $(id -u) -eq 0 ]] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; then
-    missing+=(python3-venv)
-  elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
-    missing+=(python3-venv)
-  fi
+if ! is_installed python3-venv && { ((can_install)) || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; }; then
+  missing+=(python3-venv)
 fi
 
 if ((${#missing[@]} == 0)); then
   echo "install-system: all system packages present"
 else
-  SUDO=()
-  if [[ $(id -u) -ne 0 ]]; then
-    if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-      SUDO=(sudo -n)
-    else
-      echo "install-system: missing Debian packages: ${missing[*]}" >&2
-      echo "install-system: run as root: sudo apt-get install -y ${missing[*]}" >&2
-      exit 1
-    fi
+  if ((!can_install)); then
+    echo "install-system: missing Debian packages: ${missing[*]}" >&2
+    echo "install-system: run as root: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
   APT=("${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3)

@@ -36,35 +36,45 @@ def served_ts(port):
     return reply.json()["ts"] if reply.status_code == 200 else None
 
 
-def wait_for_state_after(port, ts, timeout_s=30.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with contextlib.suppress(httpx.TransportError, ValueError, KeyError):
-            served = served_ts(port)
-            if served is not None and served >= ts:
-                return
-        time.sleep(0.3)
-    raise AssertionError(f"no state at or after {ts} served within {timeout_s} s")
+def chart_buckets(port):
+    """How many buckets of target_up the API's chart of the last 300 s has."""
+    now = time.time()
+    body = httpx.get(
+        f"http://127.0.0.1:{port}/api/targets/db/metrics",
+        params={"metric": "target_up", "from": now - 300, "to": now + 1},
+        timeout=3,
+    ).json()
+    return sum(len(s["points"]) for s in body.get("series", []))
 
 
-def wait_for_polls(port, minimum, timeout_s=30.0):
+def wait_until(read, done, failure, timeout_s=30.0):
+    """read() every 0.3 s until done(value) (a refused connection or a malformed answer is read
+    again), then the value; else AssertionError(failure(last value read))."""
     deadline = time.monotonic() + timeout_s
-    seen = 0
+    value = None
     while time.monotonic() < deadline:
-        try:
-            now = time.time()
-            body = httpx.get(
-                f"http://127.0.0.1:{port}/api/targets/db/metrics",
-                params={"metric": "target_up", "from": now - 300, "to": now + 1},
-                timeout=3,
-            ).json()
-            seen = sum(len(s["points"]) for s in body.get("series", []))
-            if seen >= minimum:
-                return seen
-        except (httpx.TransportError, ValueError):
-            pass
+        with contextlib.suppress(httpx.TransportError, ValueError):
+            value = read()
+            if done(value):
+                return value
         time.sleep(0.3)
-    raise AssertionError(f"only {seen} polls stored within {timeout_s} s")
+    raise AssertionError(failure(value))
+
+
+def wait_for_state_after(port, ts):
+    wait_until(
+        lambda: served_ts(port),
+        lambda served: served is not None and served >= ts,
+        lambda _: f"no state at or after {ts} served within 30 s",
+    )
+
+
+def wait_for_polls(port, minimum):
+    return wait_until(
+        lambda: chart_buckets(port),
+        lambda seen: seen >= minimum,
+        lambda seen: f"only {seen or 0} polls stored within 30 s",
+    )
 
 
 async def test_sigkill_loses_nothing_committed_and_restart_continues(tmp_path, monitor_dsn):
