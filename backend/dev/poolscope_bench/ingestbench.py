@@ -10,16 +10,23 @@ earlier second): creating a series happens once in a target's life, not per poll
 the figures add the server's CPU per sample, how it splits over its busiest processes (the
 writer's batches in flight each use their own) and the WAL it wrote per sample.
 
+The third figure is the store's ingest from several pollers: a writer process per core, each with
+its own targets, all at once (`parallel`); no deployment writes through one process alone.
+
 Its own entry runs the PostgreSQL figures alone, on a replayed fixture poll (no MariaDB needed):
-`python -m poolscope_bench.ingestbench [--polls N] [--rounds R] [--in-flight K]`.
+`python -m poolscope_bench.ingestbench [--polls N] [--rounds R] [--in-flight K] [--writers W]`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
+import multiprocessing
 import os
+import queue
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -27,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import text
 
+from poolscope.store.head import readable_samples_sql
 from poolscope.store.ingest import Poll
 from poolscope.store.sql import SqlStore
 from poolscope.store.writer import BatchWriter
@@ -52,53 +60,70 @@ async def _wal_bytes(store: SqlStore) -> int | None:
         return int((await conn.execute(text("SELECT wal_bytes FROM pg_stat_wal"))).scalar() or 0)
 
 
+class _Window:
+    """The PostgreSQL server's CPU and WAL over a run (nothing on SQLite)."""
+
+    def __init__(self, store: SqlStore, server_pid: int | None) -> None:
+        self.store, self.server_pid = store, server_pid
+
+    async def start(self) -> None:
+        self.server0 = tree_usage(self.server_pid) if self.server_pid else None
+        self.wal0 = await _wal_bytes(self.store)
+
+    async def figures(self, samples: int, wall_s: float, client_cpu_s: float) -> dict[str, Any]:
+        server1 = tree_usage(self.server_pid) if self.server_pid else None
+        wal1 = await _wal_bytes(self.store)
+        server0, wal0 = self.server0, self.wal0
+        server_cpu_s = None
+        busiest: list[float] = []
+        if server0 is not None and server1 is not None:
+            server_cpu_s = server1.cpu_s - server0.cpu_s
+            # The server's processes by CPU in the window: its backends, then WAL writer, vacuum...
+            busiest = sorted(
+                (cpu - server0.cpu_by_pid.get(pid, 0.0) for pid, cpu in server1.cpu_by_pid.items()),
+                reverse=True,
+            )[:3]
+        return {
+            "samples": samples,
+            "total_s": round(wall_s, 3),
+            "samples_per_s": round(samples / wall_s, 1),
+            # The writing processes (with aiosqlite's thread), not the PostgreSQL server: that is apart.
+            "samples_per_cpu_s": round(samples / client_cpu_s, 1) if client_cpu_s > 0 else None,
+            "client_us_per_sample": round(client_cpu_s / samples * 1e6, 2),
+            "server_us_per_sample": round(server_cpu_s / samples * 1e6, 2)
+            if server_cpu_s is not None
+            else None,
+            # Cores the busiest server processes used over the run (wall): do batches in flight scale?
+            "server_busiest_cores": [round(c / wall_s, 2) for c in busiest] if busiest else None,
+            "wal_bytes_per_sample": round((wal1 - wal0) / samples, 1)
+            if wal0 is not None and wal1 is not None
+            else None,
+            "load_average": [round(x, 1) for x in os.getloadavg()],
+        }
+
+
 async def _measured(
     store: SqlStore, samples: int, work: Callable[[], Awaitable[Any]], server_pid: int | None
 ) -> dict[str, Any]:
     """Run `work()`: wall and CPU figures per sample, this process's and the server's."""
-    server0 = tree_usage(server_pid) if server_pid else None
-    wal0 = await _wal_bytes(store)
+    window = _Window(store, server_pid)
+    await window.start()
     cpu0 = time.process_time()
     started = time.perf_counter()
     await work()
     wall_s = time.perf_counter() - started
-    cpu_s = time.process_time() - cpu0
-    server1 = tree_usage(server_pid) if server_pid else None
-    wal1 = await _wal_bytes(store)
-    server_cpu_s = None
-    busiest: list[float] = []
-    if server0 is not None and server1 is not None:
-        server_cpu_s = server1.cpu_s - server0.cpu_s
-        # The server's processes by CPU in the window: its backends, then WAL writer, vacuum...
-        busiest = sorted(
-            (cpu - server0.cpu_by_pid.get(pid, 0.0) for pid, cpu in server1.cpu_by_pid.items()), reverse=True
-        )[:3]
-    return {
-        "samples": samples,
-        "total_s": round(wall_s, 3),
-        "samples_per_s": round(samples / wall_s, 1),
-        # This process (with aiosqlite's thread), not the PostgreSQL server: that is apart.
-        "samples_per_cpu_s": round(samples / cpu_s, 1) if cpu_s > 0 else None,
-        "client_us_per_sample": round(cpu_s / samples * 1e6, 2),
-        "server_us_per_sample": round(server_cpu_s / samples * 1e6, 2) if server_cpu_s is not None else None,
-        # Cores the busiest server processes used over the run (wall): do batches in flight scale?
-        "server_busiest_cores": [round(c / wall_s, 2) for c in busiest] if busiest else None,
-        "wal_bytes_per_sample": round((wal1 - wal0) / samples, 1)
-        if wal0 is not None and wal1 is not None
-        else None,
-        "load_average": [round(x, 1) for x in os.getloadavg()],
-    }
+    return await window.figures(samples, wall_s, time.process_time() - cpu0)
 
 
 def _polls(
-    poll: RealisticPoll, model: ValueModel, start_ts: int, rounds: int, offset: float
+    poll: RealisticPoll, model: ValueModel, start_ts: int, rounds: int, offset: float, prefix: str = "bench"
 ) -> list[tuple[Any, ...]]:
     """BATCH_TARGETS targets' polls for each of `rounds` seconds, at `offset` past each second."""
     out = []
     for i in range(rounds):
         info, state, samples = poll.at(start_ts + i + offset, model.values(start_ts + i))
         for k in range(BATCH_TARGETS):
-            name = f"bench-{k}"
+            name = f"{prefix}-{k}"
             out.append(
                 (
                     info.model_copy(update={"name": name}),
@@ -170,6 +195,156 @@ async def samples_only(
     }
 
 
+async def parallel(
+    url: str,
+    store: SqlStore,
+    poll: RealisticPoll,
+    start_ts: int,
+    total_polls: int,
+    writers: int,
+    server_pid: int | None,
+) -> dict[str, Any]:
+    """Several pollers' writers into one store at once: `writers` processes (spawned, tuned as a
+    poller process is), each with BATCH_TARGETS targets of its own and its share of the polls,
+    released together. What the store takes in from a deployment of that many pollers (README,
+    "Running a fleet"); `store` (the same database) reads the server's WAL and the stored count."""
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(writers + 1)
+    results = ctx.Queue()
+    share = max(total_polls // writers, BATCH_TARGETS)
+    procs = [
+        ctx.Process(
+            target=_writer_process,
+            args=(url, poll, start_ts, share, w, barrier, results),
+            name=f"ingest-writer-{w}",
+            daemon=True,
+        )
+        for w in range(writers)
+    ]
+    progress(f"store ingest: {writers} writer processes, {share} polls of {BATCH_TARGETS} targets each")
+    for proc in procs:
+        proc.start()
+    window = _Window(store, server_pid)
+    try:
+        # Ready (series created), then go: the server's figures start between the two.
+        await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
+        await window.start()
+        await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
+        got = [await asyncio.to_thread(results.get, True, CHILD_TIMEOUT_S) for _ in procs]
+        wall_s = max(g.get("end", 0.0) for g in got) - min(g.get("start", 0.0) for g in got)
+        figures = await window.figures(
+            sum(g.get("samples", 0) for g in got), wall_s, sum(g.get("cpu_s", 0.0) for g in got)
+        )
+        # Done: the writers close their connections only now, so each server process's CPU is
+        # still its own (an ended one's goes to the postmaster's) when the figures are read.
+        await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
+    except threading.BrokenBarrierError:
+        raise RuntimeError(f"a writer process failed: {_errors(results, len(procs))}") from None
+    finally:
+        # Frees any writer still at a barrier (after a failure here); a no-op once all are past it.
+        barrier.abort()
+        for proc in procs:
+            proc.join(timeout=CHILD_TIMEOUT_S)
+            if proc.is_alive():
+                proc.kill()
+    errors = [g["error"] for g in got if "error" in g]
+    if errors:
+        raise RuntimeError(f"a writer process failed: {errors}")
+    # Every sample the writers were answered for is in the store (their series-creating polls too).
+    async with store.engine.connect() as conn:
+        stored = (
+            await conn.execute(
+                text(
+                    f"SELECT count(*) FROM {readable_samples_sql(store.dialect)} AS s"
+                    " JOIN series ON series.id = s.series_id WHERE series.target LIKE :prefix"
+                ),
+                {"prefix": f"{WRITER_PREFIX}%"},
+            )
+        ).scalar_one()
+    return {
+        "writers": writers,
+        "targets": BATCH_TARGETS * writers,
+        "polls": sum(g["polls"] for g in got),
+        "batches": sum(g["batches"] for g in got),
+        "submitted_samples": sum(g["submitted"] for g in got),
+        "stored_samples": int(stored),
+        **figures,
+    }
+
+
+def _errors(results: Any, most: int) -> list[str]:
+    """What failed writers reported (each reports right after breaking the barrier)."""
+    out = []
+    for _ in range(most):
+        try:
+            report = results.get(True, 10)
+        except queue.Empty:
+            break
+        if "error" in report:
+            out.append(report["error"])
+    return out
+
+
+def default_writers() -> int:
+    """One per core, as `serve` runs its pollers by default (config.py `workers = "auto"`); two at least."""
+    return max(len(os.sched_getaffinity(0)), 2)
+
+
+# The parallel writers' targets: WRITER_PREFIX + writer, "-", target.
+WRITER_PREFIX = "bench-w"
+# A writer process's bound for each step (start-up, a barrier, its run).
+CHILD_TIMEOUT_S = 300.0
+
+
+def _writer_process(
+    url: str, poll: RealisticPoll, start_ts: int, polls: int, index: int, barrier: Any, results: Any
+) -> None:
+    try:
+        asyncio.run(_writer_run(url, poll, start_ts, polls, index, barrier, results))
+    except BaseException as exc:
+        barrier.abort()
+        results.put({"error": f"{type(exc).__name__}: {exc}"})
+
+
+async def _writer_run(
+    url: str, poll: RealisticPoll, start_ts: int, polls: int, index: int, barrier: Any, results: Any
+) -> None:
+    from poolscope.services import POLLER_GC_THRESHOLD
+    from poolscope_bench.storebench import ROLLUP_STEP_S, ValueModel
+
+    gc.freeze()
+    gc.set_threshold(*POLLER_GC_THRESHOLD)
+    store = SqlStore(url, raw_retention_s=6 * 3600, rollup_retention_s=8 * 86400, rollup_step_s=ROLLUP_STEP_S)
+    try:
+        submits = _polls(
+            poll, ValueModel(poll), start_ts, max(polls // BATCH_TARGETS, 1), 0.5, f"{WRITER_PREFIX}{index}"
+        )
+        # The targets' series, before the clock starts, as in batched().
+        await asyncio.gather(
+            *(store.writer.submit(i, st, sm, ts - 0.375) for i, st, sm, ts in submits[:BATCH_TARGETS])
+        )
+        before = store.writer.batches_written
+        await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
+        await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
+        cpu0, started = time.process_time(), time.monotonic()
+        await asyncio.gather(*(store.writer.submit(*args) for args in submits))
+        end, cpu_s = time.monotonic(), time.process_time() - cpu0
+        results.put(
+            {
+                "start": started,
+                "end": end,
+                "cpu_s": cpu_s,
+                "polls": len(submits),
+                "samples": len(submits) * len(poll.samples),
+                "batches": store.writer.batches_written - before,
+                "submitted": (len(submits) + BATCH_TARGETS) * len(poll.samples),
+            }
+        )
+        await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
+    finally:
+        await store.close()
+
+
 # ------------------------------------------------------------------ its own entry: PostgreSQL only
 
 
@@ -191,7 +366,9 @@ async def _fixture_poll(groups: int) -> RealisticPoll:
     return RealisticPoll(result, groups)
 
 
-async def _postgres_only(polls: int, rounds: int, in_flight: int | None) -> list[dict[str, Any]]:
+async def _postgres_only(
+    polls: int, rounds: int, in_flight: int | None, writers: int
+) -> list[dict[str, Any]]:
     from poolscope_bench.storebench import ValueModel, _new_store
     from poolscope_dev.pgsandbox import PostgresSandbox
 
@@ -208,15 +385,21 @@ async def _postgres_only(polls: int, rounds: int, in_flight: int | None) -> list
             start_ts = int(time.time()) - polls
             try:
                 model = ValueModel(poll)
-                out.append(
-                    {
-                        "round": r,
-                        "writer": await batched(store, poll, model, start_ts, polls, pid),
-                        "samples_only": await samples_only(store, poll, model, start_ts, polls, pid),
-                    }
-                )
+                figures = {
+                    "round": r,
+                    "writer": await batched(store, poll, model, start_ts, polls, pid),
+                    "samples_only": await samples_only(store, poll, model, start_ts, polls, pid),
+                }
             finally:
                 await store.close()
+            if writers > 1:
+                url = pg.create_database(f"bench_ingest_{r}_parallel")
+                store = await _new_store(url, raw_retention_s=6 * 3600)
+                try:
+                    figures["parallel"] = await parallel(url, store, poll, start_ts, polls, writers, pid)
+                finally:
+                    await store.close()
+            out.append(figures)
     finally:
         await asyncio.to_thread(pg.destroy)
     return out
@@ -227,8 +410,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--polls", type=int, default=5000, help="polls per figure (5000: 470k samples)")
     p.add_argument("--rounds", type=int, default=1, help="repetitions, each on a new database")
     p.add_argument("--in-flight", type=int, help="the writer's batches in flight (default: its own)")
+    p.add_argument(
+        "--writers",
+        type=int,
+        default=default_writers(),
+        help="writer processes of the parallel figure (1: none)",
+    )
     args = p.parse_args(argv)
-    for result in asyncio.run(_postgres_only(args.polls, args.rounds, args.in_flight)):
+    for result in asyncio.run(_postgres_only(args.polls, args.rounds, args.in_flight, args.writers)):
         print(json.dumps(result))
     return 0
 

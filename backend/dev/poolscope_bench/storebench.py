@@ -88,6 +88,8 @@ class RealisticPoll:
             ]
         self.state: TargetState = state.model_copy(update={"target": TARGET})
         self.info: TargetInfo = result.info.model_copy(update={"name": TARGET})
+        # One list in both, as the poller hands them (store/latest_json.py encodes it once).
+        self.state.collectors = self.info.collectors
         self.state_json_bytes = len(self.state.model_dump_json())
 
     def series_keys(self) -> list[tuple[str, dict[str, str], float | None]]:
@@ -214,6 +216,9 @@ async def ingest(
         samples_only = await ingestbench.samples_only(
             store, poll, model, start_ts, cfg.ingest_polls * 5, server_pid
         )
+        parallel = await ingestbench.parallel(
+            url, store, poll, start_ts, cfg.ingest_polls * 5, ingestbench.default_writers(), server_pid
+        )
         t0 = time.perf_counter()
         counts = await store.maintain(now=start_ts + cfg.ingest_polls + 1)
         maintain_ms = (time.perf_counter() - t0) * 1000
@@ -234,6 +239,7 @@ async def ingest(
         "cpu_ms_per_write": round(cpu_ms / cfg.ingest_polls, 3),
         "batched": batched,
         "samples_only": samples_only,
+        "parallel": parallel,
         "maintain_ms": round(maintain_ms, 1),
         "rolled_up_rows": counts["rolled_up"],
         "db_bytes": _db_bytes(path) if path is not None else None,

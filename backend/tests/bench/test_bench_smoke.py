@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from poolscope_bench import ingestbench
 from poolscope_bench.cli import main
 
 
@@ -60,6 +61,13 @@ def test_quick_store_and_chart_parts(tmp_path, capsys):
         assert _positive(alone["samples_per_cpu_s"])
         # The PostgreSQL server's CPU is measured beside this process's; SQLite has no server.
         assert (alone["server_us_per_sample"] is None) == (dialect == "sqlite")
+        # A writer process per core (two at least), as `serve`'s pollers, into the same store at
+        # once: every sample they were answered for is stored.
+        parallel = ingest["parallel"]
+        assert parallel["writers"] == ingestbench.default_writers()
+        assert parallel["polls"] >= 100 * parallel["writers"] and _positive(parallel["samples_per_s"])
+        assert parallel["stored_samples"] == parallel["submitted_samples"] > parallel["samples"]
+        assert (parallel["server_us_per_sample"] is None) == (dialect == "sqlite")
 
         chart = results["chart"][dialect]
         assert chart["hours"] == 24
