@@ -1,6 +1,6 @@
 """Part 4's batched figures: many targets' polls through the scheduler's store path
 (store.writer), and the samples alone (series ids + the bulk insert, no latest rows), each as
-wall-clock samples/s and per CPU-second of this process, plus the PostgreSQL server's CPU.
+wall-clock samples/s and per CPU-second of the writing process(es), plus the PostgreSQL server's CPU.
 
 The two are apart because they have different owners and different costs: a poll's latest row
 carries its whole state JSON (store/latest.py), the samples are ~100 small rows (store/ingest.py).
@@ -10,8 +10,9 @@ earlier second): creating a series happens once in a target's life, not per poll
 the figures add the server's CPU per sample, how it splits over its busiest processes (the
 writer's batches in flight each use their own) and the WAL it wrote per sample.
 
-The third figure is the store's ingest from several pollers: a writer process per core, each with
-its own targets, all at once (`parallel`); no deployment writes through one process alone.
+Then the writer path again from writer processes tuned as pollers (`writer_processes`): one
+alone (the baseline), then one per core at once, each with its own targets: the store's ingest
+from several pollers; no deployment writes through one process alone.
 
 Its own entry runs the PostgreSQL figures alone, on a replayed fixture poll (no MariaDB needed):
 `python -m poolscope_bench.ingestbench [--polls N] [--rounds R] [--in-flight K] [--writers W]`.
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import multiprocessing
 import os
@@ -49,30 +49,42 @@ BATCH_TARGETS = 100
 # Polls per batch in the samples-only figure: what the writer's 150 ms window collects at
 # 1,000 targets polled every second; 15,000 samples, under its 20,000-row cap.
 SAMPLES_BATCH_POLLS = 150
+# The writer processes' targets: WRITERS_PREFIX, writers in the figure, "-", writer, "-", target.
+WRITERS_PREFIX = "bench-p"
+# A writer process's bound for each step (start-up, a barrier, its run).
+CHILD_TIMEOUT_S = 300.0
+# Raw retention of the bench's stores: no retention pass deletes what a figure wrote.
+RAW_RETENTION_S = 6 * 3600
 # The replayed polls of the entry below (backend/tests/fixtures, as `python -m poolscope_dev` uses).
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 
 
-async def _wal_bytes(store: SqlStore) -> int | None:
+async def _wal_position(store: SqlStore) -> int | None:
+    """Bytes of WAL the server has inserted so far. Its position, exact when read: pg_stat_wal's
+    counts arrive when a backend reports its stats (at most once a second, or when it ends), so a
+    window of a few seconds on live connections missed or gained a second of them."""
     if store.dialect != "postgresql":
         return None
     async with store.engine.connect() as conn:
-        return int((await conn.execute(text("SELECT wal_bytes FROM pg_stat_wal"))).scalar() or 0)
+        statement = text("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')")
+        return int((await conn.execute(statement)).scalar() or 0)
 
 
 class _Window:
-    """The PostgreSQL server's CPU and WAL over a run (nothing on SQLite)."""
+    """The PostgreSQL server's CPU and WAL over a run (nothing on SQLite): `await
+    _Window.start(...)`, the run, then `figures()`."""
 
-    def __init__(self, store: SqlStore, server_pid: int | None) -> None:
-        self.store, self.server_pid = store, server_pid
+    def __init__(self, store: SqlStore, server_pid: int | None, server0: Any, wal0: int | None) -> None:
+        self.store, self.server_pid, self.server0, self.wal0 = store, server_pid, server0, wal0
 
-    async def start(self) -> None:
-        self.server0 = tree_usage(self.server_pid) if self.server_pid else None
-        self.wal0 = await _wal_bytes(self.store)
+    @classmethod
+    async def start(cls, store: SqlStore, server_pid: int | None) -> _Window:
+        server0 = tree_usage(server_pid) if server_pid else None
+        return cls(store, server_pid, server0, await _wal_position(store))
 
     async def figures(self, samples: int, wall_s: float, client_cpu_s: float) -> dict[str, Any]:
         server1 = tree_usage(self.server_pid) if self.server_pid else None
-        wal1 = await _wal_bytes(self.store)
+        wal1 = await _wal_position(self.store)
         server0, wal0 = self.server0, self.wal0
         server_cpu_s = None
         busiest: list[float] = []
@@ -106,8 +118,7 @@ async def _measured(
     store: SqlStore, samples: int, work: Callable[[], Awaitable[Any]], server_pid: int | None
 ) -> dict[str, Any]:
     """Run `work()`: wall and CPU figures per sample, this process's and the server's."""
-    window = _Window(store, server_pid)
-    await window.start()
+    window = await _Window.start(store, server_pid)
     cpu0 = time.process_time()
     started = time.perf_counter()
     await work()
@@ -195,7 +206,7 @@ async def samples_only(
     }
 
 
-async def parallel(
+async def writer_processes(
     url: str,
     store: SqlStore,
     poll: RealisticPoll,
@@ -203,53 +214,60 @@ async def parallel(
     total_polls: int,
     writers: int,
     server_pid: int | None,
+    in_flight: int | None = None,
 ) -> dict[str, Any]:
     """Several pollers' writers into one store at once: `writers` processes (spawned, tuned as a
     poller process is), each with BATCH_TARGETS targets of its own and its share of the polls,
     released together. What the store takes in from a deployment of that many pollers (README,
-    "Running a fleet"); `store` (the same database) reads the server's WAL and the stored count."""
+    "Running a fleet"); with one, the like-for-like baseline. `store` (the same database) reads
+    the server's WAL and the stored count; the CPU figures are the writers' sum."""
+    prefix = f"{WRITERS_PREFIX}{writers}-"  # each figure's own targets, so figures share a store
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(writers + 1)
     results = ctx.Queue()
     share = max(total_polls // writers, BATCH_TARGETS)
+    progress(f"store ingest: {writers} writer process(es), {share} polls of {BATCH_TARGETS} targets each")
     procs = [
         ctx.Process(
             target=_writer_process,
-            args=(url, poll, start_ts, share, w, barrier, results),
+            args=(url, poll, start_ts, share, f"{prefix}{w}", in_flight, barrier, results),
             name=f"ingest-writer-{w}",
             daemon=True,
         )
         for w in range(writers)
     ]
-    progress(f"store ingest: {writers} writer processes, {share} polls of {BATCH_TARGETS} targets each")
-    for proc in procs:
-        proc.start()
-    window = _Window(store, server_pid)
+    reports: list[dict[str, Any]] = []
     try:
+        for proc in procs:
+            proc.start()
         # Ready (series created), then go: the server's figures start between the two.
         await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
-        await window.start()
+        window = await _Window.start(store, server_pid)
         await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
-        got = [await asyncio.to_thread(results.get, True, CHILD_TIMEOUT_S) for _ in procs]
-        wall_s = max(g.get("end", 0.0) for g in got) - min(g.get("start", 0.0) for g in got)
+        reports = await asyncio.to_thread(_reports, results, procs)
         figures = await window.figures(
-            sum(g.get("samples", 0) for g in got), wall_s, sum(g.get("cpu_s", 0.0) for g in got)
+            sum(r["samples"] for r in reports),
+            max(r["end"] for r in reports) - min(r["start"] for r in reports),
+            sum(r["cpu_s"] for r in reports),
         )
         # Done: the writers close their connections only now, so each server process's CPU is
         # still its own (an ended one's goes to the postmaster's) when the figures are read.
         await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
-    except threading.BrokenBarrierError:
-        raise RuntimeError(f"a writer process failed: {_errors(results, len(procs))}") from None
+    except (threading.BrokenBarrierError, WriterFailed) as exc:
+        errors = exc.errors if isinstance(exc, WriterFailed) else []
+        more = await asyncio.to_thread(_reports, results, procs, strict=False)
+        raise WriterFailed(
+            errors + [r["error"] for r in more if "error" in r] or ["a barrier broke"]
+        ) from None
     finally:
         # Frees any writer still at a barrier (after a failure here); a no-op once all are past it.
         barrier.abort()
         for proc in procs:
-            proc.join(timeout=CHILD_TIMEOUT_S)
-            if proc.is_alive():
-                proc.kill()
-    errors = [g["error"] for g in got if "error" in g]
-    if errors:
-        raise RuntimeError(f"a writer process failed: {errors}")
+            if proc.pid is not None:
+                await asyncio.to_thread(proc.join, CHILD_TIMEOUT_S)
+                if proc.is_alive():
+                    proc.kill()
+                    await asyncio.to_thread(proc.join, 5)
     # Every sample the writers were answered for is in the store (their series-creating polls too).
     async with store.engine.connect() as conn:
         stored = (
@@ -258,67 +276,97 @@ async def parallel(
                     f"SELECT count(*) FROM {readable_samples_sql(store.dialect)} AS s"
                     " JOIN series ON series.id = s.series_id WHERE series.target LIKE :prefix"
                 ),
-                {"prefix": f"{WRITER_PREFIX}%"},
+                {"prefix": f"{prefix}%"},
             )
         ).scalar_one()
     return {
         "writers": writers,
         "targets": BATCH_TARGETS * writers,
-        "polls": sum(g["polls"] for g in got),
-        "batches": sum(g["batches"] for g in got),
-        "submitted_samples": sum(g["submitted"] for g in got),
+        "polls": sum(r["polls"] for r in reports),
+        "batches": sum(r["batches"] for r in reports),
+        "batches_in_flight": reports[0]["in_flight"],
+        "submitted_samples": sum(r["submitted"] for r in reports),
         "stored_samples": int(stored),
         **figures,
     }
 
 
-def _errors(results: Any, most: int) -> list[str]:
-    """What failed writers reported (each reports right after breaking the barrier)."""
-    out = []
-    for _ in range(most):
-        try:
-            report = results.get(True, 10)
-        except queue.Empty:
-            break
-        if "error" in report:
-            out.append(report["error"])
-    return out
-
-
 def default_writers() -> int:
-    """One per core, as `serve` runs its pollers by default (config.py `workers = "auto"`); two at least."""
-    return max(len(os.sched_getaffinity(0)), 2)
+    """As many as `serve` runs pollers by default (one per core: config.py), two at least."""
+    from poolscope.config import Settings
+
+    return max(Settings().worker_count(), 2)
 
 
-# The parallel writers' targets: WRITER_PREFIX + writer, "-", target.
-WRITER_PREFIX = "bench-w"
-# A writer process's bound for each step (start-up, a barrier, its run).
-CHILD_TIMEOUT_S = 300.0
+class WriterFailed(RuntimeError):
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__(f"a writer process failed: {errors}")
+        self.errors = errors
+
+
+def _reports(results: Any, procs: list[Any], *, strict: bool = True) -> list[dict[str, Any]]:
+    """One report per writer; a writer that ended without one (killed) or reported an error
+    raises WriterFailed at once (strict), else what came within a few seconds is returned."""
+    reports: list[dict[str, Any]] = []
+    deadline = time.monotonic() + (CHILD_TIMEOUT_S if strict else 5.0)
+    while len(reports) < len(procs) and time.monotonic() < deadline:
+        try:
+            reports.append(results.get(True, 0.5))
+        except queue.Empty:
+            if strict and any(p.exitcode is not None for p in procs) and results.empty():
+                raise WriterFailed(
+                    [
+                        f"{p.name} ended (exit code {p.exitcode}) without a report"
+                        for p in procs
+                        if p.exitcode is not None
+                    ]
+                ) from None
+            continue
+        if strict and "error" in reports[-1]:
+            raise WriterFailed([reports[-1]["error"]])
+    if strict and len(reports) < len(procs):
+        raise WriterFailed([f"no report within {CHILD_TIMEOUT_S:.0f} s"])
+    return reports
 
 
 def _writer_process(
-    url: str, poll: RealisticPoll, start_ts: int, polls: int, index: int, barrier: Any, results: Any
+    url: str,
+    poll: RealisticPoll,
+    start_ts: int,
+    polls: int,
+    prefix: str,
+    in_flight: int | None,
+    barrier: Any,
+    results: Any,
 ) -> None:
     try:
-        asyncio.run(_writer_run(url, poll, start_ts, polls, index, barrier, results))
+        asyncio.run(_writer_run(url, poll, start_ts, polls, prefix, in_flight, barrier, results))
+    except threading.BrokenBarrierError:
+        pass  # another writer (or the parent) failed and reports why
     except BaseException as exc:
         barrier.abort()
         results.put({"error": f"{type(exc).__name__}: {exc}"})
 
 
 async def _writer_run(
-    url: str, poll: RealisticPoll, start_ts: int, polls: int, index: int, barrier: Any, results: Any
+    url: str,
+    poll: RealisticPoll,
+    start_ts: int,
+    polls: int,
+    prefix: str,
+    in_flight: int | None,
+    barrier: Any,
+    results: Any,
 ) -> None:
-    from poolscope.services import POLLER_GC_THRESHOLD
-    from poolscope_bench.storebench import ROLLUP_STEP_S, ValueModel
+    from poolscope.services import tune_gc
+    from poolscope_bench.storebench import ValueModel, _new_store
 
-    gc.freeze()
-    gc.set_threshold(*POLLER_GC_THRESHOLD)
-    store = SqlStore(url, raw_retention_s=6 * 3600, rollup_retention_s=8 * 86400, rollup_step_s=ROLLUP_STEP_S)
+    store = await _new_store(url, raw_retention_s=RAW_RETENTION_S, migrate=False)
+    if in_flight is not None:
+        store.writer = BatchWriter(store, in_flight=in_flight)
+    tune_gc("poller")  # start-up done, as in a poller process
     try:
-        submits = _polls(
-            poll, ValueModel(poll), start_ts, max(polls // BATCH_TARGETS, 1), 0.5, f"{WRITER_PREFIX}{index}"
-        )
+        submits = _polls(poll, ValueModel(poll), start_ts, max(polls // BATCH_TARGETS, 1), 0.5, prefix)
         # The targets' series, before the clock starts, as in batched().
         await asyncio.gather(
             *(store.writer.submit(i, st, sm, ts - 0.375) for i, st, sm, ts in submits[:BATCH_TARGETS])
@@ -337,6 +385,7 @@ async def _writer_run(
                 "polls": len(submits),
                 "samples": len(submits) * len(poll.samples),
                 "batches": store.writer.batches_written - before,
+                "in_flight": store.writer.in_flight,
                 "submitted": (len(submits) + BATCH_TARGETS) * len(poll.samples),
             }
         )
@@ -379,7 +428,7 @@ async def _postgres_only(
         await asyncio.to_thread(pg.start)
         pid = pg.proc.pid if pg.proc else None
         for r in range(rounds):
-            store = await _new_store(pg.create_database(f"bench_ingest_{r}"), raw_retention_s=6 * 3600)
+            store = await _new_store(pg.create_database(f"bench_ingest_{r}"), raw_retention_s=RAW_RETENTION_S)
             if in_flight is not None:
                 store.writer = BatchWriter(store, in_flight=in_flight)
             start_ts = int(time.time()) - polls
@@ -392,13 +441,15 @@ async def _postgres_only(
                 }
             finally:
                 await store.close()
-            if writers > 1:
-                url = pg.create_database(f"bench_ingest_{r}_parallel")
-                store = await _new_store(url, raw_retention_s=6 * 3600)
-                try:
-                    figures["parallel"] = await parallel(url, store, poll, start_ts, polls, writers, pid)
-                finally:
-                    await store.close()
+            url = pg.create_database(f"bench_ingest_{r}_processes")
+            store = await _new_store(url, raw_retention_s=RAW_RETENTION_S)
+            try:
+                figures["writer_processes"] = [
+                    await writer_processes(url, store, poll, start_ts, polls, k, pid, in_flight)
+                    for k in sorted({1, writers})
+                ]
+            finally:
+                await store.close()
             out.append(figures)
     finally:
         await asyncio.to_thread(pg.destroy)
@@ -414,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
         "--writers",
         type=int,
         default=default_writers(),
-        help="writer processes of the parallel figure (1: none)",
+        help="writer processes at once in the last figure (it also runs one alone)",
     )
     args = p.parse_args(argv)
     for result in asyncio.run(_postgres_only(args.polls, args.rounds, args.in_flight, args.writers)):

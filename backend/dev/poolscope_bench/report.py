@@ -236,13 +236,11 @@ def render(results: dict[str, Any]) -> str:
                 + _server_figures(so)
                 + f" (load {so['load_average'][0]})"
             )
-        par = part.get("parallel")
-        if par:  # several pollers' writers at once: what the store takes in
+        for par in part.get("writer_processes", []):  # pollers' writers at once: what the store takes in
             out.append(
-                f"     {par['writers']} writer processes at once ({par['targets']} targets): {_f(par['samples_per_s'], 0)}"
-                f" samples/s; {_f(par['samples_per_cpu_s'], 0)} per CPU-second of the writers"
-                + _server_figures(par)
-                + f" (load {par['load_average'][0]})"
+                f"     {par['writers']} writer process(es) at once ({par['targets']} targets, tuned as pollers):"
+                f" {_f(par['samples_per_s'], 0)} samples/s; {_f(par['samples_per_cpu_s'], 0)} per CPU-second of"
+                " the writers" + _server_figures(par) + f" (load {par['load_average'][0]})"
             )
         size = f"; db {part['db_bytes'] / 1e6:.1f} MB" if part.get("db_bytes") else ""
         out.append(

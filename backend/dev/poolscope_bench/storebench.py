@@ -148,8 +148,9 @@ class ValueModel:
         return out
 
 
-async def _new_store(url: str, raw_retention_s: float) -> SqlStore:
-    await asyncio.to_thread(upgrade_to_head, url)
+async def _new_store(url: str, raw_retention_s: float, *, migrate: bool = True) -> SqlStore:
+    if migrate:
+        await asyncio.to_thread(upgrade_to_head, url)
     return SqlStore(
         url, raw_retention_s=raw_retention_s, rollup_retention_s=8 * 86400, rollup_step_s=ROLLUP_STEP_S
     )
@@ -216,9 +217,13 @@ async def ingest(
         samples_only = await ingestbench.samples_only(
             store, poll, model, start_ts, cfg.ingest_polls * 5, server_pid
         )
-        parallel = await ingestbench.parallel(
-            url, store, poll, start_ts, cfg.ingest_polls * 5, ingestbench.default_writers(), server_pid
-        )
+        # One writer process, then one per core at once: the baseline and the deployment's shape.
+        writer_processes = [
+            await ingestbench.writer_processes(
+                url, store, poll, start_ts, cfg.ingest_polls * 5, k, server_pid
+            )
+            for k in (1, ingestbench.default_writers())
+        ]
         t0 = time.perf_counter()
         counts = await store.maintain(now=start_ts + cfg.ingest_polls + 1)
         maintain_ms = (time.perf_counter() - t0) * 1000
@@ -239,7 +244,7 @@ async def ingest(
         "cpu_ms_per_write": round(cpu_ms / cfg.ingest_polls, 3),
         "batched": batched,
         "samples_only": samples_only,
-        "parallel": parallel,
+        "writer_processes": writer_processes,
         "maintain_ms": round(maintain_ms, 1),
         "rolled_up_rows": counts["rolled_up"],
         "db_bytes": _db_bytes(path) if path is not None else None,

@@ -61,13 +61,15 @@ def test_quick_store_and_chart_parts(tmp_path, capsys):
         assert _positive(alone["samples_per_cpu_s"])
         # The PostgreSQL server's CPU is measured beside this process's; SQLite has no server.
         assert (alone["server_us_per_sample"] is None) == (dialect == "sqlite")
-        # A writer process per core (two at least), as `serve`'s pollers, into the same store at
-        # once: every sample they were answered for is stored.
-        parallel = ingest["parallel"]
-        assert parallel["writers"] == ingestbench.default_writers()
-        assert parallel["polls"] >= 100 * parallel["writers"] and _positive(parallel["samples_per_s"])
-        assert parallel["stored_samples"] == parallel["submitted_samples"] > parallel["samples"]
-        assert (parallel["server_us_per_sample"] is None) == (dialect == "sqlite")
+        # One writer process, then one per core (two at least) as `serve`'s pollers, into the same
+        # store at once: every sample they were answered for is stored.
+        processes = ingest["writer_processes"]
+        assert [p["writers"] for p in processes] == [1, ingestbench.default_writers()]
+        for figure in processes:
+            assert figure["polls"] >= 100 * figure["writers"] and _positive(figure["samples_per_s"])
+            assert figure["stored_samples"] == figure["submitted_samples"] > figure["samples"]
+            assert (figure["server_us_per_sample"] is None) == (dialect == "sqlite")
+            assert figure["batches_in_flight"] == batched["batches_in_flight"]
 
         chart = results["chart"][dialect]
         assert chart["hours"] == 24
