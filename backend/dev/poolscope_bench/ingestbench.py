@@ -29,6 +29,7 @@ import queue
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -230,7 +231,7 @@ async def writer_processes(
     procs = [
         ctx.Process(
             target=_writer_process,
-            args=(url, poll, start_ts, share, f"{prefix}{w}", in_flight, barrier, results),
+            args=(_WriterJob(url, poll, start_ts, share, f"{prefix}{w}", in_flight), barrier, results),
             name=f"ingest-writer-{w}",
             daemon=True,
         )
@@ -329,18 +330,21 @@ def _reports(results: Any, procs: list[Any], *, strict: bool = True) -> list[dic
     return reports
 
 
-def _writer_process(
-    url: str,
-    poll: RealisticPoll,
-    start_ts: int,
-    polls: int,
-    prefix: str,
-    in_flight: int | None,
-    barrier: Any,
-    results: Any,
-) -> None:
+@dataclass(frozen=True)
+class _WriterJob:
+    """What one writer process writes (pickled to it)."""
+
+    url: str
+    poll: RealisticPoll
+    start_ts: int
+    polls: int
+    prefix: str  # its targets' names: prefix, "-", target
+    in_flight: int | None
+
+
+def _writer_process(job: _WriterJob, barrier: Any, results: Any) -> None:
     try:
-        asyncio.run(_writer_run(url, poll, start_ts, polls, prefix, in_flight, barrier, results))
+        asyncio.run(_writer_run(job, barrier, results))
     except threading.BrokenBarrierError:
         pass  # another writer (or the parent) failed and reports why
     except BaseException as exc:
@@ -348,25 +352,18 @@ def _writer_process(
         results.put({"error": f"{type(exc).__name__}: {exc}"})
 
 
-async def _writer_run(
-    url: str,
-    poll: RealisticPoll,
-    start_ts: int,
-    polls: int,
-    prefix: str,
-    in_flight: int | None,
-    barrier: Any,
-    results: Any,
-) -> None:
+async def _writer_run(job: _WriterJob, barrier: Any, results: Any) -> None:
     from poolscope.services import tune_gc
     from poolscope_bench.storebench import ValueModel, _new_store
 
-    store = await _new_store(url, raw_retention_s=RAW_RETENTION_S, migrate=False)
-    if in_flight is not None:
-        store.writer = BatchWriter(store, in_flight=in_flight)
+    poll = job.poll
+    store = await _new_store(job.url, raw_retention_s=RAW_RETENTION_S, migrate=False)
+    if job.in_flight is not None:
+        store.writer = BatchWriter(store, in_flight=job.in_flight)
     tune_gc("poller")  # start-up done, as in a poller process
     try:
-        submits = _polls(poll, ValueModel(poll), start_ts, max(polls // BATCH_TARGETS, 1), 0.5, prefix)
+        rounds = max(job.polls // BATCH_TARGETS, 1)
+        submits = _polls(poll, ValueModel(poll), job.start_ts, rounds, 0.5, job.prefix)
         # The targets' series, before the clock starts, as in batched().
         await asyncio.gather(
             *(store.writer.submit(i, st, sm, ts - 0.375) for i, st, sm, ts in submits[:BATCH_TARGETS])
