@@ -19,6 +19,7 @@ import httpx
 from poolscope.store.query import count_samples
 from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import free_port
+from tests.deploy.support import wait_until
 
 
 def start_serve(config, port):
@@ -47,34 +48,29 @@ def chart_buckets(port):
     return sum(len(s["points"]) for s in body.get("series", []))
 
 
-def wait_until(read, done, failure, timeout_s=30.0):
-    """read() every 0.3 s until done(value) (a refused connection or a malformed answer is read
-    again), then the value; else AssertionError(failure(last value read))."""
-    deadline = time.monotonic() + timeout_s
-    value = None
-    while time.monotonic() < deadline:
-        with contextlib.suppress(httpx.TransportError, ValueError):
-            value = read()
-            if done(value):
-                return value
-        time.sleep(0.3)
-    raise AssertionError(failure(value))
+def answered(read, port):
+    """read(port), or None while the API does not answer (yet) or answers something malformed."""
+    with contextlib.suppress(httpx.TransportError, ValueError):
+        return read(port)
+    return None
 
 
 def wait_for_state_after(port, ts):
-    wait_until(
-        lambda: served_ts(port),
-        lambda served: served is not None and served >= ts,
-        lambda _: f"no state at or after {ts} served within 30 s",
-    )
+    def newer():
+        served = answered(served_ts, port)
+        return served is not None and served >= ts
+
+    wait_until(newer, 30, f"no state at or after {ts} served", every_s=0.3)
 
 
 def wait_for_polls(port, minimum):
-    return wait_until(
-        lambda: chart_buckets(port),
-        lambda seen: seen >= minimum,
-        lambda seen: f"only {seen or 0} polls stored within 30 s",
-    )
+    seen = [0]
+
+    def enough():
+        seen[0] = answered(chart_buckets, port) or 0
+        return seen[0] if seen[0] >= minimum else None
+
+    return wait_until(enough, 30, lambda: f"only {seen[0]} polls stored", every_s=0.3)
 
 
 async def test_sigkill_loses_nothing_committed_and_restart_continues(tmp_path, monitor_dsn):

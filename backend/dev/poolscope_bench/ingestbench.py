@@ -147,6 +147,14 @@ def _polls(
     return out
 
 
+async def _create_series(store: SqlStore, submits: list[tuple[Any, ...]]) -> None:
+    """The targets' series, created before the clock starts: each target's first poll once more,
+    at a second the timed polls skip."""
+    await asyncio.gather(
+        *(store.writer.submit(i, st, sm, ts - 0.375) for i, st, sm, ts in submits[:BATCH_TARGETS])
+    )
+
+
 async def batched(
     store: SqlStore,
     poll: RealisticPoll,
@@ -157,10 +165,7 @@ async def batched(
 ) -> dict[str, Any]:
     """The scheduler's path: BATCH_TARGETS targets' polls submitted at once through store.writer."""
     submits = _polls(poll, model, start_ts, max(total_polls // BATCH_TARGETS, 1), 0.5)
-    # The targets' series, created before the clock starts (at a second the timed polls skip).
-    await asyncio.gather(
-        *(store.writer.submit(i, st, sm, ts - 0.375) for i, st, sm, ts in submits[:BATCH_TARGETS])
-    )
+    await _create_series(store, submits)
     progress(f"store ingest: {len(submits)} polls of {BATCH_TARGETS} targets through the batch writer")
     before = store.writer.batches_written
     figures = await _measured(
@@ -364,10 +369,7 @@ async def _writer_run(job: _WriterJob, barrier: Any, results: Any) -> None:
     try:
         rounds = max(job.polls // BATCH_TARGETS, 1)
         submits = _polls(poll, ValueModel(poll), job.start_ts, rounds, 0.5, job.prefix)
-        # The targets' series, before the clock starts, as in batched().
-        await asyncio.gather(
-            *(store.writer.submit(i, st, sm, ts - 0.375) for i, st, sm, ts in submits[:BATCH_TARGETS])
-        )
+        await _create_series(store, submits)
         before = store.writer.batches_written
         await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
         await asyncio.to_thread(barrier.wait, CHILD_TIMEOUT_S)
