@@ -19,7 +19,7 @@ import httpx
 from poolscope.store.query import count_samples
 from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import free_port
-from tests.deploy.support import wait_until
+from tests.waiting import wait_for
 
 
 def start_serve(config, port):
@@ -60,7 +60,7 @@ def wait_for_state_after(port, ts):
         served = answered(served_ts, port)
         return served is not None and served >= ts
 
-    wait_until(newer, 30, f"no state at or after {ts} served", every_s=0.3)
+    wait_for(newer, 30, f"no state at or after {ts} served", every_s=0.3)
 
 
 def wait_for_polls(port, minimum):
@@ -70,7 +70,7 @@ def wait_for_polls(port, minimum):
         seen[0] = answered(chart_buckets, port) or 0
         return seen[0] if seen[0] >= minimum else None
 
-    return wait_until(enough, 30, lambda: f"only {seen[0]} polls stored", every_s=0.3)
+    return wait_for(enough, 30, lambda: f"only {seen[0]} polls stored", every_s=0.3)
 
 
 async def test_sigkill_loses_nothing_committed_and_restart_continues(tmp_path, monitor_dsn):

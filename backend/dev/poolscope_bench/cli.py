@@ -8,7 +8,6 @@ import contextlib
 import json
 import logging
 import math
-import platform
 import shutil
 import sys
 import time
@@ -26,6 +25,7 @@ from poolscope_bench.common import (
     bench_workdir,
     catch_stop_signals,
     cpu_count,
+    interpreter,
     progress,
 )
 from poolscope_bench.exporter import Exporter, ExporterError, exporter_version, find_exporter
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         "meta": {
             "started_at": time.strftime("%Y-%m-%d %H:%M:%S %z"),
             "host_cpus": cpu_count(),
-            "python": platform.python_version(),
+            "python": interpreter(),
             "quick": cfg.quick,
             "config": {k: v for k, v in vars(cfg).items()},
         }

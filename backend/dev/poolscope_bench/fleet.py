@@ -24,7 +24,6 @@ import asyncio
 import json
 import math
 import os
-import platform
 import shutil
 import sys
 import time
@@ -40,6 +39,7 @@ from poolscope_bench.common import (
     bench_workdir,
     catch_stop_signals,
     cpu_count,
+    interpreter,
     progress,
 )
 from poolscope_bench.exporter import Exporter, ExporterError, exporter_version, find_exporter
@@ -320,9 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     meta: dict[str, Any] = {
         "started_at": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "host_cpus": cpu_count(),
-        # The interpreter `poolscope serve` runs on (this one's venv): one built without PGO or LTO
-        # cost ~8 % more CPU per target-poll here (scripts/python.sh).
-        "python": f"{platform.python_version()} {os.path.realpath(sys.executable)}",
+        "python": interpreter(),  # `poolscope serve` runs on this venv's too
         "load_average_before": os.getloadavg(),
         "config": {"sizes": list(cfg.sizes), "seconds": cfg.seconds, "warmup_s": cfg.warmup_s},
     }

@@ -38,7 +38,6 @@ from sqlalchemy import text
 from poolscope.store.head import readable_samples_sql
 from poolscope.store.ingest import Poll
 from poolscope.store.sql import SqlStore
-from poolscope.store.writer import BatchWriter
 from poolscope_bench.common import progress
 from poolscope_bench.proctree import tree_usage
 
@@ -362,9 +361,7 @@ async def _writer_run(job: _WriterJob, barrier: Any, results: Any) -> None:
     from poolscope_bench.storebench import ValueModel, _new_store
 
     poll = job.poll
-    store = await _new_store(job.url, raw_retention_s=RAW_RETENTION_S, migrate=False)
-    if job.in_flight is not None:
-        store.writer = BatchWriter(store, in_flight=job.in_flight)
+    store = await _new_store(job.url, raw_retention_s=RAW_RETENTION_S, migrate=False, in_flight=job.in_flight)
     tune_gc("poller")  # start-up done, as in a poller process
     try:
         rounds = max(job.polls // BATCH_TARGETS, 1)
@@ -427,9 +424,8 @@ async def _postgres_only(
         await asyncio.to_thread(pg.start)
         pid = pg.proc.pid if pg.proc else None
         for r in range(rounds):
-            store = await _new_store(pg.create_database(f"bench_ingest_{r}"), raw_retention_s=RAW_RETENTION_S)
-            if in_flight is not None:
-                store.writer = BatchWriter(store, in_flight=in_flight)
+            url = pg.create_database(f"bench_ingest_{r}")
+            store = await _new_store(url, raw_retention_s=RAW_RETENTION_S, in_flight=in_flight)
             start_ts = int(time.time()) - polls
             try:
                 model = ValueModel(poll)

@@ -364,6 +364,8 @@ async def replay(
 ) -> dict[str, Any]:
     settings = _settings(sandbox, workdir, targets)
     recorded = _Recorded()
+    # What a repeat has still to replay, per poller: a fresh copy of the recording for each repeat.
+    answers: dict[str, list[tuple[list[str], list[bytes]]]] = {}
 
     async def new_store(name: str) -> SqlStore:
         """A store of its own per replay: a replayed sample has its recorded time."""
@@ -424,7 +426,8 @@ async def replay(
     loops: list[float] = []
     cpus: list[float] = []
     for repeat in range(repeats):
-        answers = {name: list(seq) for name, seq in recorded.answers.items()}
+        answers.clear()
+        answers.update((name, list(seq)) for name, seq in recorded.answers.items())
         store = await new_store(f"replay-{repeat}")
         gc.collect()  # what the recording and the repeat before left is not collected in this one
         loop_s, cpu_s, polls = await _poll_rounds(settings, store, rounds, sleep=paced, hook=replaying)

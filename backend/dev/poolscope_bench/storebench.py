@@ -30,6 +30,7 @@ from poolscope.poller.target_poller import PollResult
 from poolscope.schemas import MetricsOut, Sample, TargetInfo, TargetState
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import ROLLUP_HWM_KEY, SqlStore, canonical_labels
+from poolscope.store.writer import BatchWriter
 from poolscope_bench import ingestbench
 from poolscope_bench.common import BenchContext, progress
 from poolscope_bench.stats import summarize
@@ -148,12 +149,18 @@ class ValueModel:
         return out
 
 
-async def _new_store(url: str, raw_retention_s: float, *, migrate: bool = True) -> SqlStore:
+async def _new_store(
+    url: str, raw_retention_s: float, *, migrate: bool = True, in_flight: int | None = None
+) -> SqlStore:
+    """`in_flight`: the batch writer's batches in flight on PostgreSQL (None: its default)."""
     if migrate:
         await asyncio.to_thread(upgrade_to_head, url)
-    return SqlStore(
+    store = SqlStore(
         url, raw_retention_s=raw_retention_s, rollup_retention_s=8 * 86400, rollup_step_s=ROLLUP_STEP_S
     )
+    if in_flight is not None:
+        store.writer = BatchWriter(store, in_flight=in_flight)
+    return store
 
 
 def _db_bytes(path: Path) -> int:

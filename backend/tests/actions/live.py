@@ -44,18 +44,6 @@ def login(base: str, name: str, password: str) -> httpx.Client:
     return client
 
 
-def wait_for(fn: Any, timeout_s: float, every_s: float = 0.5) -> Any:
-    """Call fn until it returns something truthy (bounded in time); the last value otherwise."""
-    deadline = time.monotonic() + timeout_s
-    value = None
-    while time.monotonic() < deadline:
-        value = fn()
-        if value:
-            return value
-        time.sleep(every_s)
-    return value
-
-
 def global_value(sandbox: MariaDBSandbox, variable: str) -> str:
     conn = sandbox.admin_connect()
     try:

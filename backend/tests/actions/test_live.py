@@ -24,8 +24,8 @@ from tests.actions.live import (
     login,
     running_app,
     set_global,
-    wait_for,
 )
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -114,7 +114,7 @@ def wait_for_history(client, target: str, points: int = 4) -> None:
         body = client.get(f"/api/targets/{target}/metrics", params={"metric": "qps"}).json()
         return bool(body["series"]) and len(body["series"][0]["points"]) >= points
 
-    assert wait_for(enough, 30), f"no QPS history for {target}"
+    wait_for(enough, 30, f"no QPS history for {target}")
 
 
 def recommendations(client, target: str) -> dict[str, dict]:
@@ -133,10 +133,15 @@ def test_a_troubled_server_gets_recommendations_with_evidence(app, scenario_db):
         "transaction_priority",
     }
     with BlockingLoad(scenario_db), idle_connections(scenario_db, 37):
-        recs = wait_for(lambda: (r := recommendations(client, "scen")) and wanted <= r.keys() and r, 120, 1.0)
-    assert recs and wanted <= recs.keys(), (
-        f"got {sorted(recs or {})}; rules: {client.get('/api/targets/scen/recommendations').json()['rules']}"
-    )
+        recs = wait_for(
+            lambda: (r := recommendations(client, "scen")) and wanted <= r.keys() and r,
+            120,
+            lambda: (
+                f"missing {sorted(wanted - recommendations(client, 'scen').keys())}; "
+                f"rules: {client.get('/api/targets/scen/recommendations').json()['rules']}"
+            ),
+            every_s=1.0,
+        )
 
     stall = recs["thread_pool_stall_limit"]
     assert (stall["variable"], stall["current"]) == ("thread_pool_stall_limit", "5000")
@@ -168,8 +173,7 @@ def test_a_troubled_server_gets_recommendations_with_evidence(app, scenario_db):
         body = client.get("/api/targets/scen/recommendations").json()
         return next((v for v in body["vanished"] if v["rule"] == "thread_pool_exact_stats"), None)
 
-    vanished = wait_for(gone, 20)
-    assert vanished, "the exact_stats recommendation did not go away"
+    vanished = wait_for(gone, 20, "the exact_stats recommendation did not go away")
     assert "changed from OFF to ON" in vanished["why_gone"]
     set_global(scenario_db, thread_pool_exact_stats="OFF")
 
@@ -189,12 +193,16 @@ def test_thread_cache_recommended_for_one_thread_per_connection_churn(app, maria
     thread = threading.Thread(target=churn, daemon=True)
     thread.start()
     try:
-        rec = wait_for(lambda: recommendations(client, "off").get("thread_cache_size"), 60, 1.0)
+        rec = wait_for(
+            lambda: recommendations(client, "off").get("thread_cache_size"),
+            60,
+            lambda: str(client.get("/api/targets/off/recommendations").json()["rules"]),
+            every_s=1.0,
+        )
     finally:
         stop.set()
         thread.join(timeout=10)
         set_global(mariadb_pool_off, thread_cache_size=int(old))
-    assert rec, client.get("/api/targets/off/recommendations").json()["rules"]
     assert rec["current"] == "0" and int(rec["proposed"]) >= 16
     ratio = next(e for e in rec["evidence"] if e["metric"] == "thread_cache_miss_ratio")
     assert ratio["value"].endswith("%") and int(ratio["value"][:-1]) >= 50
@@ -252,8 +260,11 @@ def test_apply_then_revert_changes_the_server_and_is_audited(app, scenario_db):
 def test_applying_a_recommendation_records_its_id(app, scenario_db):
     op = login(app, "op", OPERATOR_PW)
     set_global(scenario_db, extra_max_connections=1)
-    rec = wait_for(lambda: recommendations(op, "scen").get("extra_max_connections"), 20)
-    assert rec
+    rec = wait_for(
+        lambda: recommendations(op, "scen").get("extra_max_connections"),
+        20,
+        "no extra_max_connections recommendation",
+    )
     res = op.post(
         "/api/targets/scen/apply",
         json={"variable": rec["variable"], "value": rec["proposed"], "recommendation_id": rec["id"]},
@@ -267,8 +278,7 @@ def test_applying_a_recommendation_records_its_id(app, scenario_db):
         body = op.get("/api/targets/scen/recommendations").json()
         return body if "extra_max_connections" not in {r["rule"] for r in body["active"]} else None
 
-    body = wait_for(fulfilled, 15)
-    assert body, "the fulfilled recommendation stayed"
+    body = wait_for(fulfilled, 15, "the fulfilled recommendation stayed")
     assert any(
         v["rule"] == "extra_max_connections" and "changed from 1 to 3" in v["why_gone"]
         for v in body["vanished"]
@@ -379,8 +389,7 @@ def test_guarded_apply_that_makes_things_worse_reverts_itself(app, scenario_db):
                 entry = next(e for e in op.get("/api/targets/scen/audit").json() if e["id"] == change_id)
                 return entry if entry["guard_status"] != "watching" else None
 
-            entry = wait_for(judged, 40, 1.0)
-        assert entry, "the guard never judged the change"
+            entry = wait_for(judged, 40, "the guard never judged the change", every_s=1.0)
         if entry["guard_status"] != "kept":
             break
         assert entry["guard_note"].startswith("no regression"), entry["guard_note"]
@@ -411,8 +420,8 @@ def test_guarded_apply_without_regression_is_kept(app, scenario_db):
         entry = next(e for e in op.get("/api/targets/scen/audit").json() if e["id"] == change["id"])
         return entry if entry["guard_status"] != "watching" else None
 
-    entry = wait_for(judged, 40, 1.0)
-    assert entry and entry["guard_status"] == "kept", entry and entry["guard_note"]
+    entry = wait_for(judged, 40, "the guard never judged the change", every_s=1.0)
+    assert entry["guard_status"] == "kept", entry["guard_note"]
     assert entry["guard_note"].startswith("no regression in 10 s: qps")
     assert global_value(scenario_db, "thread_pool_oversubscribe") == "5"
     assert op.post(f"/api/targets/scen/audit/{change['id']}/revert").status_code == 200

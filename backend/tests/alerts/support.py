@@ -6,7 +6,7 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,6 +17,7 @@ from poolscope.config import Settings
 from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark
 from tests.served import uvicorn_app
+from tests.waiting import wait_for
 
 
 class Receiver:
@@ -132,17 +133,6 @@ def _ready(client: httpx.Client) -> bool:
         )
     except httpx.TransportError:
         return False
-
-
-def wait_for(condition: Callable[[], Any], timeout_s: float, message: str, every_s: float = 0.2) -> Any:
-    """Bounded wait for a truthy value; fails the test with `message` when it never comes."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(every_s)
-    raise AssertionError(f"timed out after {timeout_s:g} s: {message}")
 
 
 def login(client: httpx.Client, name: str, password: str) -> dict[str, str]:

@@ -7,8 +7,7 @@ import os
 import shutil
 import signal
 import subprocess
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import httpx
 import pytest
 
 from poolscope_dev.sandbox import free_port
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy"
@@ -85,24 +85,8 @@ def prometheus_server(tool: str, home: Path, *flags: str) -> Iterator[str]:
             assert process.proc.poll() is None, f"{tool} exited:\n{process.tail()}"
             return status_of(f"{base}/-/ready") == 200
 
-        wait_until(answers, 60, lambda: f"{tool} never got ready:\n{process.tail()}")
+        wait_for(answers, 60, lambda: f"{tool} never got ready:\n{process.tail()}")
         yield base
-
-
-def wait_until(
-    condition: Callable[[], Any], timeout_s: float, message: Callable[[], str] | str, every_s: float = 0.5
-) -> Any:
-    """Bounded wait for a truthy value; the failure message may be computed (a process log)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"timed out after {timeout_s:g} s: {message() if callable(message) else message}"
-            )
-        time.sleep(every_s)
 
 
 def get_json(url: str, **params: Any) -> Any:

@@ -16,8 +16,9 @@ import yaml
 from poolscope.config import Settings, TargetConfig
 from poolscope_dev.sandbox import MONITOR_PASSWORD
 from tests.alerts.support import Receiver, incident_load, served
-from tests.deploy.support import DEPLOY, get_json, prometheus_server, wait_until
+from tests.deploy.support import DEPLOY, get_json, prometheus_server
 from tests.poller.helpers import global_variables
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -84,7 +85,7 @@ def test_provoked_stall_reaches_alertmanager_and_resolves(
             global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=100),
             incident_load(mariadb),
         ):
-            (in_am,) = wait_until(
+            (in_am,) = wait_for(
                 lambda: _stall_alerts(alertmanager), 60, "no group_stalled alert reached Alertmanager"
             )[:1]
             mine = next(
@@ -106,13 +107,13 @@ def test_provoked_stall_reaches_alertmanager_and_resolves(
         # Valid for four resend intervals, as Prometheus sends them.
         assert _ts(in_am["endsAt"]) > mine["fired_at"] + 200
 
-        firing = wait_until(
+        firing = wait_for(
             lambda: _notified(receiver, "firing", labels), 30, "Alertmanager never notified the firing alert"
         )
         assert firing["annotations"]["summary"] == in_am["annotations"]["summary"]
 
         # The stall is over: Poolscope resolves the alert and tells Alertmanager.
-        resolved = wait_until(
+        resolved = wait_for(
             lambda: _notified(receiver, "resolved", labels), 90, "Alertmanager never heard the resolution"
         )
         stored = next(a for a in api.get("/api/alerts/history").json() if a["id"] == mine["id"])

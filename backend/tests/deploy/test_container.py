@@ -22,7 +22,8 @@ import httpx
 import pytest
 
 from poolscope_dev.sandbox import free_port
-from tests.deploy.support import ROOT, get_json, require_tool, status_of, wait_until
+from tests.deploy.support import ROOT, get_json, require_tool, status_of
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -133,13 +134,13 @@ def test_compose_stack_serves_the_dashboard_with_the_target_up(stack: Stack) -> 
             return None
         return page.text if page.status_code == 200 else None
 
-    html = wait_until(dashboard, 180, lambda: f"the dashboard never answered:\n{_logs(project)}")
+    html = wait_for(dashboard, 180, lambda: f"the dashboard never answered:\n{_logs(project)}")
     assert '<div id="root">' in html
     script = re.search(r'src="(/assets/[^"]+\.js)"', html)
     assert script and status_of(f"{base}{script.group(1)}") == 200
 
     # MariaDB initialises its datadir on the first start: the target comes up after that.
-    wait_until(
+    wait_for(
         lambda: status_of(f"{base}/readyz") == 200,
         180,
         lambda: f"the target never came up: {httpx.get(f'{base}/readyz', timeout=5).text}\n{_logs(project)}",
@@ -174,7 +175,7 @@ def test_compose_prometheus_profile_scrapes_poolscope(stack: Stack) -> None:
         body = get_json(f"{base}/api/v1/query", query='poolscope_tp_group_threads{target="mariadb"}')
         return body["data"]["result"] if body else None
 
-    series = wait_until(scraped, 120, "the compose Prometheus never scraped Poolscope")
+    series = wait_for(scraped, 120, "the compose Prometheus never scraped Poolscope")
     assert {s["metric"]["group"] for s in series} == {"0", "1"}  # thread_pool_size=2
     rules = get_json(f"{base}/api/v1/rules")["data"]["groups"]
     assert {r["name"] for g in rules for r in g["rules"]} >= {"group_stalled", "target_down"}

@@ -13,8 +13,9 @@ from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope_dev.sandbox import MONITOR_PASSWORD, free_port
 from tests.alerts.states import group, info, state
-from tests.deploy.support import status_of, wait_until
+from tests.deploy.support import status_of
 from tests.served import uvicorn_app
+from tests.waiting import wait_for
 
 
 def _settings(tmp_path, targets: list[TargetConfig]) -> Settings:
@@ -74,7 +75,7 @@ def test_without_a_session_readyz_says_only_ready_or_not(tmp_path, monitor_dsn):
     )
     settings.users = [UserConfig(name="vi", role="viewer", password_hash=hash_password("probe-viewer-pw"))]
     with uvicorn_app(settings) as base:
-        wait_until(lambda: status_of(f"{base}/healthz") == 200, 30, "never served")
+        wait_for(lambda: status_of(f"{base}/healthz") == 200, 30, "never served")
         with httpx.Client(base_url=base, timeout=5) as client:
             login = client.post("/api/auth/login", json={"username": "vi", "password": "probe-viewer-pw"})
             assert login.status_code == 200, login.text

@@ -14,8 +14,9 @@ import yaml
 
 from poolscope.config import Settings, TargetConfig
 from tests.deploy.promql import as_prometheus_query, dashboard_queries
-from tests.deploy.support import DEPLOY, prometheus_server, status_of, wait_until
+from tests.deploy.support import DEPLOY, prometheus_server, status_of
 from tests.served import uvicorn_app
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +29,7 @@ def poolscope(monitor_dsn: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
         targets=[TargetConfig(name="db1", dsn=monitor_dsn, tags={"cluster": "orders", "dc-zone": "eu-1"})],
     )
     with uvicorn_app(settings) as base:
-        wait_until(lambda: status_of(f"{base}/readyz") == 200, 30, "Poolscope never got ready")
+        wait_for(lambda: status_of(f"{base}/readyz") == 200, 30, "Poolscope never got ready")
         yield base
 
 
@@ -56,7 +57,7 @@ def query(base: str, expr: str) -> list[dict[str, Any]]:
 
 
 def test_prometheus_scrapes_per_group_metrics(prometheus: str, poolscope: str) -> None:
-    series = wait_until(
+    series = wait_for(
         lambda: query(prometheus, 'poolscope_tp_group_active_threads{target="db1"}'),
         60,
         "Prometheus never stored a per-group series scraped from Poolscope",
@@ -71,7 +72,7 @@ def test_prometheus_scrapes_per_group_metrics(prometheus: str, poolscope: str) -
     assert up["value"][1] == "1"
     (build,) = query(prometheus, "poolscope_build_info")
     assert build["metric"]["version"] == httpx.get(f"{poolscope}/healthz", timeout=5).json()["version"]
-    (threads,) = wait_until(
+    (threads,) = wait_for(
         lambda: query(prometheus, 'target:poolscope_tp_group_threads:sum{target="db1"}'),
         30,
         "the recording rules never produced a value",
@@ -97,7 +98,7 @@ def test_rules_load_and_evaluate_healthy(prometheus: str) -> None:
         evaluated = all(r.get("lastEvaluation", "").startswith("20") for g in data for r in g["rules"])
         return data if data and evaluated else []
 
-    loaded = wait_until(groups, 30, "the rules never evaluated")
+    loaded = wait_for(groups, 30, "the rules never evaluated")
     rules = {r["name"]: r for g in loaded for r in g["rules"]}
     for name in ("group_stalled", "queue_length_high", "queue_wait_long", "target_down", "poolscope_down"):
         assert rules[name]["type"] == "alerting"

@@ -21,7 +21,8 @@ import pytest
 from poolscope import __version__
 from poolscope_dev.sandbox import free_port
 from tests.deploy.shipped import harness_uses
-from tests.deploy.support import ROOT, background, wait_until
+from tests.deploy.support import ROOT, background
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -140,7 +141,7 @@ def test_installed_wheel_serves_the_dashboard_and_the_api(
                 return None
             return response.json() if response.status_code == 200 else None
 
-        readiness = wait_until(ready, 60, lambda: f"never ready:\n{server.tail()}")
+        readiness = wait_for(ready, 60, lambda: f"never ready:\n{server.tail()}")
         assert readiness == {"ready": True, "store": "ok", "targets": {"db1": "up"}}
 
         page = httpx.get(f"{base}/", timeout=5)

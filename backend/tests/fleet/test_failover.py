@@ -14,8 +14,8 @@ import time
 import urllib.request
 
 from poolscope_dev.sandbox import free_port
-from tests.alerts.support import wait_for
 from tests.fleet.processes import Proc, answers, lease_owners, poll_times, processes, query
+from tests.waiting import wait_for
 
 TARGETS = [f"db{i}" for i in range(8)]
 INTERVAL_S = 1.0

@@ -11,8 +11,8 @@ from poolscope.fleet.leases import rendezvous_owner
 from poolscope.poller.scheduler import MAINTENANCE_LEASE
 from poolscope_dev.sandbox import free_port
 from poolscope_dev.supervisor import pid_alive
-from tests.alerts.support import wait_for
 from tests.fleet.processes import Proc, answers, children_of, lease_owners, poll_times, processes, query
+from tests.waiting import wait_for
 
 TARGETS = [f"db{i}" for i in range(4)]
 

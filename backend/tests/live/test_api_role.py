@@ -28,6 +28,7 @@ from poolscope.store.sql import SqlStore
 from tests.alerts.states import pending_change, stalled
 from tests.alerts.support import login
 from tests.served import ready_app
+from tests.waiting import wait_for
 
 BACKEND = Path(__file__).resolve().parents[2]
 SECRET = "Sw0rdf1sh-not-for-eyes"
@@ -68,17 +69,6 @@ def poller_process(config: Path) -> Iterator[subprocess.Popen]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
-
-
-def wait_for(get, check, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    value = None
-    while time.monotonic() < deadline:
-        value = get()
-        if check(value):
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout_s} s: {value!r}")
 
 
 def read_frames(client: httpx.Client, wanted: int, timeout_s: float = 20.0) -> list[tuple[str, dict]]:
@@ -123,9 +113,14 @@ def test_an_api_process_serves_what_a_poller_process_wrote(config, store_url):
     settings = load_settings(config)
     with poller_process(config), ready_app(settings, role="api") as base, httpx.Client(base_url=base) as http:
         csrf = login(http, "op", OPERATOR_PW)
+
+        def listed() -> dict[str, dict]:
+            return {t["name"]: t for t in http.get("/api/targets").json()}
+
         targets = wait_for(
-            lambda: {t["name"]: t for t in http.get("/api/targets").json()},
-            lambda t: t["fx"]["status"] == "up" and t["down"]["status"] == "down",
+            lambda: (t := listed())["fx"]["status"] == "up" and t["down"]["status"] == "down" and t,
+            30,
+            lambda: f"fx not up or down not down: {listed()!r}",
         )
         assert targets["fx"]["server"] is not None
         state = http.get("/api/targets/fx/state")

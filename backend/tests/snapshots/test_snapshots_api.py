@@ -94,7 +94,7 @@ def test_manual_snapshot_holds_the_moment_and_no_credential(app, captured):
 
 
 def test_window_completes_after_it_closes(app, captured):
-    from tests.alerts.support import wait_for
+    from tests.waiting import wait_for
 
     doc = wait_for(
         lambda: (d := app.get(f"/api/snapshots/{captured}").json())["window"]["complete"] and d,
