@@ -364,7 +364,8 @@ async def replay(
 ) -> dict[str, Any]:
     settings = _settings(sandbox, workdir, targets)
     recorded = _Recorded()
-    # What a repeat has still to replay, per poller: a fresh copy of the recording for each repeat.
+    # What a repeat has still to replay, per poller. Made here, before the hooks that read it, and
+    # refilled with a fresh copy of the recording for each repeat (a replay consumes it).
     answers: dict[str, list[tuple[list[str], list[bytes]]]] = {}
 
     async def new_store(name: str) -> SqlStore:

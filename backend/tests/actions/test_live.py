@@ -133,11 +133,17 @@ def test_a_troubled_server_gets_recommendations_with_evidence(app, scenario_db):
         "transaction_priority",
     }
     with BlockingLoad(scenario_db), idle_connections(scenario_db, 37):
+        seen: list[dict] = [{}]  # the last recommendations, for the failure message
+
+        def all_wanted() -> dict | None:
+            recs = seen[0] = recommendations(client, "scen")
+            return recs if wanted <= recs.keys() else None
+
         recs = wait_for(
-            lambda: (r := recommendations(client, "scen")) and wanted <= r.keys() and r,
+            all_wanted,
             120,
             lambda: (
-                f"missing {sorted(wanted - recommendations(client, 'scen').keys())}; "
+                f"missing {sorted(wanted - seen[0].keys())}; "
                 f"rules: {client.get('/api/targets/scen/recommendations').json()['rules']}"
             ),
             every_s=1.0,

@@ -114,14 +114,13 @@ def test_an_api_process_serves_what_a_poller_process_wrote(config, store_url):
     with poller_process(config), ready_app(settings, role="api") as base, httpx.Client(base_url=base) as http:
         csrf = login(http, "op", OPERATOR_PW)
 
-        def listed() -> dict[str, dict]:
-            return {t["name"]: t for t in http.get("/api/targets").json()}
+        seen: list[dict[str, dict]] = [{}]  # the last listing, for the failure message
 
-        targets = wait_for(
-            lambda: (t := listed())["fx"]["status"] == "up" and t["down"]["status"] == "down" and t,
-            30,
-            lambda: f"fx not up or down not down: {listed()!r}",
-        )
+        def both_known() -> dict[str, dict] | None:
+            t = seen[0] = {t["name"]: t for t in http.get("/api/targets").json()}
+            return t if t["fx"]["status"] == "up" and t["down"]["status"] == "down" else None
+
+        targets = wait_for(both_known, 30, lambda: f"fx not up or down not down: {seen[0]!r}")
         assert targets["fx"]["server"] is not None
         state = http.get("/api/targets/fx/state")
         assert state.status_code == 200 and state.json()["groups"]

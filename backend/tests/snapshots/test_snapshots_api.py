@@ -18,6 +18,7 @@ from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope.snapshots.document import SnapshotDocument, json_schema
 from poolscope_dev.sandbox import MONITOR_PASSWORD
 from tests.alerts.support import login, served
+from tests.waiting import wait_for
 
 OPERATOR_PW = "snap-operator-pw"
 VIEWER_PW = "snap-viewer-pw"
@@ -94,8 +95,6 @@ def test_manual_snapshot_holds_the_moment_and_no_credential(app, captured):
 
 
 def test_window_completes_after_it_closes(app, captured):
-    from tests.waiting import wait_for
-
     doc = wait_for(
         lambda: (d := app.get(f"/api/snapshots/{captured}").json())["window"]["complete"] and d,
         20,
