@@ -15,7 +15,7 @@ from poolscope.schemas import MetricsOut, Sample, TargetInfo
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
-from tests.served import uvicorn_app
+from tests.served import ready_app
 
 SECONDS = 1800
 METRICS = ["tp_group_queue_length", "qps"]
@@ -57,7 +57,7 @@ def served(tmp_path_factory):
     t0 = float(int(time.time()) // 60 * 60 - SECONDS)
     asyncio.run(_fill(url, t0))
     settings = Settings(store_url=url, targets=[TargetConfig(name="db1", dsn="mysql://mon:pw@127.0.0.1:1/")])
-    with uvicorn_app(settings, role="api") as base, httpx.Client(base_url=base, timeout=10) as client:
+    with ready_app(settings, role="api") as base, httpx.Client(base_url=base, timeout=10) as client:
         yield client, url, t0
 
 
