@@ -56,21 +56,23 @@ def answered(read, port):
 
 
 def wait_for_state_after(port, ts):
-    def newer():
-        served = answered(served_ts, port)
-        return served is not None and served >= ts
-
-    wait_for(newer, 30, f"no state at or after {ts} served", every_s=0.3)
+    wait_for(
+        lambda: answered(served_ts, port),
+        30,
+        f"no state at or after {ts} served",
+        every_s=0.3,
+        until=lambda served: served is not None and served >= ts,
+    )
 
 
 def wait_for_polls(port, minimum):
-    seen = [0]
-
-    def enough():
-        seen[0] = answered(chart_buckets, port) or 0
-        return seen[0] if seen[0] >= minimum else None
-
-    return wait_for(enough, 30, lambda: f"only {seen[0]} polls stored", every_s=0.3)
+    return wait_for(
+        lambda: answered(chart_buckets, port) or 0,
+        30,
+        lambda seen: f"only {seen} polls stored",
+        every_s=0.3,
+        until=lambda seen: seen >= minimum,
+    )
 
 
 async def test_sigkill_loses_nothing_committed_and_restart_continues(tmp_path, monitor_dsn):

@@ -8,18 +8,23 @@ from typing import Any
 
 
 def wait_for(
-    condition: Callable[[], Any], timeout_s: float, message: Callable[[], str] | str, every_s: float = 0.2
+    read: Callable[[], Any],
+    timeout_s: float,
+    message: Callable[[Any], str] | str,
+    every_s: float = 0.2,
+    until: Callable[[Any], object] = bool,
 ) -> Any:
-    """The condition's first truthy value, asked every `every_s` for up to `timeout_s` (and once
-    more at the deadline); else the test fails with `message`. A callable message is computed
-    only then (a process's log, the state that was reached instead)."""
+    """The first value read that `until` accepts (by default: a truthy one), read every `every_s`
+    for up to `timeout_s` (and once more at the deadline); else the test fails with `message`. A
+    callable message is computed only then, from the last value read (the state reached instead,
+    or a process's log)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        value = condition()
-        if value:
+        value = read()
+        if until(value):
             return value
         if time.monotonic() >= deadline:
             raise AssertionError(
-                f"timed out after {timeout_s:g} s: {message() if callable(message) else message}"
+                f"timed out after {timeout_s:g} s: {message(value) if callable(message) else message}"
             )
         time.sleep(every_s)

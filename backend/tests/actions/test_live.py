@@ -133,20 +133,15 @@ def test_a_troubled_server_gets_recommendations_with_evidence(app, scenario_db):
         "transaction_priority",
     }
     with BlockingLoad(scenario_db), idle_connections(scenario_db, 37):
-        seen: list[dict] = [{}]  # the last recommendations, for the failure message
-
-        def all_wanted() -> dict | None:
-            recs = seen[0] = recommendations(client, "scen")
-            return recs if wanted <= recs.keys() else None
-
         recs = wait_for(
-            all_wanted,
+            lambda: recommendations(client, "scen"),
             120,
-            lambda: (
-                f"missing {sorted(wanted - seen[0].keys())}; "
+            lambda got: (
+                f"missing {sorted(wanted - got.keys())}; "
                 f"rules: {client.get('/api/targets/scen/recommendations').json()['rules']}"
             ),
             every_s=1.0,
+            until=lambda got: wanted <= got.keys(),
         )
 
     stall = recs["thread_pool_stall_limit"]
@@ -202,7 +197,7 @@ def test_thread_cache_recommended_for_one_thread_per_connection_churn(app, maria
         rec = wait_for(
             lambda: recommendations(client, "off").get("thread_cache_size"),
             60,
-            lambda: str(client.get("/api/targets/off/recommendations").json()["rules"]),
+            lambda _: str(client.get("/api/targets/off/recommendations").json()["rules"]),
             every_s=1.0,
         )
     finally:

@@ -147,9 +147,10 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
             listed = {s["id"]: s for s in api.get("/api/snapshots").json()}
             assert listed[snapshot_id]["trigger"] == "alert"
             doc = wait_for(
-                lambda: (d := api.get(f"/api/snapshots/{snapshot_id}").json())["window"]["complete"] and d,
+                lambda: api.get(f"/api/snapshots/{snapshot_id}").json(),
                 30,
                 "the snapshot's window never completed",
+                until=lambda d: d["window"]["complete"],
             )
             queue = doc["state"]["queue"]
             assert queue, "the snapshot's queue section is empty"

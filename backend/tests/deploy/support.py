@@ -85,7 +85,7 @@ def prometheus_server(tool: str, home: Path, *flags: str) -> Iterator[str]:
             assert process.proc.poll() is None, f"{tool} exited:\n{process.tail()}"
             return status_of(f"{base}/-/ready") == 200
 
-        wait_for(answers, 60, lambda: f"{tool} never got ready:\n{process.tail()}")
+        wait_for(answers, 60, lambda _: f"{tool} never got ready:\n{process.tail()}")
         yield base
 
 

@@ -134,7 +134,7 @@ def test_compose_stack_serves_the_dashboard_with_the_target_up(stack: Stack) -> 
             return None
         return page.text if page.status_code == 200 else None
 
-    html = wait_for(dashboard, 180, lambda: f"the dashboard never answered:\n{_logs(project)}")
+    html = wait_for(dashboard, 180, lambda _: f"the dashboard never answered:\n{_logs(project)}")
     assert '<div id="root">' in html
     script = re.search(r'src="(/assets/[^"]+\.js)"', html)
     assert script and status_of(f"{base}{script.group(1)}") == 200
@@ -143,7 +143,9 @@ def test_compose_stack_serves_the_dashboard_with_the_target_up(stack: Stack) -> 
     wait_for(
         lambda: status_of(f"{base}/readyz") == 200,
         180,
-        lambda: f"the target never came up: {httpx.get(f'{base}/readyz', timeout=5).text}\n{_logs(project)}",
+        lambda _: (
+            f"the target never came up: {httpx.get(f'{base}/readyz', timeout=5).text}\n{_logs(project)}"
+        ),
     )
     print(f"container test: stack up and ready {time.monotonic() - stack.started:.0f} s after `up`")
 

@@ -141,7 +141,7 @@ def test_installed_wheel_serves_the_dashboard_and_the_api(
                 return None
             return response.json() if response.status_code == 200 else None
 
-        readiness = wait_for(ready, 60, lambda: f"never ready:\n{server.tail()}")
+        readiness = wait_for(ready, 60, lambda _: f"never ready:\n{server.tail()}")
         assert readiness == {"ready": True, "store": "ok", "targets": {"db1": "up"}}
 
         page = httpx.get(f"{base}/", timeout=5)

@@ -113,14 +113,12 @@ def test_an_api_process_serves_what_a_poller_process_wrote(config, store_url):
     settings = load_settings(config)
     with poller_process(config), ready_app(settings, role="api") as base, httpx.Client(base_url=base) as http:
         csrf = login(http, "op", OPERATOR_PW)
-
-        seen: list[dict[str, dict]] = [{}]  # the last listing, for the failure message
-
-        def both_known() -> dict[str, dict] | None:
-            t = seen[0] = {t["name"]: t for t in http.get("/api/targets").json()}
-            return t if t["fx"]["status"] == "up" and t["down"]["status"] == "down" else None
-
-        targets = wait_for(both_known, 30, lambda: f"fx not up or down not down: {seen[0]!r}")
+        targets = wait_for(
+            lambda: {t["name"]: t for t in http.get("/api/targets").json()},
+            30,
+            lambda t: f"fx not up or down not down: {t!r}",
+            until=lambda t: t["fx"]["status"] == "up" and t["down"]["status"] == "down",
+        )
         assert targets["fx"]["server"] is not None
         state = http.get("/api/targets/fx/state")
         assert state.status_code == 200 and state.json()["groups"]

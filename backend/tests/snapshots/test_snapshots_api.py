@@ -96,9 +96,10 @@ def test_manual_snapshot_holds_the_moment_and_no_credential(app, captured):
 
 def test_window_completes_after_it_closes(app, captured):
     doc = wait_for(
-        lambda: (d := app.get(f"/api/snapshots/{captured}").json())["window"]["complete"] and d,
+        lambda: app.get(f"/api/snapshots/{captured}").json(),
         20,
         "window never completed",
+        until=lambda d: d["window"]["complete"],
     )
     assert doc["window"]["to"] - doc["window"]["from"] == pytest.approx(21)
     assert {s["status"] for s in app.get("/api/snapshots").json() if s["id"] == captured} == {"complete"}
