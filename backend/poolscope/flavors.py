@@ -17,11 +17,8 @@ Usage from another module (e.g. a recommendation rule):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-from poolscope.schemas import ServerInfo
-
-PoolKind = Literal["mariadb", "percona", "mysql_enterprise"]
+from poolscope.schemas import PoolKind, ServerInfo
 
 # What the UI may offer for a server; computed from the pool kind and what the server exposes.
 CAP_GROUPS = "groups"  # a per-group model (GroupState rows): table + heatmap

@@ -12,9 +12,7 @@ from typing import Any, Literal
 from poolscope import flavors
 from poolscope.enable_pool import RDS_SWITCH, how_to_enable
 from poolscope.poller.collectors.base import PERFORMANCE_SCHEMA_SELECT
-from poolscope.schemas import ServerInfo
-
-Flavor = Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
+from poolscope.schemas import Flavor, ServerInfo
 
 POOL_TABLES = ("THREAD_POOL_GROUPS", "THREAD_POOL_QUEUES", "THREAD_POOL_STATS", "THREAD_POOL_WAITS")
 MYSQL_TP_TABLES = ("tp_thread_group_state", "tp_thread_group_stats", "tp_thread_state")

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from poolscope.schemas.target import CollectorStatus, Sample, TargetInfo, TargetStatus
+from poolscope.schemas.target import CollectorStatus, PoolKind, Sample, TargetInfo, TargetStatus
 
 StallReason = Literal["stalls_counter", "no_dequeue", "server_flag"]
 
@@ -171,7 +171,7 @@ class ThreadStates(BaseModel):
 class PoolSummary(BaseModel):
     """Whole-pool figures for flavors without (or besides) per-group data."""
 
-    kind: Literal["mariadb", "percona", "mysql_enterprise"] | None = None
+    kind: PoolKind | None = None
     size: int | None = None
     stall_limit_ms: float | None = None
     # As the server spells it, with its unit (MySQL Enterprise: "6 ×10 ms").

@@ -7,6 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 TargetStatus = Literal["up", "down", "starting"]
+# The server families Poolscope tells apart (poller/discovery.py detect_flavor).
+Flavor = Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
+# The thread pool implementations it reads (poolscope/flavors.py holds each one's names and units).
+PoolKind = Literal["mariadb", "percona", "mysql_enterprise"]
 
 
 class Health(BaseModel):
@@ -27,7 +31,7 @@ class Sample(BaseModel):
 class ServerInfo(BaseModel):
     """What was detected on connect: decides which collectors apply."""
 
-    flavor: Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
+    flavor: Flavor
     version: str
     version_tuple: tuple[int, int, int] = (0, 0, 0)
     thread_handling: str
@@ -38,7 +42,7 @@ class ServerInfo(BaseModel):
     extra_port: int = 0
     # Which pool implementation runs (None: none, or the pool is off): decides the collectors and
     # the variable names and units (poolscope/flavors.py).
-    pool_kind: Literal["mariadb", "percona", "mysql_enterprise"] | None = None
+    pool_kind: PoolKind | None = None
     # "MySQL Enterprise", "Percona Server", ... as the server announces itself (@@version_comment).
     edition: str | None = None
     # MySQL / Percona 8.0.14+ administrative interface (0 = none: admin_address unset).
