@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from poolscope.rules.base import Finding, Rule, RuleContext, Threshold, ThresholdValues
-from poolscope.schemas import TargetInfo, TargetState
+from poolscope.schemas import Severity, TargetInfo, TargetState
 
-Severity = Literal["critical", "warning"]
 # breach: the firing condition holds (starts or continues pending/firing);
 # hold: below the firing threshold but above the resolve threshold (hysteresis): a firing alert
 # stays firing, nothing new starts.

@@ -15,7 +15,7 @@ from poolscope.alerts.repository import AlertRepository
 from poolscope.alerts.rules import all_rules
 from poolscope.api.deps import ALERTS_NOT_RUNNING, RowId, ServicesDep, SettingsDep
 from poolscope.auth import User, require_role
-from poolscope.schemas import Alert, AlertEvent, Delivery, Silence
+from poolscope.schemas import Alert, AlertEvent, Delivery, Severity, Silence
 from poolscope.services import Services
 from poolscope.store.feed import ALERT_EVENTS_KEEP_S
 
@@ -33,7 +33,7 @@ class AlertsOut(BaseModel):
 
 class RuleOut(BaseModel):
     name: str
-    severity: str
+    severity: Severity
     help: str
     for_s: float
 

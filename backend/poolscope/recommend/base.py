@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from poolscope.flavors import VariableSpec
 from poolscope.recommend.flavors import spec
-from poolscope.recommend.models import ApplyKind, Evidence, Severity
+from poolscope.recommend.models import ApplyKind, Evidence
 from poolscope.recommend.window import Window
 from poolscope.rules.base import Finding, Rule, RuleContext
-from poolscope.schemas import ServerInfo, TargetState
+from poolscope.schemas import ServerInfo, Severity, TargetState
 
 #: Fewer polls than this in the window is too little evidence to recommend a change.
 MIN_POLLS = 10

@@ -13,6 +13,7 @@ import logging
 import os
 import time
 from collections import deque
+from typing import get_args
 
 from poolscope.actions.allowlist import refusal
 from poolscope.config import Settings, TargetConfig
@@ -30,7 +31,7 @@ from poolscope.recommend.models import (
 from poolscope.recommend.reads import Reads
 from poolscope.recommend.rules import ALL_RULES
 from poolscope.recommend.schedule import RecommendSchedule
-from poolscope.schemas import ServerInfo, TargetState
+from poolscope.schemas import ServerInfo, Severity, TargetState
 from poolscope.store.latest_json import variables_fingerprint
 from poolscope.store.sql import SqlStore
 
@@ -377,4 +378,4 @@ def _why_gone(gone: Recommendation, state: TargetState, reason: str) -> str:
 
 
 def _severity_order(rec: Recommendation) -> tuple[int, str]:
-    return ({"critical": 0, "warning": 1, "info": 2}[rec.severity], rec.rule)
+    return (get_args(Severity).index(rec.severity), rec.rule)

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Severity = Literal["info", "warning", "critical"]
+from poolscope.schemas import Severity
+
 ApplyKind = Literal["live", "restart"]
 
 

@@ -9,6 +9,7 @@ from poolscope.schemas.alerts import (
     AlertStatus,
     AlertTransition,
     Delivery,
+    Severity,
     Silence,
 )
 from poolscope.schemas.state import (
@@ -75,6 +76,7 @@ __all__ = [
     "SeriesOut",
     "ServerInfo",
     "Session",
+    "Severity",
     "Silence",
     "StallReason",
     "TargetInfo",

@@ -6,6 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+# How loud a rule's finding is, loudest first: alert rules and recommendation rules alike (the
+# built-in alert rules use critical and warning).
+Severity = Literal["critical", "warning", "info"]
 AlertStatus = Literal["pending", "firing", "resolved"]
 AlertTransition = Literal[
     "pending", "firing", "resolved", "acknowledged", "silenced", "unsilenced", "updated"
@@ -20,7 +23,7 @@ class Alert(BaseModel):
     target: str
     rule: str
     group: str | None = None
-    severity: Literal["critical", "warning"]
+    severity: Severity
     status: AlertStatus
     summary: str
     description: str

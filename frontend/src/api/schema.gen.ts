@@ -792,7 +792,7 @@ export interface components {
              * Severity
              * @enum {string}
              */
-            severity: "critical" | "warning";
+            severity: "critical" | "warning" | "info";
             /** Silenced By */
             silenced_by: number | null;
             /** Snapshot Id */
@@ -1370,7 +1370,7 @@ export interface components {
              * Severity
              * @enum {string}
              */
-            severity: "info" | "warning" | "critical";
+            severity: "critical" | "warning" | "info";
             /** Target */
             target: string;
             /** Title */
@@ -1406,8 +1406,11 @@ export interface components {
             help: string;
             /** Name */
             name: string;
-            /** Severity */
-            severity: string;
+            /**
+             * Severity
+             * @enum {string}
+             */
+            severity: "critical" | "warning" | "info";
         };
         /**
          * RuleStatus
