@@ -6,6 +6,9 @@ notes 8.4.10-10 (PS-10083); percona-server sql/threadpool_unix.cc and sql-common
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from poolscope.analysis.counters import CounterMemory
@@ -17,6 +20,8 @@ from poolscope.recommend.base import RecommendContext, RecommendFinding
 from poolscope.recommend.rules import thread_pool_stall_limit, transaction_priority
 from poolscope.recommend.window import Window
 from poolscope.schemas import SeriesOut, ServerInfo
+from poolscope_dev import percona_stats
+from tests import FIXTURES_ROOT
 from tests.flavors.replay import fixture_copy, polls
 
 STAT = "Threadpool_average_queue_wait_us"
@@ -61,18 +66,19 @@ def test_the_server_format_parses_exactly():
 
 async def test_each_poll_reports_the_mean_wait_of_its_own_requests_not_the_lifetime_average():
     results = await polls("percona/8.4.10", 24)
+    readings = [stat_of(r) for r in results]
     checked = 0
-    for before, after in zip(results, results[1:], strict=False):
-        old, new = stat_of(before), stat_of(after)
-        if new.cnt is None or old.cnt is None or new.cnt < old.cnt or new.window_avg is None:
+    for i, new in enumerate(readings):
+        if new.window_avg is None:
             continue
-        # One-poll windows: Δ(avg·cnt)/Δcnt from the two readings the server printed.
+        # The window's first reading is the one window_count requests earlier (this poll alone
+        # unless the window widened): Δ(avg·cnt)/Δcnt from the two readings the server printed.
+        old = next(o for o in readings[:i] if o.cnt == new.cnt - new.window_count)
         expected = (new.avg * new.cnt - old.avg * old.cnt) / (new.cnt - old.cnt)
-        assert new.window_count == new.cnt - old.cnt
         assert new.window_avg == pytest.approx(max(expected, 0.0), abs=1e-6)
         checked += 1
-    assert checked >= 10
-    stalled = [stat_of(r) for r in results if (stat_of(r).window_avg or 0) > 200_000]
+    assert checked >= 4
+    stalled = [s for s in readings if (s.window_avg or 0) > 200_000]
     assert stalled, "the fixture's stall must show in the per-poll mean"
     # ... while the lifetime average the server prints stays under 0.3 ms throughout.
     assert all(s.avg is not None and s.avg < 300 for s in stalled)
@@ -81,6 +87,41 @@ async def test_each_poll_reports_the_mean_wait_of_its_own_requests_not_the_lifet
         next((s.value for s in r.samples if s.metric == "tp_queue_wait_window_avg_ms"), None) for r in results
     ]
     assert max(v for v in window_ms if v is not None) > 200
+
+
+def test_the_fixture_lifetime_counts_follow_its_uptime():
+    # backend/tests/fixtures/percona/8.4.10/README.md: cnt at frame 0 = Uptime × the calm polls' dequeue rate.
+    first = {r["Variable_name"]: r["Value"] for r in _frames("percona_threadpool_status.json")[0]}
+    uptime = next(r["Value"] for r in _frames("global_status.json")[0] if r["Variable_name"] == "Uptime")
+    normal = parse_stat_string(STAT, first[STAT])
+    assert normal is not None and normal.cnt == percona_stats.base_counts(float(uptime))[0] > 10**9
+
+
+def _frames(name: str) -> list[list[dict[str, str]]]:
+    return json.loads((FIXTURES_ROOT / "percona/8.4.10" / name).read_text())["frames"]
+
+
+@pytest.mark.parametrize("lifetime", [10**7, 10**9], ids=["1e7", "1e9"])
+async def test_a_stall_shows_at_any_uptime(tmp_path, lifetime):
+    """The fixture's stall replayed on a server whose lifetime counts start at 10^7 (hours up) and
+    at 10^9 (days up): each stalled poll's mean wait is the truth within a few per cent, and the
+    stall-limit recommendation follows from it either way."""
+    copy = fixture_copy(tmp_path, "percona/8.4.10")
+    path = Path(copy) / "percona_threadpool_status.json"
+    data = json.loads(path.read_text())
+    rows = percona_stats.frames(lifetime, lifetime * 3 // 10)
+    data["frames"] = [[{"Variable_name": k, "Value": v} for k, v in frame.items()] for frame in rows]
+    path.write_text(json.dumps(data))
+    results = await polls(copy, len(rows))
+    truth = percona_stats.true_means()
+    stalled = [i for i, mean in enumerate(truth) if mean is not None and mean > 50_000]
+    assert len(stalled) == 4
+    for i in stalled:
+        measured = stat_of(results[i]).window_avg
+        assert measured == pytest.approx(truth[i], rel=0.03), (i, measured, truth[i])
+    finding = thread_pool_stall_limit.evaluate(_rule_context(results))
+    assert isinstance(finding, RecommendFinding), finding
+    assert int(finding.proposed) < 500
 
 
 def _ctx(now: float) -> ParseContext:
@@ -106,9 +147,27 @@ def test_too_few_requests_to_outweigh_the_rounding_widen_the_window():
     collector.parse([_row(200.0, big)], _ctx(0.0))
     quiet = collector.parse([_row(200.0, big + 5)], _ctx(1.0)).section.stats[0]
     assert quiet.window_avg is None  # 5 requests cannot be told from the rounding
-    later = collector.parse([_row(200.001, big + 4_000_005)], _ctx(2.0)).section.stats[0]
-    assert later.window_s == 2.0 and later.window_count == 4_000_005
-    assert later.window_avg == pytest.approx((200.001 * (big + 4_000_005) - 200.0 * big) / 4_000_005)
+    calm = collector.parse([_row(200.000, big + 5_005)], _ctx(2.0)).section.stats[0]
+    assert calm.window_avg is None  # 5,000 requests of 0.2 ms: still ±0.8 ms, widen on
+    later = collector.parse([_row(200.001, big + 4_005_005)], _ctx(3.0)).section.stats[0]
+    # 4 million requests are enough on their own: the poll is its own window.
+    assert later.window_s == 1.0 and later.window_count == 4_000_000
+    expected = (200.001 * (big + 4_005_005) - 200.0 * (big + 5_005)) / 4_000_000
+    assert later.window_avg == pytest.approx(expected)
+
+
+def test_a_stall_after_quiet_polls_keeps_its_own_mean():
+    collector = PerconaThreadpoolStatus()
+    big = 1_000_000_000
+    collector.parse([_row(200.0, big)], _ctx(0.0))
+    for poll in range(1, 4):  # calm polls the rounding hides: the window widens over them
+        calm = collector.parse([_row(200.0, big + 2_000 * poll)], _ctx(float(poll))).section.stats[0]
+        assert calm.window_avg is None
+    # 300 requests that waited 0.7 s each, after 6,000 calm ones: the lifetime avg moves 0.21 µs.
+    total = 200.0 * (big + 6_000) + 300 * 700_000.0
+    stall = collector.parse([_row(total / (big + 6_300), big + 6_300)], _ctx(4.0)).section.stats[0]
+    assert stall.window_count == 300 and stall.window_s == 1.0
+    assert stall.window_avg == pytest.approx(700_000.0, rel=0.02)
 
 
 async def test_queue_depth_is_read_and_feeds_the_whole_pool_queue_series():

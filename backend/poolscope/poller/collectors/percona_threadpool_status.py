@@ -17,6 +17,14 @@ global_status). Percona 8.4.10-10 added (PS-10083; psmysql-docs docs/threadpool.
   dequeued since the previous poll, Δ(avg·cnt) / Δcnt; a falling cnt (restart, or the pool
   shrunk so fewer groups are summed) is a reset and yields nothing for that poll. Both queues'
   windows together give tp_queue_wait_window_avg_ms, the whole pool's mean wait per poll.
+
+avg is printed with 3 decimals, so avg·cnt is known to ±0.0005·cnt: on a server up for days
+(cnt near 10^9) that is ±0.5 s·request, which a stall's few hundred dequeues of 0.7 s each
+still outweigh by far, and a calm poll's thousands of 0.2 ms waits do not. So a figure is kept
+when its rounding bound is small relative to the figure itself (MAX_RELATIVE_ERROR), whatever
+the uptime: the one-poll figure first, so a stall is never mixed with the calm polls before it;
+failing that, the window widens over later polls until the bound is small, for at most
+MAX_WINDOW_S.
 """
 
 from __future__ import annotations
@@ -49,10 +57,11 @@ _EXACT = re.compile(
     rf"\s*avg:\s*{_NUMBER},\s*min:\s*{_NUMBER},\s*max:\s*{_NUMBER},\s*dev:\s*{_NUMBER},\s*cnt:\s*{_NUMBER}\s*"
 )
 _PAIR = re.compile(rf"\b(avg|min|max|dev|cnt)\s*[:=]\s*{_NUMBER}")
-# avg comes with 3 decimals, so avg·cnt is off by up to cnt·0.0005: on a long-running, quiet server
-# one poll's few requests would drown in that. The window then widens over later polls until the
-# rounding is below MAX_ROUNDING_US, for at most MAX_WINDOW_S.
-MAX_ROUNDING_US = 500.0
+# A window's mean is kept when the rounding of the printed avg can move it by at most this share
+# of itself (or by at most MIN_ROUNDING_US, nothing against any stall limit); else the window
+# widens over later polls, for at most MAX_WINDOW_S. See the module docstring.
+MAX_RELATIVE_ERROR = 0.05
+MIN_ROUNDING_US = 1.0
 MAX_WINDOW_S = 60.0
 
 METRICS = (
@@ -111,11 +120,14 @@ class PerconaThreadpoolStatus(Collector[PerconaPoolSection]):
     metrics = METRICS
 
     def __init__(self) -> None:
-        # stat name -> (time, avg·cnt, cnt) where the current window starts (lifetime sums).
+        # stat name -> (time, avg·cnt, cnt) where the current window starts, and of the previous
+        # reading (lifetime sums).
         self._previous: dict[str, tuple[float, float, float]] = {}
+        self._last: dict[str, tuple[float, float, float]] = {}
 
     def reset(self) -> None:
         self._previous.clear()
+        self._last.clear()
 
     def applies(self, server: ServerInfo) -> str | None:
         return needs_pool_kind(server, "percona")
@@ -164,22 +176,37 @@ class PerconaThreadpoolStatus(Collector[PerconaPoolSection]):
         """Fill window_avg / window_count / window_s from this reading and the window's start."""
         if stat.avg is None or stat.cnt is None:
             return
-        total, count = stat.avg * stat.cnt, stat.cnt
-        start = self._previous.get(stat.name)
-        if start is None or count < start[2]:
-            self._previous[stat.name] = (now, total, count)  # first reading, or the counts restarted
+        reading = (now, stat.avg * stat.cnt, stat.cnt)
+        start, last = self._previous.get(stat.name), self._last.get(stat.name)
+        self._last[stat.name] = reading
+        if start is None or last is None or reading[2] < start[2] or reading[2] < last[2]:
+            self._previous[stat.name] = reading  # first reading, or the counts restarted
             return
-        since, start_total, start_count = start
-        delta = count - start_count
-        rounding = 0.0005 * (count + start_count) / delta if delta > 0 else float("inf")
-        if rounding > MAX_ROUNDING_US and now - since < MAX_WINDOW_S:
+        # This poll alone first: a stall keeps its own mean instead of sharing the window's.
+        if _accurate(last, reading):
+            begin = last
+        elif _accurate(start, reading) or now - start[0] >= MAX_WINDOW_S:
+            begin = start
+        else:
             return  # too few requests yet to tell their mean from the rounding: widen the window
-        self._previous[stat.name] = (now, total, count)
+        self._previous[stat.name] = reading
+        delta = reading[2] - begin[2]
         stat.window_count = delta
-        stat.window_s = now - since
+        stat.window_s = now - begin[0]
         if delta > 0:
             # The rounding can dip a near-zero mean below zero.
-            stat.window_avg = max((total - start_total) / delta, 0.0)
+            stat.window_avg = max((reading[1] - begin[1]) / delta, 0.0)
+
+
+def _accurate(begin: tuple[float, float, float], end: tuple[float, float, float]) -> bool:
+    """Whether the mean of the requests dequeued between two readings survives avg's rounding:
+    avg·cnt is known to ±0.0005·cnt at each end, so the mean to ±0.0005·(cnt₀+cnt₁)/Δcnt."""
+    delta = end[2] - begin[2]
+    if delta <= 0:
+        return False
+    bound = 0.0005 * (begin[2] + end[2]) / delta
+    mean = (end[1] - begin[1]) / delta
+    return bound <= max(MAX_RELATIVE_ERROR * mean, MIN_ROUNDING_US)
 
 
 def _combined_window_ms(stats: list[QueueWaitStat]) -> float | None:
