@@ -80,16 +80,6 @@ class AlertRule(Rule[AlertContext, list[AlertFinding]]):
         return 0.0 if self.for_duration is None else float(thresholds.value(self.for_duration))
 
 
-def int_variable(state: TargetState, name: str) -> int | None:
-    raw = state.variables.get(name)
-    if raw is None:
-        return None
-    try:
-        return int(float(raw))
-    except ValueError:
-        return None
-
-
 def near_cap(
     used: int | None, cap: int | None, ratio: float, resolve_factor: float
 ) -> tuple[Level, float] | None:

@@ -39,6 +39,7 @@ from poolscope.schemas import (
     Throughput,
     Transactions,
 )
+from poolscope.values import int_or_none
 
 METRICS = (
     Metric(
@@ -405,12 +406,3 @@ _POOL = (
     "admin_group",
     "thread_states",
 )
-
-
-def int_or_none(value: str | float | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return int(float(value))
-    except ValueError:
-        return None

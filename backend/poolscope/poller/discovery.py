@@ -13,6 +13,7 @@ from poolscope import flavors
 from poolscope.enable_pool import RDS_SWITCH, how_to_enable
 from poolscope.poller.collectors.base import PERFORMANCE_SCHEMA_SELECT
 from poolscope.schemas import Flavor, ServerInfo
+from poolscope.values import int_or_none
 
 POOL_TABLES = ("THREAD_POOL_GROUPS", "THREAD_POOL_QUEUES", "THREAD_POOL_STATS", "THREAD_POOL_WAITS")
 MYSQL_TP_TABLES = ("tp_thread_group_state", "tp_thread_group_stats", "tp_thread_state")
@@ -92,9 +93,9 @@ def server_from_discovery(
         pool_tables=sorted(tables),
         exact_stats=exact_stats,
         queue_time_mode=None if exact_stats is None else ("exact" if exact_stats else "coarse"),
-        extra_port=int(variables.get("extra_port", "0") or 0),
+        extra_port=int_or_none(variables.get("extra_port")) or 0,
         # The MySQL admin interface exists only when admin_address is set.
-        admin_port=int(variables.get("admin_port", "0") or 0) if admin_address else 0,
+        admin_port=(int_or_none(variables.get("admin_port")) or 0) if admin_address else 0,
         pool_kind=pool_kind,
         pool_grant_needed=grant_needed,
         edition=version_comment or None,
@@ -103,7 +104,7 @@ def server_from_discovery(
     )
     spec = flavors.flavor_spec(server)
     if spec is not None and not spec.size.dynamic:
-        server.startup_pool_size = _int(variables.get(spec.size.name))
+        server.startup_pool_size = int_or_none(variables.get(spec.size.name))
     server.capabilities = capabilities(server)
     if not server.pool_enabled:
         server.enable_hint, server.enable_snippet = how_to_enable(
@@ -155,13 +156,6 @@ def _pool_kind(
         "Percona's variables were found: only server-wide threads and throughput are shown."
     )
     return None, None, notes
-
-
-def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 def capabilities(server: ServerInfo, status_names: frozenset[str] = frozenset()) -> list[str]:

@@ -38,7 +38,7 @@ from poolscope.poller.connection import (
     error_code,
     open_connection,
 )
-from poolscope.poller.derive import TargetMemory, derive_state, int_or_none, referenced_ids, target_summary
+from poolscope.poller.derive import TargetMemory, derive_state, referenced_ids, target_summary
 from poolscope.poller.outputs import PollOutputs
 from poolscope.schemas import (
     CollectorStatus,
@@ -49,6 +49,7 @@ from poolscope.schemas import (
     TargetState,
     TargetSummary,
 )
+from poolscope.values import int_or_none
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -103,13 +103,6 @@ def nice_round(value: float) -> int:
     return int(10 * exp)
 
 
-def as_int(value: str | None) -> int | None:
-    try:
-        return int(float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
 # Requests waiting in the pool, per poll: per group where the server has groups (MariaDB, MySQL
 # Enterprise), else the whole pool's count (Percona 8.4.10+ reports only that).
 QUEUE_BY_GROUP = "tp_group_queue_length"

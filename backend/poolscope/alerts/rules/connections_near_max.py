@@ -7,10 +7,10 @@ from poolscope.alerts.model import (
     AlertContext,
     AlertFinding,
     AlertRule,
-    int_variable,
     near_cap,
 )
 from poolscope.rules.base import Threshold
+from poolscope.values import int_or_none
 
 RATIO = Threshold(
     name="connections_ratio",
@@ -28,7 +28,7 @@ FOR_S = Threshold(
 def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
     connected = ctx.state.threads.connected
-    cap = int_variable(ctx.state, "max_connections")
+    cap = int_or_none(ctx.state.variables.get("max_connections"))
     ratio = ctx.value(RATIO)
     near = near_cap(connected, cap, ratio, ctx.value(RESOLVE_FACTOR))
     if near is None:

@@ -7,10 +7,10 @@ from poolscope.alerts.model import (
     AlertContext,
     AlertFinding,
     AlertRule,
-    int_variable,
     near_cap,
 )
 from poolscope.rules.base import Threshold
+from poolscope.values import int_or_none
 
 RATIO = Threshold(
     name="pool_threads_ratio",
@@ -28,7 +28,7 @@ FOR_S = Threshold(
 def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
     threads = ctx.state.threads.pool_threads
-    cap = int_variable(ctx.state, "thread_pool_max_threads")
+    cap = int_or_none(ctx.state.variables.get("thread_pool_max_threads"))
     ratio = ctx.value(RATIO)
     near = near_cap(threads, cap, ratio, ctx.value(RESOLVE_FACTOR))
     if near is None:

@@ -202,10 +202,6 @@ def needs_pool_table(server: ServerInfo, table: str) -> str | None:
     return None
 
 
-def as_int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
 def as_float(value: Any) -> float | None:
     if value is None or value == "":
         return None

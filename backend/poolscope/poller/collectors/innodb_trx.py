@@ -16,9 +16,9 @@ from poolscope.poller.collectors.base import (
     ParseContext,
     Row,
     as_float,
-    as_int,
 )
 from poolscope.schemas import ServerInfo, Transaction
+from poolscope.values import int_or_none
 
 if TYPE_CHECKING:
     from poolscope.poller.outputs import PollOutputs
@@ -54,10 +54,10 @@ class InnodbTrx(Collector[list[Transaction]]):
                 started_at=as_float(row["started_at"]),
                 age_s=as_float(row["age_s"]),
                 wait_s=as_float(row["wait_s"]),
-                thread_id=as_int(row["trx_mysql_thread_id"]),
+                thread_id=int_or_none(row["trx_mysql_thread_id"]),
                 query=row["trx_query"],
-                rows_locked=as_int(row["trx_rows_locked"]),
-                rows_modified=as_int(row["trx_rows_modified"]),
+                rows_locked=int_or_none(row["trx_rows_locked"]),
+                rows_modified=int_or_none(row["trx_rows_modified"]),
             )
             for row in rows
         ]

@@ -46,6 +46,7 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.poller.collectors.thread_pool_queue_summary import QUEUED_CONNECTIONS
 from poolscope.schemas import QueueDepth, QueueWaitStat, Sample, ServerInfo
+from poolscope.values import int_or_none
 
 if TYPE_CHECKING:
     from poolscope.poller.outputs import PollOutputs
@@ -224,14 +225,10 @@ def _queue_depth(numbers: dict[str, float]) -> QueueDepth | None:
         return None
     starved = numbers.get(PERCONA_STARVED_STATUS)
     return QueueDepth(
-        normal=_int(values["normal"]),
-        high=_int(values["high"]),
-        starved=_int(starved),
+        normal=int_or_none(values["normal"]),
+        high=int_or_none(values["high"]),
+        starved=int_or_none(starved),
     )
-
-
-def _int(value: float | None) -> int | None:
-    return None if value is None else int(value)
 
 
 def _float(value: int | None) -> float | None:

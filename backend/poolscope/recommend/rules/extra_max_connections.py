@@ -7,8 +7,9 @@ falls back to the queued normal port — or Poolscope itself does.
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, as_int, ev
+from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, ev
 from poolscope.rules.base import Threshold
+from poolscope.values import int_or_none
 
 # Poolscope's monitoring connection + the apply credential + one human admin.
 WANTED_SLOTS = Threshold(
@@ -25,7 +26,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     if found is None or not ctx.server.extra_port:
         return Clear("the server has no extra_port")
     spec, native = found
-    current = as_int(native)
+    current = int_or_none(native)
     if current is None:
         return Clear(f"{spec.name} reads {native!r}")
     connection = ctx.info.connection

@@ -7,12 +7,12 @@ from poolscope.recommend.base import (
     RecommendContext,
     RecommendFinding,
     RecommendRule,
-    as_int,
     ev,
     nice_round,
     too_little,
 )
 from poolscope.rules.base import Threshold
+from poolscope.values import int_or_none
 
 NEAR_SHARE = Threshold(
     name="near_share",
@@ -32,7 +32,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     if found is None:
         return Clear("the server has no max_connections")
     spec, native = found
-    limit = as_int(native)
+    limit = int_or_none(native)
     if not limit:
         return Clear(f"{spec.name} reads {native!r}")
     if (short := too_little(ctx, "threads_connected")) is not None:

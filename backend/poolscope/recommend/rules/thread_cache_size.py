@@ -13,12 +13,12 @@ from poolscope.recommend.base import (
     RecommendContext,
     RecommendFinding,
     RecommendRule,
-    as_int,
     ev,
     pct,
     too_little,
 )
 from poolscope.rules.base import Threshold
+from poolscope.values import int_or_none
 
 # MySQLTuner flags a hit rate ≤ 50%; below this churn the ratio is noise.
 MISS_RATIO = Threshold(
@@ -45,7 +45,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     ratio = ctx.state.ratios.thread_cache_miss
     if ratio.regime != "one-thread-per-connection":
         return Clear("under the thread pool pooled connections ignore the thread cache")
-    current = as_int(native)
+    current = int_or_none(native)
     if current is None:
         return Clear(f"{spec.name} reads {native!r}")
     if (short := too_little(ctx, "thread_cache_miss_ratio")) is not None:

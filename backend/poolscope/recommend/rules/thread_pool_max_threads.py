@@ -7,12 +7,12 @@ from poolscope.recommend.base import (
     RecommendContext,
     RecommendFinding,
     RecommendRule,
-    as_int,
     ev,
     nice_round,
     too_little,
 )
 from poolscope.rules.base import Threshold
+from poolscope.values import int_or_none
 
 NEAR_SHARE = Threshold(
     name="near_share",
@@ -32,7 +32,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no thread cap")
     spec, native = found
-    cap = as_int(native)
+    cap = int_or_none(native)
     if cap is None or cap <= 0:
         return Clear(f"{spec.name} reads {native!r}")
     if (short := too_little(ctx, "pool_threads")) is not None:

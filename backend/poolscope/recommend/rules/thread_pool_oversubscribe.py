@@ -12,12 +12,12 @@ from poolscope.recommend.base import (
     RecommendContext,
     RecommendFinding,
     RecommendRule,
-    as_int,
     ev,
     pct,
     too_little,
 )
 from poolscope.rules.base import Threshold
+from poolscope.values import int_or_none
 
 DEFAULT = 3
 THROTTLES_PER_S = Threshold(
@@ -40,7 +40,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off or this flavor has no oversubscribe")
     spec, native = found
-    current = as_int(native)
+    current = int_or_none(native)
     if current is None:
         return Clear(f"{spec.name} reads {native!r}")
     if (short := too_little(ctx, "tp_group_queue_length")) is not None:

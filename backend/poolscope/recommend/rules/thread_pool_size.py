@@ -7,12 +7,12 @@ from poolscope.recommend.base import (
     RecommendContext,
     RecommendFinding,
     RecommendRule,
-    as_int,
     ev,
     pct,
     too_little,
 )
 from poolscope.rules.base import Threshold
+from poolscope.values import int_or_none
 
 # Queues non-empty in at least this share of polls, while on average fewer than this share of
 # the CPUs had an active worker: the pool leaves CPU unused.
@@ -36,7 +36,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     if not ctx.server.pool_enabled or found is None:
         return Clear("the thread pool is off")
     spec, current_text = found
-    size = as_int(current_text)
+    size = int_or_none(current_text)
     if ctx.cpus is None:
         return Clear("the server host's CPU count is unknown (set cpus on the target)")
     if size is None:
