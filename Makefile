@@ -26,7 +26,7 @@ INSTALL_STAMPS := $(PY_STAMP) \
 	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
 
 .PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
-	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract
+	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract reference lint-reference
 
 help:
 	@echo "make install       Python venv + pinned deps, npm ci for frontend/ and e2e/ (idempotent)"
@@ -35,6 +35,7 @@ help:
 	@echo "make test          backend pytest, frontend unit tests, e2e"
 	@echo "make lint          generated contract up to date; ruff, ruff format --check, mypy, comment paths; frontend lint + typecheck"
 	@echo "make contract      regenerate the API contract: OpenAPI document + the UI's types (commit the result)"
+	@echo "make reference     regenerate docs/reference/ from the code (commit the result)"
 	@echo "make build         frontend production build (frontend/dist)"
 	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
 	@echo "make bench         poller overhead benchmark (python -m poolscope_bench), then the fleet part"
@@ -91,7 +92,7 @@ else
 	@echo "test-e2e: no e2e/package.json, skipped"
 endif
 
-lint: lint-contract lint-backend lint-frontend
+lint: lint-contract lint-reference lint-backend lint-frontend
 
 # The generated contract (README "API contract"): the app's OpenAPI document, the UI's types made
 # from it by openapi-typescript, and every other frontend/src/api/*.gen.ts (gen-metrics, when
@@ -112,6 +113,14 @@ lint-contract: contract
 		git --no-pager diff --stat -- $(GENERATED); [ -z "$$new" ] || echo "new: $$new"; \
 		echo "lint-contract: the generated contract is out of date: run 'make contract' and commit the result" >&2; \
 		exit 1; fi
+
+# docs/reference/ from the code (scripts/gen-reference.py): settings, metrics, rules, API shapes.
+reference: $(PY_STAMP)
+	$(PY) scripts/gen-reference.py
+
+# The reference is what the code says, and every setting, rule and metric has a description.
+lint-reference: $(PY_STAMP)
+	@$(PY) scripts/gen-reference.py --check
 
 lint-backend: $(PY_STAMP)
 	$(VENV)/bin/ruff check backend

@@ -37,7 +37,9 @@ class TargetConfig(BaseModel):
     # A rejected DSN must not be echoed back in the error (it may carry the password).
     model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="the target's name in the UI, the API and alert labels"
+    )
     # Not validated at load time on purpose: one mistyped DSN shows as that target being down
     # with the reason, while every other target keeps being polled.
     dsn: SecretStr = Field(
@@ -55,7 +57,9 @@ class TargetConfig(BaseModel):
             " MySQL/Percona 8.0.14+ with admin_address set); 0 = never"
         ),
     )
-    connect_timeout_s: float = Field(default=3.0, gt=0, le=60)
+    connect_timeout_s: float = Field(
+        default=3.0, gt=0, le=60, description="seconds to connect and log in (the admin connection's too)"
+    )
     # Applying recommendations (off unless admin_dsn is set): a SEPARATE credential that may
     # SET GLOBAL (SUPER or CONNECTION ADMIN); it never leaves the backend.
     admin_dsn: SecretStr | None = Field(
@@ -136,8 +140,8 @@ class UserConfig(BaseModel):
 
     model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$")
-    role: Role
+    name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$", description="the login name")
+    role: Role = Field(description="viewer (reads) or operator (also applies, reverts, silences, captures)")
     password_hash: SecretStr | None = Field(
         default=None, description="scrypt hash printed by `poolscope hash-password`"
     )
@@ -168,16 +172,27 @@ class Settings(BaseSettings):
     store_url: str = Field(
         default="sqlite+aiosqlite:///./poolscope.db", description="any async SQLAlchemy URL"
     )
-    raw_retention_hours: float = Field(default=6, gt=0, le=24 * 7)
-    rollup_retention_days: float = Field(default=8, gt=0, le=400)
-    rollup_step_s: int = Field(default=60, ge=10, le=3600)
+    raw_retention_hours: float = Field(
+        default=6, gt=0, le=24 * 7, description="raw samples are kept this long"
+    )
+    rollup_retention_days: float = Field(
+        default=8, gt=0, le=400, description="rollups (count, sum, min, max per step) are kept this long"
+    )
+    rollup_step_s: int = Field(
+        default=60, ge=10, le=3600, description="the finest rollup's step; coarser tiers are 3 and 10 of them"
+    )
     ratio_window_s: int = Field(default=60, ge=5, le=3600, description="window of windowed ratios")
-    listen_host: str = "127.0.0.1"
-    listen_port: int = Field(default=8000, ge=1, le=65535)
+    listen_host: str = Field(
+        default="127.0.0.1",
+        description="address the dashboard and API listen on (without [[users]], loopback only unless allowed)",
+    )
+    listen_port: int = Field(default=8000, ge=1, le=65535, description="port the dashboard and API listen on")
     static_dir: Path | None = Field(
         default=None, description="built frontend to serve; default frontend/dist beside the backend"
     )
-    targets: list[TargetConfig] = Field(default_factory=list)
+    targets: list[TargetConfig] = Field(
+        default_factory=list, description="the servers to monitor ([[targets]])"
+    )
     # Targets from files besides [[targets]], re-read on change (poolscope/targets_source.py).
     targets_file: Path | None = Field(
         default=None, description="a TOML or YAML file listing targets (same fields as [[targets]])"
@@ -186,17 +201,24 @@ class Settings(BaseSettings):
         default=None, description="a directory of *.toml / *.yaml / *.yml snippets, each one or more targets"
     )
     _inline_targets: list[TargetConfig] = PrivateAttr(default_factory=list)
-    alerts: AlertSettings = Field(default_factory=AlertSettings)
-    snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
+    alerts: AlertSettings = Field(
+        default_factory=AlertSettings, description="alert thresholds, lifecycle and receivers ([alerts])"
+    )
+    snapshots: SnapshotSettings = Field(
+        default_factory=SnapshotSettings, description="incident snapshots ([snapshots])"
+    )
 
     # --- who may log in (see README "Users, roles and applying changes") ---
-    users: list[UserConfig] = Field(default_factory=list)
+    users: list[UserConfig] = Field(
+        default_factory=list,
+        description="who may log in ([[users]]); once any exists, every read needs a login",
+    )
     session_secret: SecretStr | None = Field(
         default=None,
         min_length=32,
         description="signs session cookies; unset = random per process (a restart logs everyone out)",
     )
-    session_ttl_hours: float = Field(default=12, gt=0, le=24 * 30)
+    session_ttl_hours: float = Field(default=12, gt=0, le=24 * 30, description="a login lasts this long")
     cookie_secure: bool = Field(default=False, description="mark cookies Secure (serve over HTTPS)")
     login_attempts_per_minute: int = Field(
         default=10, ge=1, le=1000, description="per user name (from any address); 3x that per address"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from poolscope.schemas.base import Schema
 
 AuditAction = Literal["apply", "revert", "auto_revert"]
 GuardStatus = Literal["watching", "kept", "reverted", "superseded", "interrupted"]
@@ -15,74 +17,140 @@ AuditResult = Literal["applied", "unverified", "failed"]
 TOOK_EFFECT: frozenset[str] = frozenset({"applied", "unverified"})
 
 
-class ApplyIn(BaseModel):
+class ApplyIn(Schema):
+    """A variable change to apply through the target's admin credential."""
+
     variable: str = Field(min_length=1, max_length=64)
-    # A string on purpose: it is validated and converted against the server's own metadata.
+    """The server variable; it must be on the allow-list."""
     value: str = Field(min_length=1, max_length=64)
+    """The new value, as text: it is validated and converted against the server's own metadata
+    (type, range, block size, enum list)."""
     recommendation_id: str | None = Field(default=None, max_length=160)
-    guard: bool = Field(default=False, description="watch the guard window and revert on a regression")
+    """The recommendation this applies, if any (409 when it no longer holds)."""
+    guard: bool = False
+    """Watch the guard window after the change and revert it on a regression."""
 
 
-class VariableMeta(BaseModel):
+class VariableMeta(Schema):
     """What information_schema.SYSTEM_VARIABLES says about a variable."""
 
     name: str
+    """The variable's name."""
     type: str
+    """VARIABLE_TYPE: INT UNSIGNED, BOOLEAN, ENUM, ..."""
     min: str | None = None
+    """NUMERIC_MIN_VALUE, for numbers."""
     max: str | None = None
+    """NUMERIC_MAX_VALUE, for numbers."""
     block_size: str | None = None
+    """NUMERIC_BLOCK_SIZE: the server rounds a value down to a multiple of it."""
     enum_values: list[str] = Field(default_factory=list)
+    """ENUM_VALUE_LIST, for enums and booleans."""
     read_only: bool = False
+    """The variable cannot be changed at run time."""
     scope: str | None = None
+    """VARIABLE_SCOPE: GLOBAL, SESSION or SESSION ONLY."""
 
 
-class ApplyPreview(BaseModel):
+class ApplyPreview(Schema):
+    """What applying a value would do, shown before it is confirmed."""
+
     target: str
+    """The target's name."""
     variable: str
+    """The variable."""
     current: str | None
-    proposed: str  # as the server will store it
+    """Its value now."""
+    proposed: str
+    """The value as the server will store it."""
     meta: VariableMeta
+    """The variable's type and limits, from the server."""
     what_happens: str
+    """The statement that will run, through which credential and port, and how long it lasts."""
     config_snippet: str
+    """The config file lines that keep the change after a restart."""
     persist_sql: str | None = None
+    """MySQL / Percona 8.0+: the SET PERSIST statement that does the same; null elsewhere."""
     port_kind: str
+    """The port the admin connection uses: extra_port, admin_port or port."""
 
 
-class AuditEntry(BaseModel):
+class AuditEntry(Schema):
+    """One change attempt that reached the server: apply, revert or the guard's revert."""
+
     id: int
+    """The entry's id."""
     ts: float
+    """When it was made, Unix time in seconds."""
     target: str
+    """The target's name."""
     action: AuditAction
+    """`apply`, `revert` (by a user) or `auto_revert` (by the guard)."""
     variable: str
+    """The variable changed."""
     old_value: str | None
+    """Its value before."""
     new_value: str
+    """The value set."""
     result: AuditResult
+    """`applied` (set and read back), `unverified` (SET accepted, or its answer lost, but the value
+    could not be read back: the server probably holds new_value) or `failed` (refused, or not
+    what was asked: the old value was put back)."""
     detail: str | None = None
+    """The server's warnings or error."""
     user: str
+    """Who made the change (`poolscope-guard` for an automatic revert)."""
     recommendation_id: str | None = None
+    """The recommendation applied, if any."""
     reverts_id: int | None = None
+    """For a revert: the entry it reverts."""
     reverted_by_id: int | None = None
+    """The entry that reverted this one, if any."""
     port_kind: str | None = None
+    """The port the admin connection used."""
     guarded: bool = False
+    """A guarded apply: watched for guard_window_s after the change."""
     guard_status: GuardStatus | None = None
+    """`watching`, `kept`, `reverted`, `superseded` (a newer change or a revert ended the guard) or
+    `interrupted` (Poolscope restarted during the window; the change was kept)."""
     guard_until: float | None = None
+    """When the guard window ends, Unix time in seconds."""
     guard_note: str | None = None
-    config_snippet: str | None = None  # to make an applied change survive a restart
+    """Why the guard ended as it did, with its numbers."""
+    config_snippet: str | None = None
+    """The config file lines that keep an applied change after a restart (only in the apply
+    answer)."""
 
 
-class MetricChange(BaseModel):
+class MetricChange(Schema):
+    """One metric's mean before and after a change."""
+
     metric: str
+    """The metric's name."""
     label: str
+    """What it is, for reading."""
     before: float | None
+    """Its mean over the window before the change."""
     after: float | None
-    change: float | None  # (after - before) / before; None without both or when before is 0
+    """Its mean over the window after."""
+    change: float | None
+    """(after - before) / before; null without both or when before is 0."""
 
 
-class Comparison(BaseModel):
+class Comparison(Schema):
+    """Throughput, queue and latency over equal windows before and after a change."""
+
     change_id: int
+    """The audit entry compared."""
     ts: float
+    """When the change was made, Unix time in seconds."""
     window_s: float
+    """The length of each window, in s."""
     before_from: float
+    """Start of the window before, Unix time in seconds."""
     after_to: float
-    complete: bool  # False while the after-window is still running
+    """End of the window after."""
+    complete: bool
+    """False while the window after is still running."""
     metrics: list[MetricChange]
+    """QPS, queue length, mean queue wait, stalls/s and running statements, before and after."""

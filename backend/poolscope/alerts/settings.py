@@ -31,18 +31,29 @@ class WebhookReceiver(BaseModel):
 
     model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="the receiver's name (Alertmanager's `receiver`)"
+    )
     # A SecretStr: webhook URLs often carry a token (Slack, PagerDuty bridges).
-    url: SecretStr
+    url: SecretStr = Field(description="http(s) URL the payloads are POSTed to; shown without path or query")
     headers: dict[str, SecretStr] = Field(default_factory=dict, description="e.g. Authorization")
     timeout_s: float = Field(
         default=5.0, gt=0, le=60, description="one attempt, from connecting to the answer's last byte"
     )
-    max_attempts: int = Field(default=5, ge=1, le=20)
-    backoff_initial_s: float = Field(default=1.0, gt=0, le=60)
-    backoff_max_s: float = Field(default=30.0, gt=0, le=600)
-    queue_size: int = Field(default=1000, ge=1, le=100000)
-    send_resolved: bool = True
+    max_attempts: int = Field(
+        default=5, ge=1, le=20, description="attempts per notification before giving up"
+    )
+    backoff_initial_s: float = Field(
+        default=1.0, gt=0, le=60, description="pause after the first failed attempt; it doubles after each"
+    )
+    backoff_max_s: float = Field(default=30.0, gt=0, le=600, description="longest pause between attempts")
+    queue_size: int = Field(
+        default=1000,
+        ge=1,
+        le=100000,
+        description="notifications waiting for this receiver; beyond, the oldest is dropped",
+    )
+    send_resolved: bool = Field(default=True, description="also notify when an alert resolves")
 
     @field_validator("url")
     @classmethod
@@ -82,7 +93,7 @@ class AlertmanagerSettings(BaseModel):
     resend_interval_s: float = Field(
         default=60.0, ge=1, le=3600, description="firing alerts are sent again this often"
     )
-    timeout_s: float = Field(default=10.0, gt=0, le=60)
+    timeout_s: float = Field(default=10.0, gt=0, le=60, description="one post, from connecting to the answer")
     queue_size: int = Field(default=1000, ge=1, le=100000, description="batches waiting to be sent")
 
     @field_validator("urls")
@@ -98,8 +109,10 @@ class AlertmanagerSettings(BaseModel):
 class AlertSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = True
-    thresholds: Thresholds = Field(default_factory=Thresholds)
+    enabled: bool = Field(default=True, description="evaluate alert rules at all")
+    thresholds: Thresholds = Field(
+        default_factory=Thresholds, description="every alert rule's thresholds by name (see the alert rules)"
+    )
     overrides: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="target name -> thresholds that differ for that target"
     )
@@ -109,7 +122,9 @@ class AlertSettings(BaseModel):
         le=3600,
         description="a firing alert resolves after its condition is clear this long",
     )
-    flap_window_s: float = Field(default=600.0, gt=0, le=86400)
+    flap_window_s: float = Field(
+        default=600.0, gt=0, le=86400, description="fires are counted over this window"
+    )
     flap_max_fires: int = Field(
         default=3, ge=2, le=100, description="fired this often within flap_window_s = flapping"
     )
@@ -124,8 +139,13 @@ class AlertSettings(BaseModel):
     external_url: str | None = Field(
         default=None, description="Poolscope's address for links in webhooks; default http://listen_host:port"
     )
-    webhooks: list[WebhookReceiver] = Field(default_factory=list)
-    alertmanager: AlertmanagerSettings = Field(default_factory=AlertmanagerSettings)
+    webhooks: list[WebhookReceiver] = Field(
+        default_factory=list, description="receivers of Alertmanager-format webhooks ([[alerts.webhooks]])"
+    )
+    alertmanager: AlertmanagerSettings = Field(
+        default_factory=AlertmanagerSettings,
+        description="Alertmanagers to post alerts to ([alerts.alertmanager])",
+    )
 
     @model_validator(mode="after")
     def _valid_overrides(self) -> AlertSettings:

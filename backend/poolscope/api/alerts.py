@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from poolscope.alerts.engine import active_order
 from poolscope.alerts.model import AlertRule
@@ -16,6 +16,7 @@ from poolscope.alerts.rules import all_rules
 from poolscope.api.deps import ALERTS_NOT_RUNNING, RowId, ServicesDep, SettingsDep
 from poolscope.auth import User, require_role
 from poolscope.schemas import Alert, AlertEvent, Delivery, Severity, Silence
+from poolscope.schemas.base import Schema
 from poolscope.services import Services
 from poolscope.store.feed import ALERT_EVENTS_KEEP_S
 
@@ -26,35 +27,62 @@ router = APIRouter(prefix="/api/alerts", tags=["alerts"])
 Operator = Annotated[User, Depends(require_role("operator"))]
 
 
-class AlertsOut(BaseModel):
-    active: list[Alert]  # firing and pending, firing first
-    silences: list[Silence]  # silences in effect now
+class AlertsOut(Schema):
+    """The alerts open now and the silences in effect."""
+
+    active: list[Alert]
+    """Firing and pending alerts, firing first."""
+    silences: list[Silence]
+    """Silences in effect now."""
 
 
-class RuleOut(BaseModel):
+class RuleOut(Schema):
+    """An alert rule as the API lists it."""
+
     name: str
+    """The rule's name (also its file in alerts/rules/)."""
     severity: Severity
+    """How loud its alerts are: critical or warning."""
     help: str
+    """What makes it fire, in one line."""
     for_s: float
+    """How long its condition must hold before it fires, in s (0: at once)."""
 
 
-class RulesOut(BaseModel):
+class RulesOut(Schema):
+    """The alert rules and the settings in effect."""
+
     rules: list[RuleOut]
+    """Every alert rule."""
     thresholds: dict[str, Any]
+    """Every threshold by name, as configured ([alerts.thresholds])."""
     overrides: dict[str, dict[str, Any]]
+    """Per target: the thresholds that differ for it ([alerts.overrides.<target>])."""
     resolve_after_s: float
+    """A firing alert resolves after its condition is clear this long, in s."""
     flap_window_s: float
+    """The window in which fires are counted for flapping, in s."""
     flap_max_fires: int
+    """Fired this often within flap_window_s: the alert is flapping."""
     flap_resolve_after_s: float
+    """A flapping alert resolves only after this long clear, in s."""
     receivers: list[dict[str, Any]]
+    """The webhook receivers: name, URL without its path, query or credentials, send_resolved."""
 
 
-class SilenceIn(BaseModel):
+class SilenceIn(Schema):
+    """A silence to make: at least one matcher, and how long."""
+
     target: str | None = Field(default=None, max_length=64)
+    """Match alerts of this target (404 when unknown); null: any."""
     rule: str | None = Field(default=None, max_length=64)
+    """Match alerts of this rule (422 when unknown); null: any."""
     group: str | None = Field(default=None, max_length=32)
-    duration_s: float = Field(ge=60, le=7 * 86400, description="how long the silence lasts")
+    """Match alerts of this thread group; null: any."""
+    duration_s: float = Field(ge=60, le=7 * 86400)
+    """How long the silence lasts, in s (60 s to 7 days)."""
     comment: str = Field(default="", max_length=500)
+    """Why, for the others."""
 
 
 @dataclass(frozen=True)

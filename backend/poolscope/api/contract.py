@@ -24,7 +24,7 @@ def install(app: FastAPI) -> None:
     build: Callable[[], dict[str, Any]] = app.openapi
 
     def openapi() -> dict[str, Any]:
-        return responses_complete(build())
+        return responses_complete(errors_described(build()))
 
     app.openapi = openapi  # type: ignore[method-assign]
 
@@ -53,6 +53,40 @@ def responses_complete(document: dict[str, Any]) -> dict[str, Any]:
         schema = schemas[name]
         if "properties" in schema:
             schema["required"] = list(schema["properties"])
+    return document
+
+
+# FastAPI's own 422 shapes: not our models, so their descriptions are given here (every field of
+# the contract has one: tests/api/test_contract.py).
+FASTAPI_ERRORS: dict[str, tuple[str, dict[str, str]]] = {
+    "HTTPValidationError": (
+        "A request whose input did not validate (422).",
+        {"detail": "One entry per problem."},
+    ),
+    "ValidationError": (
+        "One problem with a request's input.",
+        {
+            "loc": "Where: the part of the request (body, query, path), then the field's path in it.",
+            "msg": "What is wrong, for people.",
+            "type": "The kind of problem, e.g. missing or string_too_long.",
+            "input": "The value given.",
+            "ctx": "Details of the kind, e.g. the limit the value passed.",
+        },
+    ),
+}
+
+
+def errors_described(document: dict[str, Any]) -> dict[str, Any]:
+    """Describe FastAPI's validation error shapes in the document (in place; idempotent)."""
+    schemas: dict[str, Any] = document.get("components", {}).get("schemas", {})
+    for name, (description, fields) in FASTAPI_ERRORS.items():
+        schema = schemas.get(name)
+        if schema is None:
+            continue
+        schema["description"] = description
+        for field, text in fields.items():
+            if field in schema.get("properties", {}):
+                schema["properties"][field]["description"] = text
     return document
 
 

@@ -9,12 +9,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
 from starlette.types import Receive, Scope, Send
 
 from poolscope.api.deps import SettingsDep, StoreDep
 from poolscope.auth.gate import may_read
 from poolscope.schemas import AlertEvent, PollEvent
+from poolscope.schemas.base import Schema
 from poolscope.store.live import ClientSubscription
 
 router = APIRouter(prefix="/api", tags=["live"])
@@ -25,14 +25,16 @@ SESSION_RECHECK_S = 15.0
 FULL_RETRY_AFTER_S = 10
 
 
-class LiveEvents(BaseModel):
+class LiveEvents(Schema):
     """The stream's events by name: each `event: NAME` frame's `data:` line is the JSON of that field.
 
     Documentation only (OpenAPI cannot describe an event stream), so the UI's types know the payloads.
     """
 
     poll: PollEvent
+    """`event: poll`: one per poll of each target."""
     alert: AlertEvent
+    """`event: alert`: one per change of an alert."""
 
 
 class EventStream(StreamingResponse):

@@ -6,10 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from poolscope.api.deps import RowId, SnapshotsDep, TargetName
 from poolscope.auth import User, require_role
+from poolscope.schemas.base import Schema
 from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, json_schema
 
 router = APIRouter(prefix="/api", tags=["snapshots"])
@@ -19,12 +20,18 @@ Viewer = Annotated[User, Depends(require_role("viewer"))]
 Operator = Annotated[User, Depends(require_role("operator"))]
 
 
-class CaptureIn(BaseModel):
+class CaptureIn(Schema):
+    """A snapshot to capture now."""
+
     title: str | None = Field(default=None, max_length=200)
+    """A title for people; default "<target>: snapshot"."""
 
 
-class Created(BaseModel):
+class Created(Schema):
+    """What was stored."""
+
     id: int
+    """Its id."""
 
 
 @router.get("/snapshots", response_model=list[SnapshotSummary])
@@ -37,7 +44,7 @@ async def list_snapshots(
 
 @router.get("/snapshots/schema.json")
 async def snapshot_schema() -> JSONResponse:
-    """The JSON Schema of the snapshot document (also in docs/snapshot.schema.json)."""
+    """The JSON Schema of the snapshot document (also in docs/reference/snapshot.schema.json)."""
     return JSONResponse(json_schema())
 
 

@@ -6,7 +6,7 @@ import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from poolscope.auth.deps import (
     CSRF_COOKIE,
@@ -19,20 +19,29 @@ from poolscope.auth.deps import (
 )
 from poolscope.auth.service import NO_USERS_DETAIL, AuthService
 from poolscope.config import Role
+from poolscope.schemas.base import Schema
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
 AuthDep = Annotated[AuthService, Depends(get_auth)]
 
 
-class LoginIn(BaseModel):
+class LoginIn(Schema):
+    """A login attempt."""
+
     username: str = Field(min_length=1, max_length=64)
+    """The user's name, as in [[users]]."""
     password: str = Field(min_length=1, max_length=1024)
+    """The user's password."""
 
 
-class UserOut(BaseModel):
+class UserOut(Schema):
+    """Who is logged in."""
+
     name: str
+    """The user's name."""
     role: Role
+    """viewer (reads) or operator (also applies, reverts, silences, captures)."""
 
 
 @router.post("/login", response_model=UserOut)

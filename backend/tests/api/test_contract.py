@@ -41,6 +41,18 @@ async def test_the_served_document_is_the_committed_one():
     assert served == json.loads((REPO / OPENAPI_PATH).read_text(encoding="utf-8"))
 
 
+def test_every_schema_and_every_field_of_the_document_is_described():
+    # The reference a client reads is the document: a field without a description is a field
+    # whose unit and meaning only the code knows (give it a docstring: poolscope/schemas/base.py).
+    undescribed = [
+        f"{name}.{field}" if field else name
+        for name, schema in openapi_document()["components"]["schemas"].items()
+        for field in ["", *schema.get("properties", {})]
+        if not (schema["properties"][field] if field else schema).get("description", "").strip()
+    ]
+    assert undescribed == []
+
+
 def test_an_answer_lists_every_key_it_carries_as_required():
     schemas = openapi_document()["components"]["schemas"]
     answers = {

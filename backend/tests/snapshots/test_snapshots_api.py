@@ -22,7 +22,7 @@ from tests.waiting import wait_for
 
 OPERATOR_PW = "snap-operator-pw"
 VIEWER_PW = "snap-viewer-pw"
-SCHEMA_FILE = Path(__file__).resolve().parents[3] / "docs" / "snapshot.schema.json"
+SCHEMA_FILE = Path(__file__).resolve().parents[3] / "docs" / "reference" / "snapshot.schema.json"
 
 
 @pytest.fixture(scope="module")
@@ -129,9 +129,7 @@ def test_archive_has_json_schema_and_an_offline_report(app, captured):
 
 
 def test_published_schema_file_is_current():
-    assert json.loads(SCHEMA_FILE.read_text()) == json_schema(), (
-        "run: python -m poolscope.snapshots.schema_file"
-    )
+    assert json.loads(SCHEMA_FILE.read_text()) == json_schema(), "run: make reference"
 
 
 def test_export_imports_back(app, operator, captured):

@@ -317,7 +317,7 @@ export interface paths {
         };
         /**
          * Snapshot Schema
-         * @description The JSON Schema of the snapshot document (also in docs/snapshot.schema.json).
+         * @description The JSON Schema of the snapshot document (also in docs/reference/snapshot.schema.json).
          */
         get: operations["snapshot_schema_api_snapshots_schema_json_get"];
         put?: never;
@@ -745,11 +745,20 @@ export interface components {
          * @description MySQL Enterprise 8.0.31+: the Admin thread group (TP_CONNECTION_ADMIN connections).
          */
         AdminGroup: {
-            /** Connections Per S */
+            /**
+             * Connections Per S
+             * @description Connections it accepted per second since the last poll.
+             */
             connections_per_s: number | null;
-            /** Group Id */
+            /**
+             * Group Id
+             * @description Its number, after the pool's own groups.
+             */
             group_id: number;
-            /** Queries Per S */
+            /**
+             * Queries Per S
+             * @description Statements it executed per second since the last poll.
+             */
             queries_per_s: number | null;
         };
         /**
@@ -757,58 +766,117 @@ export interface components {
          * @description One alert instance: a rule's finding for one target (and group), through its lifecycle.
          */
         Alert: {
-            /** Acked At */
+            /**
+             * Acked At
+             * @description When it was acknowledged.
+             */
             acked_at: number | null;
-            /** Acked By */
+            /**
+             * Acked By
+             * @description The user who acknowledged it.
+             */
             acked_by: string | null;
-            /** Description */
+            /**
+             * Description
+             * @description The why, with the evidence numbers (SQL with its literals replaced by ?).
+             */
             description: string;
-            /** Fingerprint */
+            /**
+             * Fingerprint
+             * @description Stable per target + rule + group: the deduplication key.
+             */
             fingerprint: string;
-            /** Fired At */
+            /**
+             * Fired At
+             * @description When it started firing.
+             */
             fired_at: number | null;
             /**
              * Flapping
+             * @description It fired flap_max_fires times within flap_window_s: it resolves only after
+             *     flap_resolve_after_s clear.
              * @default false
              */
             flapping: boolean;
-            /** Group */
+            /**
+             * Group
+             * @description The thread group, for per-group rules.
+             */
             group: string | null;
-            /** Id */
+            /**
+             * Id
+             * @description Assigned when it fires; null while pending (pending alerts live in memory only).
+             */
             id: number | null;
-            /** Labels */
+            /**
+             * Labels
+             * @description Extra labels the rule adds (e.g. stall_reason), sent to Alertmanager and webhooks.
+             */
             labels: {
                 [key: string]: string;
             };
-            /** Last Active At */
+            /**
+             * Last Active At
+             * @description When the condition (or its hysteresis band) was last seen.
+             */
             last_active_at: number;
-            /** Poll Ts */
+            /**
+             * Poll Ts
+             * @description The poll whose evaluation made it fire.
+             */
             poll_ts: number | null;
-            /** Resolved At */
+            /**
+             * Resolved At
+             * @description When it resolved.
+             */
             resolved_at: number | null;
-            /** Rule */
+            /**
+             * Rule
+             * @description The alert rule that found it (see the alert rule reference).
+             */
             rule: string;
             /**
              * Severity
+             * @description The rule's severity.
              * @enum {string}
              */
             severity: "critical" | "warning" | "info";
-            /** Silenced By */
+            /**
+             * Silenced By
+             * @description The id of the silence that mutes it.
+             */
             silenced_by: number | null;
-            /** Snapshot Id */
+            /**
+             * Snapshot Id
+             * @description The incident snapshot captured (or linked) when it fired.
+             */
             snapshot_id: number | null;
-            /** Started At */
+            /**
+             * Started At
+             * @description When the condition was first seen (pending), Unix time in seconds.
+             */
             started_at: number;
             /**
              * Status
+             * @description `pending` (condition seen, not yet held for the rule's for-duration), `firing` or
+             *     `resolved`.
              * @enum {string}
              */
             status: "pending" | "firing" | "resolved";
-            /** Summary */
+            /**
+             * Summary
+             * @description One line: what is wrong, where.
+             */
             summary: string;
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
-            /** Value */
+            /**
+             * Value
+             * @description The value that crossed the threshold, in the rule's unit.
+             */
             value: number | null;
         };
         /**
@@ -816,167 +884,365 @@ export interface components {
          * @description What the live channel pushes (`event: alert`) when an alert changes.
          */
         AlertEvent: {
+            /** @description The alert after the change. */
             alert: components["schemas"]["Alert"];
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
             /**
              * Transition
+             * @description What changed: pending, firing, resolved, acknowledged, silenced, unsilenced, or updated
+             *     (e.g. a snapshot was linked). A client keeps alerts by fingerprint and drops one on
+             *     `resolved`.
              * @enum {string}
              */
             transition: "pending" | "firing" | "resolved" | "acknowledged" | "silenced" | "unsilenced" | "updated";
-            /** Ts */
+            /**
+             * Ts
+             * @description When the change happened, Unix time in seconds.
+             */
             ts: number;
         };
-        /** AlertsOut */
+        /**
+         * AlertsOut
+         * @description The alerts open now and the silences in effect.
+         */
         AlertsOut: {
-            /** Active */
+            /**
+             * Active
+             * @description Firing and pending alerts, firing first.
+             */
             active: components["schemas"]["Alert"][];
-            /** Silences */
+            /**
+             * Silences
+             * @description Silences in effect now.
+             */
             silences: components["schemas"]["Silence"][];
         };
-        /** ApplyIn */
+        /**
+         * ApplyIn
+         * @description A variable change to apply through the target's admin credential.
+         */
         ApplyIn: {
             /**
              * Guard
-             * @description watch the guard window and revert on a regression
+             * @description Watch the guard window after the change and revert it on a regression.
              * @default false
              */
             guard?: boolean;
-            /** Recommendation Id */
+            /**
+             * Recommendation Id
+             * @description The recommendation this applies, if any (409 when it no longer holds).
+             */
             recommendation_id?: string | null;
-            /** Value */
+            /**
+             * Value
+             * @description The new value, as text: it is validated and converted against the server's own metadata
+             *     (type, range, block size, enum list).
+             */
             value: string;
-            /** Variable */
+            /**
+             * Variable
+             * @description The server variable; it must be on the allow-list.
+             */
             variable: string;
         };
-        /** ApplyPreview */
+        /**
+         * ApplyPreview
+         * @description What applying a value would do, shown before it is confirmed.
+         */
         ApplyPreview: {
-            /** Config Snippet */
+            /**
+             * Config Snippet
+             * @description The config file lines that keep the change after a restart.
+             */
             config_snippet: string;
-            /** Current */
+            /**
+             * Current
+             * @description Its value now.
+             */
             current: string | null;
+            /** @description The variable's type and limits, from the server. */
             meta: components["schemas"]["VariableMeta"];
-            /** Persist Sql */
+            /**
+             * Persist Sql
+             * @description MySQL / Percona 8.0+: the SET PERSIST statement that does the same; null elsewhere.
+             */
             persist_sql: string | null;
-            /** Port Kind */
+            /**
+             * Port Kind
+             * @description The port the admin connection uses: extra_port, admin_port or port.
+             */
             port_kind: string;
-            /** Proposed */
+            /**
+             * Proposed
+             * @description The value as the server will store it.
+             */
             proposed: string;
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
-            /** Variable */
+            /**
+             * Variable
+             * @description The variable.
+             */
             variable: string;
-            /** What Happens */
+            /**
+             * What Happens
+             * @description The statement that will run, through which credential and port, and how long it lasts.
+             */
             what_happens: string;
         };
-        /** AuditEntry */
+        /**
+         * AuditEntry
+         * @description One change attempt that reached the server: apply, revert or the guard's revert.
+         */
         AuditEntry: {
             /**
              * Action
+             * @description `apply`, `revert` (by a user) or `auto_revert` (by the guard).
              * @enum {string}
              */
             action: "apply" | "revert" | "auto_revert";
-            /** Config Snippet */
+            /**
+             * Config Snippet
+             * @description The config file lines that keep an applied change after a restart (only in the apply
+             *     answer).
+             */
             config_snippet: string | null;
-            /** Detail */
+            /**
+             * Detail
+             * @description The server's warnings or error.
+             */
             detail: string | null;
-            /** Guard Note */
+            /**
+             * Guard Note
+             * @description Why the guard ended as it did, with its numbers.
+             */
             guard_note: string | null;
-            /** Guard Status */
+            /**
+             * Guard Status
+             * @description `watching`, `kept`, `reverted`, `superseded` (a newer change or a revert ended the guard) or
+             *     `interrupted` (Poolscope restarted during the window; the change was kept).
+             */
             guard_status: ("watching" | "kept" | "reverted" | "superseded" | "interrupted") | null;
-            /** Guard Until */
+            /**
+             * Guard Until
+             * @description When the guard window ends, Unix time in seconds.
+             */
             guard_until: number | null;
             /**
              * Guarded
+             * @description A guarded apply: watched for guard_window_s after the change.
              * @default false
              */
             guarded: boolean;
-            /** Id */
+            /**
+             * Id
+             * @description The entry's id.
+             */
             id: number;
-            /** New Value */
+            /**
+             * New Value
+             * @description The value set.
+             */
             new_value: string;
-            /** Old Value */
+            /**
+             * Old Value
+             * @description Its value before.
+             */
             old_value: string | null;
-            /** Port Kind */
+            /**
+             * Port Kind
+             * @description The port the admin connection used.
+             */
             port_kind: string | null;
-            /** Recommendation Id */
+            /**
+             * Recommendation Id
+             * @description The recommendation applied, if any.
+             */
             recommendation_id: string | null;
             /**
              * Result
+             * @description `applied` (set and read back), `unverified` (SET accepted, or its answer lost, but the value
+             *     could not be read back: the server probably holds new_value) or `failed` (refused, or not
+             *     what was asked: the old value was put back).
              * @enum {string}
              */
             result: "applied" | "unverified" | "failed";
-            /** Reverted By Id */
+            /**
+             * Reverted By Id
+             * @description The entry that reverted this one, if any.
+             */
             reverted_by_id: number | null;
-            /** Reverts Id */
+            /**
+             * Reverts Id
+             * @description For a revert: the entry it reverts.
+             */
             reverts_id: number | null;
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
-            /** Ts */
+            /**
+             * Ts
+             * @description When it was made, Unix time in seconds.
+             */
             ts: number;
-            /** User */
+            /**
+             * User
+             * @description Who made the change (`poolscope-guard` for an automatic revert).
+             */
             user: string;
-            /** Variable */
+            /**
+             * Variable
+             * @description The variable changed.
+             */
             variable: string;
         };
-        /** CaptureIn */
+        /**
+         * CaptureIn
+         * @description A snapshot to capture now.
+         */
         CaptureIn: {
-            /** Title */
+            /**
+             * Title
+             * @description A title for people; default "<target>: snapshot".
+             */
             title?: string | null;
         };
-        /** CollectorStatus */
+        /**
+         * CollectorStatus
+         * @description How one collector (one source of the server) fared at the last poll.
+         */
         CollectorStatus: {
-            /** Carried S */
+            /**
+             * Carried S
+             * @description This poll reused the source's reading from this many seconds ago (its samples were stored
+             *     when it was read); null when it ran on this poll.
+             */
             carried_s: number | null;
-            /** Duration Ms */
+            /**
+             * Duration Ms
+             * @description Time it took at this poll, in ms: reading its statement's result and parsing it.
+             */
             duration_ms: number | null;
-            /** Error */
+            /**
+             * Error
+             * @description It ran and failed: the server's message.
+             */
             error: string | null;
-            /** Every S */
+            /**
+             * Every S
+             * @description For a source read at most this often (slow-moving ones), its period in s; null: every
+             *     poll.
+             */
             every_s: number | null;
-            /** Name */
+            /**
+             * Name
+             * @description The collector's name (see the collector reference).
+             */
             name: string;
-            /** Note */
+            /**
+             * Note
+             * @description Anything else to know about this source on this server.
+             */
             note: string | null;
-            /** Ok */
+            /**
+             * Ok
+             * @description It ran and its rows were read.
+             */
             ok: boolean;
-            /** Skipped */
+            /**
+             * Skipped
+             * @description It did not run, and why: it does not apply (e.g. "thread pool off"), or it is retried
+             *     later after a privilege refusal (e.g. "needs PROCESS ...").
+             */
             skipped: string | null;
         };
-        /** Comparison */
+        /**
+         * Comparison
+         * @description Throughput, queue and latency over equal windows before and after a change.
+         */
         Comparison: {
-            /** After To */
+            /**
+             * After To
+             * @description End of the window after.
+             */
             after_to: number;
-            /** Before From */
+            /**
+             * Before From
+             * @description Start of the window before, Unix time in seconds.
+             */
             before_from: number;
-            /** Change Id */
+            /**
+             * Change Id
+             * @description The audit entry compared.
+             */
             change_id: number;
-            /** Complete */
+            /**
+             * Complete
+             * @description False while the window after is still running.
+             */
             complete: boolean;
-            /** Metrics */
+            /**
+             * Metrics
+             * @description QPS, queue length, mean queue wait, stalls/s and running statements, before and after.
+             */
             metrics: components["schemas"]["MetricChange"][];
-            /** Ts */
+            /**
+             * Ts
+             * @description When the change was made, Unix time in seconds.
+             */
             ts: number;
-            /** Window S */
+            /**
+             * Window S
+             * @description The length of each window, in s.
+             */
             window_s: number;
         };
-        /** ConnectionInfo */
+        /**
+         * ConnectionInfo
+         * @description Where the poller connects, and why there.
+         */
         ConnectionInfo: {
-            /** Host */
+            /**
+             * Host
+             * @description The server's host.
+             */
             host: string;
-            /** Note */
+            /**
+             * Note
+             * @description Why the poller fell back to the normal port, if it did.
+             */
             note: string | null;
-            /** Port */
+            /**
+             * Port
+             * @description The port polled.
+             */
             port: number;
             /**
              * Port Kind
+             * @description Which port that is: `extra_port` or `admin_port` (outside the pool), `port` (the normal
+             *     one, whose queue the poll then waits in), `fixture` (replayed output).
              * @enum {string}
              */
             port_kind: "extra_port" | "admin_port" | "port" | "fixture";
         };
-        /** Created */
+        /**
+         * Created
+         * @description What was stored.
+         */
         Created: {
-            /** Id */
+            /**
+             * Id
+             * @description Its id.
+             */
             id: number;
         };
         /**
@@ -984,30 +1250,62 @@ export interface components {
          * @description One attempt to deliver one alert notification to one webhook receiver.
          */
         Delivery: {
-            /** Alert Id */
+            /**
+             * Alert Id
+             * @description The alert notified.
+             */
             alert_id: number | null;
-            /** Alert Status */
+            /**
+             * Alert Status
+             * @description The status notified: firing or resolved.
+             */
             alert_status: string;
-            /** At */
+            /**
+             * At
+             * @description When the attempt ended, Unix time in seconds.
+             */
             at: number;
-            /** Attempt */
+            /**
+             * Attempt
+             * @description Which attempt this was, from 1 (0 for a dropped notification).
+             */
             attempt: number;
-            /** Duration Ms */
+            /**
+             * Duration Ms
+             * @description How long the attempt took, in ms.
+             */
             duration_ms: number | null;
-            /** Error */
+            /**
+             * Error
+             * @description What went wrong, if anything.
+             */
             error: string | null;
-            /** Fingerprint */
+            /**
+             * Fingerprint
+             * @description The alert's fingerprint.
+             */
             fingerprint: string;
-            /** Http Status */
+            /**
+             * Http Status
+             * @description The receiver's HTTP status, if it answered.
+             */
             http_status: number | null;
-            /** Id */
+            /**
+             * Id
+             * @description The attempt's id.
+             */
             id: number;
             /**
              * Outcome
+             * @description `delivered`; `retrying` (this attempt failed, another follows); `failed` (gave up after
+             *     max_attempts); `dropped` (the receiver's queue was full).
              * @enum {string}
              */
             outcome: "delivered" | "retrying" | "failed" | "dropped";
-            /** Receiver */
+            /**
+             * Receiver
+             * @description The webhook receiver's name.
+             */
             receiver: string;
         };
         /**
@@ -1015,76 +1313,175 @@ export interface components {
          * @description One number a recommendation rests on, with where it comes from.
          */
         Evidence: {
-            /** Label */
+            /**
+             * Label
+             * @description What the number is, e.g. "longest queue wait (ms)".
+             */
             label: string;
-            /** Metric */
+            /**
+             * Metric
+             * @description The chart series it was computed from, if any.
+             */
             metric: string | null;
-            /** Value */
+            /**
+             * Value
+             * @description The number, formatted for reading.
+             */
             value: string;
         };
-        /** EvidenceWindow */
+        /**
+         * EvidenceWindow
+         * @description The span of history the evidence comes from.
+         */
         EvidenceWindow: {
-            /** From */
+            /**
+             * From
+             * @description Start of the window, Unix time in seconds.
+             */
             from: number;
-            /** Polls */
+            /**
+             * Polls
+             * @description How many polls the window held (few = weak evidence).
+             */
             polls: number;
-            /** Seconds */
+            /**
+             * Seconds
+             * @description Its length, in s.
+             */
             seconds: number;
-            /** To */
+            /**
+             * To
+             * @description End of the window.
+             */
             to: number;
         };
-        /** GroupState */
+        /**
+         * GroupState
+         * @description One thread group of the pool at this poll (MariaDB THREAD_POOL_GROUPS, MySQL Enterprise
+         *     tp_thread_group_state), with its rates and Poolscope's stall verdict.
+         */
         GroupState: {
-            /** Active Threads */
+            /**
+             * Active Threads
+             * @description Workers running a statement now.
+             */
             active_threads: number;
-            /** Connections */
+            /**
+             * Connections
+             * @description Client connections assigned to the group.
+             */
             connections: number;
-            /** Dequeues Per S */
+            /**
+             * Dequeues Per S
+             * @description Requests taken from the queue per second, by the listener and by workers (MySQL Enterprise:
+             *     statements executed per second).
+             */
             dequeues_per_s: number | null;
-            /** Group Id */
+            /**
+             * Group Id
+             * @description The group's number (GROUP_ID), from 0.
+             */
             group_id: number;
-            /** Has Listener */
+            /**
+             * Has Listener
+             * @description The group has a listener thread waiting for network events.
+             */
             has_listener: boolean;
-            /** Is Stalled */
+            /**
+             * Is Stalled
+             * @description The server's own instantaneous IS_STALLED flag; set for an instant, so rarely seen
+             *     (`stalled` is the verdict to read).
+             */
             is_stalled: boolean;
-            /** Oldest Queued Ms */
+            /**
+             * Oldest Queued Ms
+             * @description How long the group's oldest queued request has waited, in ms; null when its queue is
+             *     empty.
+             */
             oldest_queued_ms: number | null;
-            /** Queue Length */
+            /**
+             * Queue Length
+             * @description Requests waiting in the group's queue (MySQL Enterprise: queued queries + transactions).
+             *     A lower bound: requests not yet taken from the network are not counted.
+             */
             queue_length: number;
             /**
              * Retired
+             * @description The group's number is at or above @@thread_pool_size: left over after the pool shrank,
+             *     listed because its connections still live there.
              * @default false
              */
             retired: boolean;
-            /** Stall Reason */
+            /**
+             * Stall Reason
+             * @description Why `stalled`: `stalls_counter` (the STALLS counter rose), `no_dequeue` (a non-empty queue
+             *     had no dequeue for longer than the stall limit) or `server_flag` (IS_STALLED seen); null when
+             *     not stalled.
+             */
             stall_reason: ("stalls_counter" | "no_dequeue" | "server_flag") | null;
             /**
              * Stalled
+             * @description Poolscope's verdict: the group stalled since the last poll.
              * @default false
              */
             stalled: boolean;
-            /** Stalled Query Ratio */
+            /**
+             * Stalled Query Ratio
+             * @description MySQL Enterprise: share (0..1) of the statements executed since the last poll that stalled.
+             */
             stalled_query_ratio: number | null;
-            /** Stalled Threads */
+            /**
+             * Stalled Threads
+             * @description MySQL Enterprise: tp_thread_group_state.STALLED_THREAD_COUNT, statements the pool marked
+             *     stalled.
+             */
             stalled_threads: number | null;
-            /** Stalls Per S */
+            /**
+             * Stalls Per S
+             * @description STALLS counter rate, per second since the last poll (null on the first poll or after a
+             *     reset).
+             */
             stalls_per_s: number | null;
-            /** Standby Threads */
+            /**
+             * Standby Threads
+             * @description Idle workers kept for reuse (MySQL Enterprise: consumer + reserve threads).
+             */
             standby_threads: number;
-            /** Thread Creations Due To Stall Per S */
+            /**
+             * Thread Creations Due To Stall Per S
+             * @description THREAD_CREATIONS_DUE_TO_STALL rate: workers added per second because the group stalled.
+             */
             thread_creations_due_to_stall_per_s: number | null;
-            /** Thread Creations Per S */
+            /**
+             * Thread Creations Per S
+             * @description THREAD_CREATIONS rate: new workers per second.
+             */
             thread_creations_per_s: number | null;
-            /** Threads */
+            /**
+             * Threads
+             * @description Worker threads of the group, busy or not.
+             */
             threads: number;
-            /** Throttles Per S */
+            /**
+             * Throttles Per S
+             * @description THROTTLES rate: times per second the creation of a new worker was throttled (delayed).
+             */
             throttles_per_s: number | null;
-            /** Wakes Per S */
+            /**
+             * Wakes Per S
+             * @description WAKES rate: idle workers woken per second.
+             */
             wakes_per_s: number | null;
         };
-        /** HTTPValidationError */
+        /**
+         * HTTPValidationError
+         * @description A request whose input did not validate (422).
+         */
         HTTPValidationError: {
-            /** Detail */
+            /**
+             * Detail
+             * @description One entry per problem.
+             */
             detail?: components["schemas"]["ValidationError"][];
         };
         /**
@@ -1094,10 +1491,14 @@ export interface components {
         Health: {
             /**
              * Status
+             * @description Always `ok` when the backend answers.
              * @constant
              */
             status: "ok";
-            /** Version */
+            /**
+             * Version
+             * @description Poolscope's version.
+             */
             version: string;
         };
         /**
@@ -1107,45 +1508,94 @@ export interface components {
          *     Documentation only (OpenAPI cannot describe an event stream), so the UI's types know the payloads.
          */
         LiveEvents: {
+            /** @description `event: alert`: one per change of an alert. */
             alert: components["schemas"]["AlertEvent"];
+            /** @description `event: poll`: one per poll of each target. */
             poll: components["schemas"]["PollEvent"];
         };
-        /** LoginIn */
+        /**
+         * LoginIn
+         * @description A login attempt.
+         */
         LoginIn: {
-            /** Password */
+            /**
+             * Password
+             * @description The user's password.
+             */
             password: string;
-            /** Username */
+            /**
+             * Username
+             * @description The user's name, as in [[users]].
+             */
             username: string;
         };
-        /** MetricChange */
+        /**
+         * MetricChange
+         * @description One metric's mean before and after a change.
+         */
         MetricChange: {
-            /** After */
+            /**
+             * After
+             * @description Its mean over the window after.
+             */
             after: number | null;
-            /** Before */
+            /**
+             * Before
+             * @description Its mean over the window before the change.
+             */
             before: number | null;
-            /** Change */
+            /**
+             * Change
+             * @description (after - before) / before; null without both or when before is 0.
+             */
             change: number | null;
-            /** Label */
+            /**
+             * Label
+             * @description What it is, for reading.
+             */
             label: string;
-            /** Metric */
+            /**
+             * Metric
+             * @description The metric's name.
+             */
             metric: string;
         };
-        /** MetricsOut */
+        /**
+         * MetricsOut
+         * @description A metric history answer: every series of the asked metrics over [from, to].
+         */
         MetricsOut: {
-            /** From */
+            /**
+             * From
+             * @description Start of the range, Unix time in seconds.
+             */
             from: number;
             /**
              * Resolution
+             * @description `raw`: read from raw samples; `rollup`: mostly from per-minute (or coarser) rollups.
              * @enum {string}
              */
             resolution: "raw" | "rollup";
-            /** Rollup Step S */
+            /**
+             * Rollup Step S
+             * @description With `rollup`: the spacing of the points read from rollups (never below step_s); the newest
+             *     minutes, after the last completed rollup, come from raw samples at step_s.
+             */
             rollup_step_s: number | null;
-            /** Series */
+            /**
+             * Series
+             * @description One entry per series of the asked metrics.
+             */
             series: components["schemas"]["SeriesOut"][];
-            /** Step S */
+            /**
+             * Step S
+             * @description Spacing of the points (the bucket width), in s.
+             */
             step_s: number;
-            /** To */
+            /**
+             * To
+             * @description End of the range, Unix time in seconds.
+             */
             to: number;
         };
         /**
@@ -1153,9 +1603,15 @@ export interface components {
          * @description GET /api/overview: every target as one compact row, in config order.
          */
         Overview: {
-            /** Targets */
+            /**
+             * Targets
+             * @description One row per target, in config order.
+             */
             targets: components["schemas"]["OverviewRow"][];
-            /** Ts */
+            /**
+             * Ts
+             * @description When the answer was made, Unix time in seconds.
+             */
             ts: number;
         };
         /**
@@ -1165,41 +1621,82 @@ export interface components {
         OverviewRow: {
             /**
              * Active Alerts
+             * @description Alerts firing for the target.
              * @default 0
              */
             active_alerts: number;
-            /** Groups */
+            /**
+             * Groups
+             * @description Thread groups.
+             */
             groups: number | null;
-            /** Last Poll At */
+            /**
+             * Last Poll At
+             * @description The last poll attempt, Unix time in seconds.
+             */
             last_poll_at: number | null;
-            /** Longest Wait Ms */
+            /**
+             * Longest Wait Ms
+             * @description The longest a queued request has waited, in ms.
+             */
             longest_wait_ms: number | null;
-            /** Name */
+            /**
+             * Name
+             * @description The target's name.
+             */
             name: string;
-            /** Pool Enabled */
+            /**
+             * Pool Enabled
+             * @description The thread pool runs; null until the server is known.
+             */
             pool_enabled: boolean | null;
-            /** Qps */
+            /**
+             * Qps
+             * @description Queries per second, less Poolscope's own.
+             */
             qps: number | null;
-            /** Queue Length */
+            /**
+             * Queue Length
+             * @description Requests queued, summed over the groups.
+             */
             queue_length: number | null;
-            /** Queued Connections */
+            /**
+             * Queued Connections
+             * @description Queued requests counted from the queue itself.
+             */
             queued_connections: number | null;
-            /** Reason */
+            /**
+             * Reason
+             * @description Why the target is down.
+             */
             reason: string | null;
-            /** Stalled Groups */
+            /**
+             * Stalled Groups
+             * @description Groups judged stalled at the last poll.
+             */
             stalled_groups: number | null;
             /**
              * Status
+             * @description `up`, `down` or `starting`.
              * @enum {string}
              */
             status: "up" | "down" | "starting";
-            /** Tags */
+            /**
+             * Tags
+             * @description The target's tags from the config.
+             */
             tags: {
                 [key: string]: string;
             };
-            /** Threads Connected */
+            /**
+             * Threads Connected
+             * @description Threads_connected.
+             */
             threads_connected: number | null;
-            /** Threads Running */
+            /**
+             * Threads Running
+             * @description Threads_running.
+             */
             threads_running: number | null;
         };
         /**
@@ -1207,13 +1704,25 @@ export interface components {
          * @description What the live channel pushes after each poll.
          */
         PollEvent: {
-            /** Samples */
+            /**
+             * Samples
+             * @description The poll's samples, shaped as stored: a chart appends them to the series it fetched.
+             *     For a target that is down, only target_up = 0.
+             */
             samples: components["schemas"]["Sample"][];
+            /** @description The poll's state; null when the target is down (the last good state stays at /state). */
             state: components["schemas"]["TargetState"] | null;
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
+            /** @description The target as /api/targets lists it, after this poll. */
             target_info: components["schemas"]["TargetInfo"];
-            /** Ts */
+            /**
+             * Ts
+             * @description When the poll ran, Unix time in seconds.
+             */
             ts: number;
         };
         /**
@@ -1221,26 +1730,57 @@ export interface components {
          * @description Whole-pool figures for flavors without (or besides) per-group data.
          */
         PoolSummary: {
+            /** @description MySQL Enterprise 8.0.31+: the Admin thread group, not one of `groups`. */
             admin_group: components["schemas"]["AdminGroup"] | null;
-            /** High Prio Mode */
+            /**
+             * High Prio Mode
+             * @description Percona, AliSQL: thread_pool_high_prio_mode (transactions, statements or none).
+             */
             high_prio_mode: string | null;
-            /** High Prio Tickets */
+            /**
+             * High Prio Tickets
+             * @description Percona, AliSQL: thread_pool_high_prio_tickets.
+             */
             high_prio_tickets: string | null;
-            /** Idle Threads */
+            /**
+             * Idle Threads
+             * @description Threadpool_idle_threads: the pool's idle workers.
+             */
             idle_threads: number | null;
-            /** Kind */
+            /**
+             * Kind
+             * @description Which pool implementation runs.
+             */
             kind: ("mariadb" | "percona" | "mysql_enterprise") | null;
+            /** @description Percona 8.4.10+: requests waiting in the whole pool's queues. */
             queue_depth: components["schemas"]["QueueDepth"] | null;
-            /** Queue Wait */
+            /**
+             * Queue Wait
+             * @description Percona 8.4.10+: the queue wait statistics, parsed.
+             */
             queue_wait: components["schemas"]["QueueWaitStat"][];
-            /** Size */
+            /**
+             * Size
+             * @description thread_pool_size: the number of thread groups.
+             */
             size: number | null;
-            /** Stall Limit Ms */
+            /**
+             * Stall Limit Ms
+             * @description thread_pool_stall_limit in ms, whatever the flavor's unit.
+             */
             stall_limit_ms: number | null;
-            /** Stall Limit Raw */
+            /**
+             * Stall Limit Raw
+             * @description thread_pool_stall_limit as the server spells it, with its unit (MySQL Enterprise:
+             *     "6 ×10 ms").
+             */
             stall_limit_raw: string | null;
+            /** @description MySQL Enterprise: tp_thread_state counts. */
             thread_states: components["schemas"]["ThreadStates"] | null;
-            /** Threads */
+            /**
+             * Threads
+             * @description Threadpool_threads: the pool's worker threads.
+             */
             threads: number | null;
         };
         /**
@@ -1248,11 +1788,21 @@ export interface components {
          * @description Percona 8.4.10+: requests waiting in the whole pool's queues now (summed over all groups).
          */
         QueueDepth: {
-            /** High */
+            /**
+             * High
+             * @description Threadpool_requests_waiting_in_hp_queue: requests in the high-priority queues.
+             */
             high: number | null;
-            /** Normal */
+            /**
+             * Normal
+             * @description Threadpool_requests_waiting_in_queue: requests in the normal-priority queues.
+             */
             normal: number | null;
-            /** Starved */
+            /**
+             * Starved
+             * @description Threadpool_requests_starved_in_queue: normal-priority requests held back while the pool is
+             *     at thread_pool_oversubscribe (the server's own saturation signal).
+             */
             starved: number | null;
         };
         /**
@@ -1265,149 +1815,342 @@ export interface components {
          *     when too few requests were dequeued to tell their mean from avg's 3-decimal rounding).
          */
         QueueWaitStat: {
-            /** Avg */
+            /**
+             * Avg
+             * @description Mean wait since the server started, in µs.
+             */
             avg: number | null;
-            /** Cnt */
+            /**
+             * Cnt
+             * @description Requests dequeued since the server started.
+             */
             cnt: number | null;
-            /** Dev */
+            /**
+             * Dev
+             * @description Standard deviation of the waits since the server started, in µs.
+             */
             dev: number | null;
-            /** Max */
+            /**
+             * Max
+             * @description Longest wait since the server started, in µs.
+             */
             max: number | null;
-            /** Min */
+            /**
+             * Min
+             * @description Shortest wait since the server started, in µs.
+             */
             min: number | null;
-            /** Name */
+            /**
+             * Name
+             * @description The status variable, e.g. Threadpool_average_queue_wait_us.
+             */
             name: string;
-            /** Window Avg */
+            /**
+             * Window Avg
+             * @description Mean wait of the requests dequeued in the window, in µs.
+             */
             window_avg: number | null;
-            /** Window Count */
+            /**
+             * Window Count
+             * @description Requests dequeued in the window.
+             */
             window_count: number | null;
-            /** Window S */
+            /**
+             * Window S
+             * @description The window's length in s: one poll, longer on a quiet server.
+             */
             window_s: number | null;
         };
-        /** QueuedConnection */
+        /**
+         * QueuedConnection
+         * @description A request waiting in a thread group's queue, with who sent it.
+         */
         QueuedConnection: {
-            /** Command */
+            /**
+             * Command
+             * @description PROCESSLIST.COMMAND, only when the session is active this poll (a queued one shows Sleep).
+             */
             command: string | null;
-            /** Connection Id */
+            /**
+             * Connection Id
+             * @description The connection's id; null while a new connection's login waits in the queue.
+             */
             connection_id: number | null;
-            /** Db */
+            /**
+             * Db
+             * @description The connection's default database, likewise.
+             */
             db: string | null;
-            /** Group Id */
+            /**
+             * Group Id
+             * @description The group whose queue holds it.
+             */
             group_id: number;
-            /** Host */
+            /**
+             * Host
+             * @description The client's host:port, likewise.
+             */
             host: string | null;
-            /** Info */
+            /**
+             * Info
+             * @description PROCESSLIST.INFO, only when active this poll.
+             */
             info: string | null;
-            /** Last Sql */
+            /**
+             * Last Sql
+             * @description The last statement Poolscope saw this connection run. The queued request itself is unread
+             *     until a worker dequeues it, so its SQL cannot be known.
+             */
             last_sql: string | null;
-            /** Last Sql Seen S Ago */
+            /**
+             * Last Sql Seen S Ago
+             * @description How many seconds ago `last_sql` was seen.
+             */
             last_sql_seen_s_ago: number | null;
-            /** Position */
+            /**
+             * Position
+             * @description Its place in the queue (POSITION).
+             */
             position: number;
-            /** Priority */
+            /**
+             * Priority
+             * @description `high` or `low`: which of the group's two queues (MariaDB's index 0 / 1).
+             */
             priority: string;
-            /** Queueing Time Ms */
+            /**
+             * Queueing Time Ms
+             * @description How long it has waited, in ms (coarse unless thread_pool_exact_stats is ON: see the
+             *     server's `queue_time_mode`).
+             */
             queueing_time_ms: number;
-            /** State */
+            /**
+             * State
+             * @description PROCESSLIST.STATE, only when active this poll.
+             */
             state: string | null;
-            /** Time S */
+            /**
+             * Time S
+             * @description Seconds in that command, only when active this poll.
+             */
             time_s: number | null;
-            /** User */
+            /**
+             * User
+             * @description The connection's user, from its last sighting in the processlist or a lookup by id.
+             */
             user: string | null;
         };
-        /** Ratio */
+        /**
+         * Ratio
+         * @description A ratio over a window of polls, or why there is none.
+         */
         Ratio: {
-            /** Note */
+            /**
+             * Note
+             * @description Why `value` is null, or how to read it.
+             */
             note: string | null;
-            /** Regime */
+            /**
+             * Regime
+             * @description The thread handling it was computed under (pool-of-threads, one-thread-per-connection).
+             */
             regime: string | null;
-            /** Value */
+            /**
+             * Value
+             * @description The ratio, 0..1; null when not meaningful here (see `note`).
+             */
             value: number | null;
-            /** Window S */
+            /**
+             * Window S
+             * @description The seconds of history it covers (up to ratio_window_s).
+             */
             window_s: number | null;
         };
-        /** Ratios */
+        /**
+         * Ratios
+         * @description Cache-miss ratios over the ratio window.
+         */
         Ratios: {
+            /** @description ΔInnodb_buffer_pool_reads / ΔInnodb_buffer_pool_read_requests. */
             buffer_pool_miss: components["schemas"]["Ratio"];
+            /** @description ΔThreads_created / ΔConnections: only meaningful with one thread per connection. */
             thread_cache_miss: components["schemas"]["Ratio"];
         };
-        /** Recommendation */
+        /**
+         * Recommendation
+         * @description A change the rules propose for one target, with the why and the evidence.
+         */
         Recommendation: {
-            /** Applicable */
+            /**
+             * Applicable
+             * @description One-click apply is possible here (live, allow-listed, applying configured).
+             */
             applicable: boolean;
             /**
              * Apply
+             * @description `live`: SET GLOBAL applies it now; `restart`: a config file change and a restart.
              * @enum {string}
              */
             apply: "live" | "restart";
-            /** Chart Metrics */
+            /**
+             * Chart Metrics
+             * @description The metrics to chart beside it.
+             */
             chart_metrics: string[];
-            /** Chart Url */
+            /**
+             * Chart Url
+             * @description The target page at the window the evidence comes from.
+             */
             chart_url: string;
-            /** Config Snippet */
+            /**
+             * Config Snippet
+             * @description The config file lines that make the change permanent (MariaDB has no SET PERSIST).
+             */
             config_snippet: string;
-            /** Current */
+            /**
+             * Current
+             * @description Its current value as the server reports it; null when the server has none.
+             */
             current: string | null;
-            /** Evidence */
+            /**
+             * Evidence
+             * @description The numbers it rests on.
+             */
             evidence: components["schemas"]["Evidence"][];
-            /** First Seen */
+            /**
+             * First Seen
+             * @description When it was first made, Unix time in seconds.
+             */
             first_seen: number;
-            /** Id */
+            /**
+             * Id
+             * @description `<target>:<rule>`, stable while the recommendation holds.
+             */
             id: string;
-            /** Last Seen */
+            /**
+             * Last Seen
+             * @description When an evaluation last confirmed it.
+             */
             last_seen: number;
-            /** Not Applicable Reason */
+            /**
+             * Not Applicable Reason
+             * @description Why it cannot be applied with one click, when it cannot.
+             */
             not_applicable_reason: string | null;
-            /** Persist Sql */
+            /**
+             * Persist Sql
+             * @description MySQL / Percona 8.0+: the SET PERSIST statement that keeps a live change across restarts;
+             *     null elsewhere.
+             */
             persist_sql: string | null;
-            /** Proposed */
+            /**
+             * Proposed
+             * @description The value proposed.
+             */
             proposed: string;
-            /** Read More */
+            /**
+             * Read More
+             * @description A link to the vendor's documentation of the variable.
+             */
             read_more: string;
-            /** Rule */
+            /**
+             * Rule
+             * @description The recommendation rule that made it (see the rule reference).
+             */
             rule: string;
             /**
              * Severity
+             * @description info, warning or critical.
              * @enum {string}
              */
             severity: "critical" | "warning" | "info";
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
-            /** Title */
+            /**
+             * Title
+             * @description One line: the change.
+             */
             title: string;
-            /** Unit */
+            /**
+             * Unit
+             * @description The variable's unit where the rule states one (stall limit: `ms`, or `×10 ms` on MySQL
+             *     Enterprise).
+             */
             unit: string | null;
-            /** Variable */
+            /**
+             * Variable
+             * @description The server's own name for the variable on this flavor.
+             */
             variable: string;
-            /** Why */
+            /**
+             * Why
+             * @description The reasoning, with the evidence numbers.
+             */
             why: string;
+            /** @description The window of history the evidence was read from (recommend_window_s). */
             window: components["schemas"]["EvidenceWindow"];
         };
-        /** RecommendationsOut */
+        /**
+         * RecommendationsOut
+         * @description A target's recommendations: active, vanished, and every rule's conclusion.
+         */
         RecommendationsOut: {
-            /** Active */
+            /**
+             * Active
+             * @description The recommendations that hold now.
+             */
             active: components["schemas"]["Recommendation"][];
-            /** Evaluated At */
+            /**
+             * Evaluated At
+             * @description When the rules last ran for it, Unix time in seconds; null: not yet.
+             */
             evaluated_at: number | null;
-            /** Note */
+            /**
+             * Note
+             * @description Why there is nothing to evaluate yet.
+             */
             note: string | null;
-            /** Rules */
+            /**
+             * Rules
+             * @description Each rule's conclusion at the last evaluation.
+             */
             rules: components["schemas"]["RuleStatus"][];
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
-            /** Vanished */
+            /**
+             * Vanished
+             * @description Recommendations that no longer hold.
+             */
             vanished: components["schemas"]["VanishedRecommendation"][];
         };
-        /** RuleOut */
+        /**
+         * RuleOut
+         * @description An alert rule as the API lists it.
+         */
         RuleOut: {
-            /** For S */
+            /**
+             * For S
+             * @description How long its condition must hold before it fires, in s (0: at once).
+             */
             for_s: number;
-            /** Help */
+            /**
+             * Help
+             * @description What makes it fire, in one line.
+             */
             help: string;
-            /** Name */
+            /**
+             * Name
+             * @description The rule's name (also its file in alerts/rules/).
+             */
             name: string;
             /**
              * Severity
+             * @description How loud its alerts are: critical or warning.
              * @enum {string}
              */
             severity: "critical" | "warning" | "info";
@@ -1417,36 +2160,72 @@ export interface components {
          * @description What each rule concluded at the last evaluation (also when it recommends nothing).
          */
         RuleStatus: {
-            /** Note */
+            /**
+             * Note
+             * @description Its conclusion: the change, or why there is none.
+             */
             note: string;
-            /** Recommends */
+            /**
+             * Recommends
+             * @description It proposes a change now.
+             */
             recommends: boolean;
-            /** Rule */
+            /**
+             * Rule
+             * @description The rule's name.
+             */
             rule: string;
         };
-        /** RulesOut */
+        /**
+         * RulesOut
+         * @description The alert rules and the settings in effect.
+         */
         RulesOut: {
-            /** Flap Max Fires */
+            /**
+             * Flap Max Fires
+             * @description Fired this often within flap_window_s: the alert is flapping.
+             */
             flap_max_fires: number;
-            /** Flap Resolve After S */
+            /**
+             * Flap Resolve After S
+             * @description A flapping alert resolves only after this long clear, in s.
+             */
             flap_resolve_after_s: number;
-            /** Flap Window S */
+            /**
+             * Flap Window S
+             * @description The window in which fires are counted for flapping, in s.
+             */
             flap_window_s: number;
-            /** Overrides */
+            /**
+             * Overrides
+             * @description Per target: the thresholds that differ for it ([alerts.overrides.<target>]).
+             */
             overrides: {
                 [key: string]: {
                     [key: string]: unknown;
                 };
             };
-            /** Receivers */
+            /**
+             * Receivers
+             * @description The webhook receivers: name, URL without its path, query or credentials, send_resolved.
+             */
             receivers: {
                 [key: string]: unknown;
             }[];
-            /** Resolve After S */
+            /**
+             * Resolve After S
+             * @description A firing alert resolves after its condition is clear this long, in s.
+             */
             resolve_after_s: number;
-            /** Rules */
+            /**
+             * Rules
+             * @description Every alert rule.
+             */
             rules: components["schemas"]["RuleOut"][];
-            /** Thresholds */
+            /**
+             * Thresholds
+             * @description Every threshold by name, as configured ([alerts.thresholds]).
+             */
             thresholds: {
                 [key: string]: unknown;
             };
@@ -1456,24 +2235,46 @@ export interface components {
          * @description One value of one series at one poll; the generic unit the store keeps.
          */
         Sample: {
-            /** Labels */
+            /**
+             * Labels
+             * @description The series' labels besides the target, e.g. {"group": "0"}.
+             */
             labels: {
                 [key: string]: string;
             };
-            /** Metric */
+            /**
+             * Metric
+             * @description The metric's name (see the metric reference).
+             */
             metric: string;
-            /** Value */
+            /**
+             * Value
+             * @description The value in the metric's unit; null when it could not be computed this poll.
+             */
             value: number | null;
         };
-        /** SeriesOut */
+        /**
+         * SeriesOut
+         * @description One series of a metric: its labels and points.
+         */
         SeriesOut: {
-            /** Labels */
+            /**
+             * Labels
+             * @description The series' labels, e.g. {"group": "0"}.
+             */
             labels: {
                 [key: string]: string;
             };
-            /** Metric */
+            /**
+             * Metric
+             * @description The metric's name (see the metric reference).
+             */
             metric: string;
-            /** Points */
+            /**
+             * Points
+             * @description [ts, value] pairs: ts the bucket's start (Unix s), value null for no sample. Buckets
+             *     without data are left out.
+             */
             points: [
                 number,
                 number | null
@@ -1486,47 +2287,97 @@ export interface components {
         ServerInfo: {
             /**
              * Admin Port
+             * @description The MySQL / Percona 8.0.14+ administrative interface's port; 0 when admin_address is
+             *     unset.
              * @default 0
              */
             admin_port: number;
-            /** Capabilities */
+            /**
+             * Capabilities
+             * @description What the UI may offer for this server: groups, group_stats, queue_entries, waits,
+             *     pool_threads, queue_wait_stats, queue_depth.
+             */
             capabilities: string[];
-            /** Edition */
+            /**
+             * Edition
+             * @description @@version_comment: "MySQL Enterprise", "Percona Server", ... as the server announces
+             *     itself.
+             */
             edition: string | null;
-            /** Enable Hint */
+            /**
+             * Enable Hint
+             * @description Pool off: what turning it on involves for this flavor and version.
+             */
             enable_hint: string | null;
-            /** Enable Snippet */
+            /**
+             * Enable Snippet
+             * @description Pool off: the config lines that turn it on, valid for this version.
+             */
             enable_snippet: string | null;
-            /** Exact Stats */
+            /**
+             * Exact Stats
+             * @description @@thread_pool_exact_stats (MariaDB); null when the server has no such variable.
+             */
             exact_stats: boolean | null;
             /**
              * Extra Port
+             * @description @@extra_port, the port outside the pool (MariaDB, Percona 5.7); 0 = none.
              * @default 0
              */
             extra_port: number;
             /**
              * Flavor
+             * @description The server's flavor, from @@version and @@version_comment.
              * @enum {string}
              */
             flavor: "mariadb" | "mysql" | "percona" | "alisql" | "unknown";
-            /** Notes */
+            /**
+             * Notes
+             * @description Things to know about how this server is read (an unknown or newer version, a pool
+             *     recognised from its variables, a replayed fixture, ...). Never an error.
+             */
             notes: string[];
-            /** Pool Enabled */
+            /**
+             * Pool Enabled
+             * @description The thread pool runs.
+             */
             pool_enabled: boolean;
-            /** Pool Grant Needed */
+            /**
+             * Pool Grant Needed
+             * @description The pool runs but this credential cannot read its tables (MySQL Enterprise without SELECT on
+             *     performance_schema): the privilege, as GRANT spells it, that would let Poolscope read them.
+             */
             pool_grant_needed: string | null;
-            /** Pool Kind */
+            /**
+             * Pool Kind
+             * @description Which pool implementation runs; null when none runs. Decides the collectors and the
+             *     variable names and units.
+             */
             pool_kind: ("mariadb" | "percona" | "mysql_enterprise") | null;
-            /** Pool Tables */
+            /**
+             * Pool Tables
+             * @description The pool's tables this credential can read (THREAD_POOL_*, tp_*).
+             */
             pool_tables: string[];
-            /** Queue Time Mode */
+            /**
+             * Queue Time Mode
+             * @description `coarse`: queue times come from the pool's timer tick and overstate waits (exact_stats
+             *     OFF); `exact`: measured; null when unknown.
+             */
             queue_time_mode: ("exact" | "coarse") | null;
-            /** Thread Handling */
+            /**
+             * Thread Handling
+             * @description @@thread_handling: pool-of-threads, one-thread-per-connection, loaded-dynamically, ...
+             */
             thread_handling: string;
-            /** Version */
+            /**
+             * Version
+             * @description @@version as the server reports it.
+             */
             version: string;
             /**
              * Version Tuple
+             * @description The version's numbers, parsed from `version`; (0, 0, 0) when it could not be parsed.
              * @default [
              *       0,
              *       0,
@@ -1541,115 +2392,216 @@ export interface components {
         };
         /**
          * ServerTables
-         * @description The server's own tables read once at the moment (raw rows, as the server returned them).
+         * @description The server's own tables read once at the moment (raw rows, as the server returned them;
+         *     column names in lower case).
          */
         ServerTables: {
-            /** Captured At */
+            /**
+             * Captured At
+             * @description When they were read, Unix time in seconds.
+             */
             captured_at: number | null;
-            /** Errors */
+            /**
+             * Errors
+             * @description Statements that could not be read, and why (a missing privilege, a timeout during a
+             *     stall).
+             */
             errors: {
                 [key: string]: string;
             };
-            /** Global Status */
+            /**
+             * Global Status
+             * @description SHOW GLOBAL STATUS, name -> value.
+             */
             global_status: {
                 [key: string]: string;
             };
-            /** Global Variables */
+            /**
+             * Global Variables
+             * @description SHOW GLOBAL VARIABLES, name -> value (secret-looking ones `<redacted>`).
+             */
             global_variables: {
                 [key: string]: string;
             };
-            /** Innodb Lock Waits */
+            /**
+             * Innodb Lock Waits
+             * @description information_schema.INNODB_LOCK_WAITS.
+             */
             innodb_lock_waits: {
                 [key: string]: string | number | boolean | null;
             }[];
-            /** Innodb Trx */
+            /**
+             * Innodb Trx
+             * @description information_schema.INNODB_TRX.
+             */
             innodb_trx: {
                 [key: string]: string | number | boolean | null;
             }[];
-            /** Port Kind */
+            /**
+             * Port Kind
+             * @description Which port the capture used: extra_port or port.
+             */
             port_kind: string | null;
-            /** Processlist */
+            /**
+             * Processlist
+             * @description The full PROCESSLIST, idle sessions included.
+             */
             processlist: {
                 [key: string]: string | number | boolean | null;
             }[];
-            /** Thread Pool Groups */
+            /**
+             * Thread Pool Groups
+             * @description information_schema.THREAD_POOL_GROUPS.
+             */
             thread_pool_groups: {
                 [key: string]: string | number | boolean | null;
             }[];
-            /** Thread Pool Queues */
+            /**
+             * Thread Pool Queues
+             * @description information_schema.THREAD_POOL_QUEUES.
+             */
             thread_pool_queues: {
                 [key: string]: string | number | boolean | null;
             }[];
-            /** Thread Pool Stats */
+            /**
+             * Thread Pool Stats
+             * @description information_schema.THREAD_POOL_STATS.
+             */
             thread_pool_stats: {
                 [key: string]: string | number | boolean | null;
             }[];
-            /** Thread Pool Waits */
+            /**
+             * Thread Pool Waits
+             * @description information_schema.THREAD_POOL_WAITS.
+             */
             thread_pool_waits: {
                 [key: string]: string | number | boolean | null;
             }[];
         };
         /**
          * Session
-         * @description An active row of PROCESSLIST.
+         * @description An active row of PROCESSLIST (a session running a statement, not Sleep).
          */
         Session: {
-            /** Command */
+            /**
+             * Command
+             * @description PROCESSLIST.COMMAND (Query, Execute, ...).
+             */
             command: string;
-            /** Db */
+            /**
+             * Db
+             * @description The default database, if any.
+             */
             db: string | null;
-            /** Host */
+            /**
+             * Host
+             * @description The client's host:port.
+             */
             host: string | null;
-            /** Id */
+            /**
+             * Id
+             * @description The connection id (PROCESSLIST.ID).
+             */
             id: number;
-            /** Info */
+            /**
+             * Info
+             * @description The statement's text, cut to 2,048 characters.
+             */
             info: string | null;
-            /** State */
+            /**
+             * State
+             * @description PROCESSLIST.STATE, what the statement is doing.
+             */
             state: string | null;
-            /** Time S */
+            /**
+             * Time S
+             * @description Seconds in the current command: whole seconds from SHOW FULL PROCESSLIST, millisecond steps
+             *     from information_schema.PROCESSLIST (used above 300 connections).
+             */
             time_s: number | null;
-            /** User */
+            /**
+             * User
+             * @description The session's user.
+             */
             user: string | null;
         };
-        /** Silence */
+        /**
+         * Silence
+         * @description Mutes the notifications of the alerts it matches while it lasts (they still show).
+         */
         Silence: {
             /**
              * Comment
+             * @description Why, as its author wrote it.
              * @default
              */
             comment: string;
-            /** Created By */
+            /**
+             * Created By
+             * @description The user who made it.
+             */
             created_by: string;
-            /** Ends At */
+            /**
+             * Ends At
+             * @description When it ends.
+             */
             ends_at: number;
-            /** Group */
+            /**
+             * Group
+             * @description Matches alerts of this thread group; null: any.
+             */
             group: string | null;
-            /** Id */
+            /**
+             * Id
+             * @description The silence's id.
+             */
             id: number;
-            /** Rule */
+            /**
+             * Rule
+             * @description Matches alerts of this rule; null: any.
+             */
             rule: string | null;
-            /** Starts At */
+            /**
+             * Starts At
+             * @description When it starts, Unix time in seconds.
+             */
             starts_at: number;
-            /** Target */
+            /**
+             * Target
+             * @description Matches alerts of this target; null: any.
+             */
             target: string | null;
         };
-        /** SilenceIn */
+        /**
+         * SilenceIn
+         * @description A silence to make: at least one matcher, and how long.
+         */
         SilenceIn: {
             /**
              * Comment
+             * @description Why, for the others.
              * @default
              */
             comment?: string;
             /**
              * Duration S
-             * @description how long the silence lasts
+             * @description How long the silence lasts, in s (60 s to 7 days).
              */
             duration_s: number;
-            /** Group */
+            /**
+             * Group
+             * @description Match alerts of this thread group; null: any.
+             */
             group?: string | null;
-            /** Rule */
+            /**
+             * Rule
+             * @description Match alerts of this rule (422 when unknown); null: any.
+             */
             rule?: string | null;
-            /** Target */
+            /**
+             * Target
+             * @description Match alerts of this target (404 when unknown); null: any.
+             */
             target?: string | null;
         };
         /**
@@ -1657,95 +2609,188 @@ export interface components {
          * @description Everything about one incident moment on one target.
          */
         SnapshotDocument: {
-            /** Alert Id */
+            /**
+             * Alert Id
+             * @description The alert that took it, if any.
+             */
             alert_id: number | null;
-            /** Alerts */
+            /**
+             * Alerts
+             * @description Alerts active at some time in the window.
+             */
             alerts: components["schemas"]["Alert"][];
-            /** Created At */
+            /**
+             * Created At
+             * @description When it was taken, Unix time in seconds (an imported file's time in the future becomes the
+             *     import's).
+             */
             created_at: number;
             /**
              * Format
+             * @description Always `poolscope-snapshot`: what the file is.
              * @default poolscope-snapshot
              * @constant
              */
             format: "poolscope-snapshot";
-            /** Moment Ts */
+            /**
+             * Moment Ts
+             * @description The poll the snapshot is about.
+             */
             moment_ts: number;
-            /** Poolscope Version */
+            /**
+             * Poolscope Version
+             * @description The Poolscope version that made it.
+             */
             poolscope_version: string;
             /**
              * Redacted Sql
+             * @description SQL literals were replaced by ? (redact_sql_literals).
              * @default false
              */
             redacted_sql: boolean;
             /**
              * Schema Version
+             * @description The document's version: a new optional field keeps it, a changed or removed one bumps it.
              * @default 1
              * @constant
              */
             schema_version: 1;
-            /** Series */
+            /**
+             * Series
+             * @description Every metric of the target over the window.
+             */
             series: components["schemas"]["SeriesOut"][];
+            /** @description The server's own tables, read once between two polls. */
             server_tables: components["schemas"]["ServerTables"];
+            /**
+             * @description The poll at the moment: groups, queue with user/host/db/SQL, transactions, sessions,
+             *     waits.
+             */
             state: components["schemas"]["TargetState"];
             /**
              * Step S
+             * @description The spacing of the series' points, in s.
              * @default 1
              */
             step_s: number;
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
+            /** @description The target at the moment: server flavor and version, connection, collectors' health. */
             target_info: components["schemas"]["TargetInfo"];
-            /** Title */
+            /**
+             * Title
+             * @description A title for people: the alert's summary, or what the capturer typed.
+             */
             title: string;
             /**
              * Trigger
+             * @description How it was taken: by a group_stalled alert, on demand, or imported from a file (as stored
+             *     here).
              * @enum {string}
              */
             trigger: "alert" | "manual" | "import";
-            /** Variable Changes */
+            /**
+             * Variable Changes
+             * @description Variables changed through Poolscope in the window.
+             */
             variable_changes: components["schemas"]["VariableChange"][];
+            /** @description The span of metric history it holds. */
             window: components["schemas"]["SnapshotWindow"];
         };
-        /** SnapshotSummary */
+        /**
+         * SnapshotSummary
+         * @description A stored snapshot as lists show it (without the document).
+         */
         SnapshotSummary: {
-            /** Alert Id */
+            /**
+             * Alert Id
+             * @description The alert that took it, if any.
+             */
             alert_id: number | null;
-            /** Created At */
+            /**
+             * Created At
+             * @description When it was taken, Unix time in seconds.
+             */
             created_at: number;
-            /** Id */
+            /**
+             * Id
+             * @description The snapshot's id.
+             */
             id: number;
-            /** Moment Ts */
+            /**
+             * Moment Ts
+             * @description The poll it is about.
+             */
             moment_ts: number;
-            /** Size Bytes */
+            /**
+             * Size Bytes
+             * @description The stored document's size.
+             */
             size_bytes: number;
             /**
              * Status
+             * @description `collecting` until the window after the moment closes.
              * @enum {string}
              */
             status: "collecting" | "complete";
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
-            /** Title */
+            /**
+             * Title
+             * @description Its title.
+             */
             title: string;
-            /** Trigger */
+            /**
+             * Trigger
+             * @description alert, manual or import.
+             */
             trigger: string;
-            /** Window From */
+            /**
+             * Window From
+             * @description Start of its metric window.
+             */
             window_from: number;
-            /** Window To */
+            /**
+             * Window To
+             * @description End of its metric window.
+             */
             window_to: number;
         };
-        /** SnapshotWindow */
+        /**
+         * SnapshotWindow
+         * @description The span of metric history a snapshot holds around its moment.
+         */
         SnapshotWindow: {
-            /** After S */
+            /**
+             * After S
+             * @description Seconds of history after it (window_after_s).
+             */
             after_s: number;
-            /** Before S */
+            /**
+             * Before S
+             * @description Seconds of history before the moment (window_before_s).
+             */
             before_s: number;
-            /** Complete */
+            /**
+             * Complete
+             * @description False until the window after the moment has closed and its metrics are in.
+             */
             complete: boolean;
-            /** From */
+            /**
+             * From
+             * @description Start of the window, Unix time in seconds.
+             */
             from: number;
-            /** To */
+            /**
+             * To
+             * @description End of the window.
+             */
             to: number;
         };
         /**
@@ -1753,101 +2798,215 @@ export interface components {
          * @description A target's health as the overview shows it.
          */
         TargetInfo: {
-            /** Collectors */
+            /**
+             * Collectors
+             * @description One entry per source, at the last poll.
+             */
             collectors: components["schemas"]["CollectorStatus"][];
+            /** @description Where the poller connects. */
             connection: components["schemas"]["ConnectionInfo"] | null;
-            /** Last Poll At */
+            /**
+             * Last Poll At
+             * @description The last poll attempt (successful or not), Unix time in seconds.
+             */
             last_poll_at: number | null;
-            /** Last Success At */
+            /**
+             * Last Success At
+             * @description The last poll that reached the server, Unix time in seconds.
+             */
             last_success_at: number | null;
-            /** Missing Privileges */
+            /**
+             * Missing Privileges
+             * @description Privileges the monitoring user lacks for some collector, e.g. PROCESS.
+             */
             missing_privileges: string[];
-            /** Name */
+            /**
+             * Name
+             * @description The target's name from the config.
+             */
             name: string;
-            /** Poll Duration Ms */
+            /**
+             * Poll Duration Ms
+             * @description The last poll's wall time, in ms.
+             */
             poll_duration_ms: number | null;
-            /** Poll Interval S */
+            /**
+             * Poll Interval S
+             * @description Seconds between polls (poll_interval_s).
+             */
             poll_interval_s: number;
-            /** Reason */
+            /**
+             * Reason
+             * @description Why the target is down, readable by a person; never holds a credential.
+             */
             reason: string | null;
-            /** Retry In S */
+            /**
+             * Retry In S
+             * @description While down: the pause before the next attempt, in s (it grows, up to 10 s); null while
+             *     up.
+             */
             retry_in_s: number | null;
+            /** @description What was detected on connect; null until the first successful connect. */
             server: components["schemas"]["ServerInfo"] | null;
             /**
              * Status
+             * @description `up`: the last poll reached the server; `down`: it did not (see `reason`); `starting`: not
+             *     polled yet.
              * @default starting
              * @enum {string}
              */
             status: "up" | "down" | "starting";
+            /** @description Queue, stalls, threads and throughput at the last poll (what the overview shows). */
             summary: components["schemas"]["TargetSummary"];
-            /** Tags */
+            /**
+             * Tags
+             * @description The target's tags from the config (cluster, role, region, ...).
+             */
             tags: {
                 [key: string]: string;
             };
         };
         /**
          * TargetState
-         * @description Everything one poll saw on one target, after derivation.
+         * @description Everything one poll saw on one target, after derivation. A field whose collector failed is
+         *     null (lists: empty), and that collector's entry in `collectors` says why.
          */
         TargetState: {
-            /** Collectors */
+            /**
+             * Collectors
+             * @description How each collector fared at this poll.
+             */
             collectors: components["schemas"]["CollectorStatus"][];
-            /** Groups */
+            /**
+             * Groups
+             * @description The pool's thread groups, by number.
+             */
             groups: components["schemas"]["GroupState"][];
-            /** Missing Privileges */
+            /**
+             * Missing Privileges
+             * @description Privileges the monitoring user lacks for some collector, e.g. PROCESS.
+             */
             missing_privileges: string[];
+            /** @description Whole-pool figures; null when the pool is off. */
             pool: components["schemas"]["PoolSummary"] | null;
-            /** Queue */
+            /**
+             * Queue
+             * @description Queued requests, longest waiting first, at most 200.
+             */
             queue: components["schemas"]["QueuedConnection"][];
-            /** Queued Connections */
+            /**
+             * Queued Connections
+             * @description Every queued request, while `queue` lists at most 200.
+             */
             queued_connections: number | null;
+            /** @description Thread-cache and buffer-pool miss ratios over ratio_window_s. */
             ratios: components["schemas"]["Ratios"];
-            /** Sessions */
+            /**
+             * Sessions
+             * @description Sessions running a statement, longest running first, at most 500.
+             */
             sessions: components["schemas"]["Session"][];
             /**
              * Status
+             * @description The target's status at that poll.
              * @enum {string}
              */
             status: "up" | "down" | "starting";
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
+            /** @description The server's thread counts. */
             threads: components["schemas"]["Threads"];
+            /** @description Queries, transactions and connections per second. */
             throughput: components["schemas"]["Throughput"];
+            /** @description Open InnoDB transactions. */
             transactions: components["schemas"]["Transactions"] | null;
-            /** Ts */
+            /**
+             * Ts
+             * @description When the poll ran, Unix time in seconds.
+             */
             ts: number;
-            /** Variables */
+            /**
+             * Variables
+             * @description The server variables Poolscope reads, as strings (read every 5 s, carried in between).
+             */
             variables: {
                 [key: string]: string;
             };
-            /** Waits */
+            /**
+             * Waits
+             * @description Why the pool's workers waited, per reason.
+             */
             waits: components["schemas"]["WaitReason"][];
         };
-        /** TargetSummary */
+        /**
+         * TargetSummary
+         * @description The overview's figures from the last poll.
+         */
         TargetSummary: {
-            /** Active Transactions */
+            /**
+             * Active Transactions
+             * @description Open InnoDB transactions.
+             */
             active_transactions: number | null;
-            /** Groups */
+            /**
+             * Groups
+             * @description Thread groups.
+             */
             groups: number | null;
-            /** Longest Wait Ms */
+            /**
+             * Longest Wait Ms
+             * @description The longest a queued request has waited, over every group, in ms (the overview sorts on
+             *     it).
+             */
             longest_wait_ms: number | null;
-            /** Pool Idle Threads */
+            /**
+             * Pool Idle Threads
+             * @description Threadpool_idle_threads (MariaDB, Percona).
+             */
             pool_idle_threads: number | null;
-            /** Pool Threads */
+            /**
+             * Pool Threads
+             * @description Threadpool_threads (MariaDB, Percona): Percona's only pool figures, with the next.
+             */
             pool_threads: number | null;
-            /** Qps */
+            /**
+             * Qps
+             * @description Queries per second, less Poolscope's own.
+             */
             qps: number | null;
-            /** Queue Length */
+            /**
+             * Queue Length
+             * @description Requests queued, summed over the groups.
+             */
             queue_length: number | null;
-            /** Queued Connections */
+            /**
+             * Queued Connections
+             * @description Queued requests counted from the queue itself (THREAD_POOL_QUEUES; Percona 8.4.10+: the
+             *     whole pool's waiting requests).
+             */
             queued_connections: number | null;
-            /** Stalled Groups */
+            /**
+             * Stalled Groups
+             * @description Groups Poolscope judged stalled at this poll.
+             */
             stalled_groups: number | null;
-            /** Threads Connected */
+            /**
+             * Threads Connected
+             * @description Threads_connected.
+             */
             threads_connected: number | null;
-            /** Threads Running */
+            /**
+             * Threads Running
+             * @description Threads_running.
+             */
             threads_running: number | null;
-            /** Tps */
+            /**
+             * Tps
+             * @description Commits plus rollbacks per second.
+             */
             tps: number | null;
         };
         /**
@@ -1855,121 +3014,251 @@ export interface components {
          * @description MySQL Enterprise tp_thread_state summarised over all groups (STATE, MARKED_STALLED: 8.4+).
          */
         ThreadStates: {
-            /** By State */
+            /**
+             * By State
+             * @description Threads per STATE (empty before 8.4).
+             */
             by_state: {
                 [key: string]: number;
             };
-            /** By Type */
+            /**
+             * By Type
+             * @description Threads per TP_THREAD_TYPE (8.0.32+).
+             */
             by_type: {
                 [key: string]: number;
             };
-            /** Marked Stalled */
+            /**
+             * Marked Stalled
+             * @description Threads with MARKED_STALLED set; null when the server has no such column.
+             */
             marked_stalled: number | null;
             /**
              * Threads
+             * @description Rows of tp_thread_state: the pool's threads.
              * @default 0
              */
             threads: number;
-            /** Waiting */
+            /**
+             * Waiting
+             * @description Threads per WAIT_TYPE (THD_WAIT_*).
+             */
             waiting: {
                 [key: string]: number;
             };
         };
-        /** Threads */
+        /**
+         * Threads
+         * @description The server's thread counts (SHOW GLOBAL STATUS).
+         */
         Threads: {
-            /** Cached */
+            /**
+             * Cached
+             * @description Threads_cached: idle threads in the thread cache.
+             */
             cached: number | null;
-            /** Connected */
+            /**
+             * Connected
+             * @description Threads_connected: open client connections.
+             */
             connected: number | null;
-            /** Created Per S */
+            /**
+             * Created Per S
+             * @description Threads_created rate, per second.
+             */
             created_per_s: number | null;
-            /** Pool Idle Threads */
+            /**
+             * Pool Idle Threads
+             * @description Threadpool_idle_threads: the pool's idle workers (MariaDB, Percona).
+             */
             pool_idle_threads: number | null;
-            /** Pool Threads */
+            /**
+             * Pool Threads
+             * @description Threadpool_threads: the pool's worker threads (MariaDB, Percona).
+             */
             pool_threads: number | null;
-            /** Running */
+            /**
+             * Running
+             * @description Threads_running: threads running a statement now.
+             */
             running: number | null;
         };
-        /** Throughput */
+        /**
+         * Throughput
+         * @description Rates per second since the last poll (SHOW GLOBAL STATUS counters).
+         */
         Throughput: {
-            /** Aborted Clients Per S */
+            /**
+             * Aborted Clients Per S
+             * @description Connections dropped without a proper close, per second (Aborted_clients).
+             */
             aborted_clients_per_s: number | null;
-            /** Aborted Connects Per S */
+            /**
+             * Aborted Connects Per S
+             * @description Failed connection attempts per second (Aborted_connects).
+             */
             aborted_connects_per_s: number | null;
-            /** Connections Per S */
+            /**
+             * Connections Per S
+             * @description Connection attempts per second (Connections).
+             */
             connections_per_s: number | null;
-            /** Qps */
+            /**
+             * Qps
+             * @description Questions per second, less Poolscope's own statements.
+             */
             qps: number | null;
-            /** Tps */
+            /**
+             * Tps
+             * @description Commits plus rollbacks per second (Com_commit + Com_rollback).
+             */
             tps: number | null;
         };
-        /** Transaction */
+        /**
+         * Transaction
+         * @description An open InnoDB transaction (INNODB_TRX), listed when open ≥ 1 s or waiting for a lock.
+         */
         Transaction: {
-            /** Age S */
+            /**
+             * Age S
+             * @description Seconds since it started.
+             */
             age_s: number | null;
-            /** Db */
+            /**
+             * Db
+             * @description That connection's default database, when known.
+             */
             db: string | null;
-            /** Host */
+            /**
+             * Host
+             * @description That connection's client host:port, when known.
+             */
             host: string | null;
-            /** Query */
+            /**
+             * Query
+             * @description The statement it runs now (trx_query); null between statements.
+             */
             query: string | null;
-            /** Rows Locked */
+            /**
+             * Rows Locked
+             * @description Rows it holds locks on (approximate, as InnoDB reports).
+             */
             rows_locked: number | null;
-            /** Rows Modified */
+            /**
+             * Rows Modified
+             * @description Rows it inserted, updated or deleted.
+             */
             rows_modified: number | null;
-            /** Started At */
+            /**
+             * Started At
+             * @description When it started, Unix time in seconds.
+             */
             started_at: number | null;
-            /** State */
+            /**
+             * State
+             * @description trx_state: RUNNING, LOCK WAIT, ROLLING BACK or COMMITTING.
+             */
             state: string;
-            /** Thread Id */
+            /**
+             * Thread Id
+             * @description The connection running it (PROCESSLIST.ID).
+             */
             thread_id: number | null;
-            /** Trx Id */
+            /**
+             * Trx Id
+             * @description InnoDB's transaction id.
+             */
             trx_id: string;
-            /** User */
+            /**
+             * User
+             * @description That connection's user, when known.
+             */
             user: string | null;
-            /** Wait S */
+            /**
+             * Wait S
+             * @description Seconds it has waited for a lock; null when not waiting.
+             */
             wait_s: number | null;
         };
-        /** Transactions */
+        /**
+         * Transactions
+         * @description Open transactions: counts over all of them, and the listed ones.
+         */
         Transactions: {
             /**
              * Count
+             * @description Open transactions, all of them.
              * @default 0
              */
             count: number;
-            /** Items */
+            /**
+             * Items
+             * @description The listed transactions, oldest first, at most 50.
+             */
             items: components["schemas"]["Transaction"][];
-            /** Listed Min Age S */
+            /**
+             * Listed Min Age S
+             * @description `items` lists transactions open at least this long, or waiting for a lock.
+             */
             listed_min_age_s: number | null;
             /**
              * Lock Waits
+             * @description Transactions waiting for a lock (LOCK WAIT), all of them.
              * @default 0
              */
             lock_waits: number;
-            /** Longest Age S */
+            /**
+             * Longest Age S
+             * @description Age of the oldest open transaction, in s; null when none is open.
+             */
             longest_age_s: number | null;
         };
-        /** UserOut */
+        /**
+         * UserOut
+         * @description Who is logged in.
+         */
         UserOut: {
-            /** Name */
+            /**
+             * Name
+             * @description The user's name.
+             */
             name: string;
             /**
              * Role
+             * @description viewer (reads) or operator (also applies, reverts, silences, captures).
              * @enum {string}
              */
             role: "viewer" | "operator";
         };
-        /** ValidationError */
+        /**
+         * ValidationError
+         * @description One problem with a request's input.
+         */
         ValidationError: {
-            /** Context */
+            /**
+             * Context
+             * @description Details of the kind, e.g. the limit the value passed.
+             */
             ctx?: Record<string, never>;
-            /** Input */
+            /**
+             * Input
+             * @description The value given.
+             */
             input?: unknown;
-            /** Location */
+            /**
+             * Location
+             * @description Where: the part of the request (body, query, path), then the field's path in it.
+             */
             loc: (string | number)[];
-            /** Message */
+            /**
+             * Message
+             * @description What is wrong, for people.
+             */
             msg: string;
-            /** Error Type */
+            /**
+             * Error Type
+             * @description The kind of problem, e.g. missing or string_too_long.
+             */
             type: string;
         };
         /**
@@ -1977,23 +3266,50 @@ export interface components {
          * @description A recommendation that no longer holds, and why.
          */
         VanishedRecommendation: {
-            /** First Seen */
+            /**
+             * First Seen
+             * @description When it was first made, Unix time in seconds.
+             */
             first_seen: number;
-            /** Gone At */
+            /**
+             * Gone At
+             * @description When it stopped holding.
+             */
             gone_at: number;
-            /** Id */
+            /**
+             * Id
+             * @description `<target>:<rule>`, as it was while it held.
+             */
             id: string;
-            /** Proposed */
+            /**
+             * Proposed
+             * @description The value it proposed.
+             */
             proposed: string;
-            /** Rule */
+            /**
+             * Rule
+             * @description The rule that had made it.
+             */
             rule: string;
-            /** Target */
+            /**
+             * Target
+             * @description The target's name.
+             */
             target: string;
-            /** Title */
+            /**
+             * Title
+             * @description Its title while it held.
+             */
             title: string;
-            /** Variable */
+            /**
+             * Variable
+             * @description The variable it was about.
+             */
             variable: string;
-            /** Why Gone */
+            /**
+             * Why Gone
+             * @description Why it no longer holds (e.g. "thread_pool_exact_stats changed from OFF to ON").
+             */
             why_gone: string;
         };
         /**
@@ -2001,19 +3317,37 @@ export interface components {
          * @description A variable changed through Poolscope (from the audit log) inside the window.
          */
         VariableChange: {
-            /** At */
+            /**
+             * At
+             * @description When, Unix time in seconds.
+             */
             at: number;
-            /** By */
+            /**
+             * By
+             * @description Who changed it.
+             */
             by: string | null;
-            /** Extra */
+            /**
+             * Extra
+             * @description The audit entry's action, result, detail, recommendation_id and guard_status.
+             */
             extra: {
                 [key: string]: unknown;
             };
-            /** New Value */
+            /**
+             * New Value
+             * @description The value set.
+             */
             new_value: string | null;
-            /** Old Value */
+            /**
+             * Old Value
+             * @description Its value before.
+             */
             old_value: string | null;
-            /** Variable */
+            /**
+             * Variable
+             * @description The variable.
+             */
             variable: string;
         };
         /**
@@ -2021,33 +3355,68 @@ export interface components {
          * @description What information_schema.SYSTEM_VARIABLES says about a variable.
          */
         VariableMeta: {
-            /** Block Size */
+            /**
+             * Block Size
+             * @description NUMERIC_BLOCK_SIZE: the server rounds a value down to a multiple of it.
+             */
             block_size: string | null;
-            /** Enum Values */
+            /**
+             * Enum Values
+             * @description ENUM_VALUE_LIST, for enums and booleans.
+             */
             enum_values: string[];
-            /** Max */
+            /**
+             * Max
+             * @description NUMERIC_MAX_VALUE, for numbers.
+             */
             max: string | null;
-            /** Min */
+            /**
+             * Min
+             * @description NUMERIC_MIN_VALUE, for numbers.
+             */
             min: string | null;
-            /** Name */
+            /**
+             * Name
+             * @description The variable's name.
+             */
             name: string;
             /**
              * Read Only
+             * @description The variable cannot be changed at run time.
              * @default false
              */
             read_only: boolean;
-            /** Scope */
+            /**
+             * Scope
+             * @description VARIABLE_SCOPE: GLOBAL, SESSION or SESSION ONLY.
+             */
             scope: string | null;
-            /** Type */
+            /**
+             * Type
+             * @description VARIABLE_TYPE: INT UNSIGNED, BOOLEAN, ENUM, ...
+             */
             type: string;
         };
-        /** WaitReason */
+        /**
+         * WaitReason
+         * @description Why the pool's workers waited (THREAD_POOL_WAITS; MySQL Enterprise: the *_WAITS columns).
+         */
         WaitReason: {
-            /** Count */
+            /**
+             * Count
+             * @description Waits of that kind since the server started (or the last FLUSH THREAD_POOL_WAITS).
+             */
             count: number;
-            /** Per S */
+            /**
+             * Per S
+             * @description Waits of that kind per second since the last poll.
+             */
             per_s: number | null;
-            /** Reason */
+            /**
+             * Reason
+             * @description The wait reason: ROW_LOCK, DISKIO, NET, ... (MySQL Enterprise says FSYNC where MariaDB says
+             *     SYNC).
+             */
             reason: string;
         };
     };
