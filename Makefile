@@ -96,13 +96,14 @@ lint: lint-contract lint-reference lint-backend lint-frontend
 
 # The generated contract (README "API contract"): the app's OpenAPI document, the UI's types made
 # from it by openapi-typescript, and every other frontend/src/api/*.gen.ts (gen-metrics, when
-# this Makefile has it). Committed, so the UI and e2e build without a backend.
+# this Makefile has it; gen-variables). Committed, so the UI and e2e build without a backend.
 GENERATED := frontend/src/api/openapi.json 'frontend/src/api/*.gen.ts'
 
 contract: install-frontend
 	$(PY) scripts/gen-openapi.py
 	cd frontend && npm run --silent gen:api
 	@if $(MAKE) -n gen-metrics >/dev/null 2>&1; then $(MAKE) --no-print-directory gen-metrics; fi
+	$(PY) scripts/gen-variables.py
 
 # Regenerate, then fail when that changed a committed file or made a new one.
 lint-contract: contract

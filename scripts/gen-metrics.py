@@ -6,10 +6,10 @@ from what the catalog gives (the drift check). The output is already in prettier
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+from generated import write_or_check
 from poolscope.metrics import Metric
 from poolscope.metrics.catalog import CATALOG
 
@@ -76,23 +76,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--check", action="store_true", help="exit 1 if the file is not up to date"
-    )
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(
-                f"{OUT} is out of date with the metric catalog: run `make gen-metrics`",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT} ({sum(1 for m in CATALOG.values() if m.stored)} metrics)")
-    return 0
+    return write_or_check(OUT, render(), source="the metric catalog", remedy="make gen-metrics", argv=argv)
 
 
 if __name__ == "__main__":

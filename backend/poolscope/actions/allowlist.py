@@ -1,4 +1,5 @@
-"""The variables Poolscope may change with SET GLOBAL: dynamic, understood, and cheap to revert.
+"""Whether Poolscope may change a variable with SET GLOBAL: only the settable ones of
+poolscope/variables.py (dynamic, understood, and cheap to revert).
 
 Anything else is refused before a connection is opened. A target can narrow this further with
 `apply_variables`; it can never widen it.
@@ -10,25 +11,7 @@ import re
 
 from poolscope.config import TargetConfig
 from poolscope.errors import DomainError, NotAllowed, NotConfigured
-
-ALLOWED_VARIABLES: frozenset[str] = frozenset(
-    {
-        "thread_pool_size",
-        "thread_pool_stall_limit",
-        "thread_pool_oversubscribe",
-        "thread_pool_max_threads",
-        "thread_pool_idle_timeout",
-        "thread_pool_prio_kickup_timer",
-        "thread_pool_priority",
-        "thread_pool_exact_stats",
-        "thread_pool_dedicated_listener",
-        "thread_pool_high_prio_mode",
-        "thread_pool_high_prio_tickets",
-        "thread_cache_size",
-        "max_connections",
-        "extra_max_connections",
-    }
-)
+from poolscope.variables import SETTABLE
 
 # Identifiers are spliced into SQL (a variable name cannot be a bound parameter), so besides
 # being on the list they must also be plain lower-case words.
@@ -39,7 +22,7 @@ def refused(target: TargetConfig, variable: str) -> DomainError | None:
     """The error refusing a change of `variable` on `target`, or None when it may be changed."""
     if not target.apply_enabled:
         return NotConfigured(f"applying is not configured for {target.name}: set admin_dsn on the target")
-    if not _IDENTIFIER.fullmatch(variable) or variable not in ALLOWED_VARIABLES:
+    if not _IDENTIFIER.fullmatch(variable) or variable not in SETTABLE:
         return NotAllowed(f"{variable[:80]!r} is not on the allow-list of variables Poolscope may change")
     if target.apply_variables is not None and variable not in target.apply_variables:
         return NotAllowed(f"{variable} is not in apply_variables for {target.name}")

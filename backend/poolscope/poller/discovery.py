@@ -14,6 +14,7 @@ from poolscope.enable_pool import RDS_SWITCH, how_to_enable
 from poolscope.poller.collectors.base import PERFORMANCE_SCHEMA_SELECT
 from poolscope.schemas import Flavor, ServerInfo
 from poolscope.values import int_or_none
+from poolscope.variables import NAMES as VARIABLE_NAMES
 
 POOL_TABLES = ("THREAD_POOL_GROUPS", "THREAD_POOL_QUEUES", "THREAD_POOL_STATS", "THREAD_POOL_WAITS")
 MYSQL_TP_TABLES = ("tp_thread_group_state", "tp_thread_group_stats", "tp_thread_state")
@@ -42,9 +43,7 @@ def detect_flavor(version: str, version_comment: str) -> Flavor:
 
 def discovery_statements() -> list[str]:
     """What is read once on connect to decide what the server is and which collectors apply."""
-    from poolscope.poller.collectors.global_variables import NAMES as POLLED_VARIABLES
-
-    wanted = ("version_comment", "admin_address", *POLLED_VARIABLES)
+    wanted = ("version_comment", "admin_address", *VARIABLE_NAMES)
     names = ", ".join(f"'{n}'" for n in wanted)
     tables = ", ".join(f"'{t}'" for t in (*POOL_TABLES, *MYSQL_TP_TABLES))
     return [
@@ -62,8 +61,6 @@ def server_from_discovery(
     Never fails on an unknown server: what cannot be identified is read as far as it goes and
     the reason is put in `notes`.
     """
-    from poolscope.poller.collectors.global_variables import NAMES as POLLED_VARIABLES
-
     variables = {str(r["variable_name"]): str(r["value"]) for r in variable_rows}
     tables = {str(r["table_name"]) for r in table_rows}
     version = variables.get("version", "")
@@ -99,7 +96,7 @@ def server_from_discovery(
         pool_kind=pool_kind,
         pool_grant_needed=grant_needed,
         edition=version_comment or None,
-        known_variables=[n for n in POLLED_VARIABLES if n in variables],
+        known_variables=[n for n in VARIABLE_NAMES if n in variables],
         notes=notes,
     )
     spec = flavors.flavor_spec(server)

@@ -6,43 +6,10 @@ from typing import TYPE_CHECKING
 
 from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly
 from poolscope.schemas import ServerInfo
+from poolscope.variables import BOOLEAN, NAMES
 
 if TYPE_CHECKING:
     from poolscope.poller.outputs import PollOutputs
-
-NAMES = (
-    "thread_handling",
-    "thread_pool_size",
-    "thread_pool_stall_limit",
-    "thread_pool_oversubscribe",
-    "thread_pool_max_threads",
-    "thread_pool_idle_timeout",
-    "thread_pool_prio_kickup_timer",
-    "thread_pool_priority",
-    "thread_pool_dedicated_listener",
-    "thread_pool_exact_stats",
-    "thread_pool_high_prio_mode",
-    "thread_pool_high_prio_tickets",
-    # MySQL Enterprise thread_pool plugin (stall_limit is in 10 ms units there: poolscope/flavors.py).
-    "thread_pool_algorithm",
-    "thread_pool_high_priority_connection",
-    "thread_pool_max_unused_threads",
-    "thread_pool_max_active_query_threads",
-    "thread_pool_query_threads_per_group",
-    "thread_pool_max_transactions_limit",
-    "thread_pool_transaction_delay",
-    "thread_pool_dedicated_listeners",
-    # Alibaba Cloud RDS / MySQL-8-based AliSQL switch their pool with this (enable_pool.py).
-    "thread_pool_enabled",
-    "max_connections",
-    "extra_port",
-    "extra_max_connections",
-    "admin_port",
-    "thread_cache_size",
-    "innodb_buffer_pool_size",
-    "innodb_buffer_pool_instances",
-    "version",
-)
 
 
 class GlobalVariables(RowsOnly[dict[str, str], dict[str, str]]):
@@ -72,13 +39,9 @@ class GlobalVariables(RowsOnly[dict[str, str], dict[str, str]]):
         outputs.global_variables = section
 
 
-# @@GLOBAL gives booleans as 1/0 where SHOW says ON/OFF; everything downstream reads SHOW's spelling.
-BOOLEAN_VARIABLES = {"thread_pool_dedicated_listener", "thread_pool_exact_stats", "thread_pool_enabled"}
-
-
 def _as_text(name: str, value: object) -> str:
     if isinstance(value, bytes):
         value = value.decode()
-    if name in BOOLEAN_VARIABLES and str(value) in ("0", "1"):
+    if name in BOOLEAN and str(value) in ("0", "1"):
         return "ON" if str(value) == "1" else "OFF"
     return str(value)

@@ -1,21 +1,7 @@
 // Current thread counts, throughput, cache-miss ratios and the pool variables that explain them.
 import type { Ratio, TargetState } from '../../api/types';
+import { SERVER_VARIABLES } from '../../api/variables.gen';
 import { DASH, fmtNum, fmtPercent, fmtRate, fmtSeconds } from '../../lib/format';
-
-const POOL_VARS = [
-  'thread_pool_size',
-  'thread_pool_stall_limit',
-  'thread_pool_oversubscribe',
-  'thread_pool_max_threads',
-  'thread_pool_idle_timeout',
-  'thread_pool_priority',
-  'thread_pool_prio_kickup_timer',
-  'thread_pool_dedicated_listener',
-  'thread_pool_exact_stats',
-  'thread_cache_size',
-  'max_connections',
-  'extra_max_connections',
-];
 
 function KV({ k, v, testId, tone }: { k: string; v: string; testId?: string; tone?: string }) {
   return (
@@ -88,9 +74,10 @@ export function ThreadsPanel({ state }: { state: TargetState }) {
 
 export function VariablesTable({ variables }: { variables: Record<string, string> | null }) {
   if (!variables) return <div className="empty">Variables not available.</div>;
-  const known = POOL_VARS.filter((k) => k in variables);
+  // The backend's order (pool settings first); names it does not list (status, an older snapshot's) after, sorted.
+  const known = SERVER_VARIABLES.filter((k) => k in variables);
   const rest = Object.keys(variables)
-    .filter((k) => !POOL_VARS.includes(k))
+    .filter((k) => !SERVER_VARIABLES.includes(k))
     .toSorted();
   return (
     <table className="kv" data-testid="variables-table">
