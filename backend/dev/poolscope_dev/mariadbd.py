@@ -34,11 +34,29 @@ def find_binary(candidates: tuple[str, ...], what: str) -> str:
     )
 
 
+def _program(sb: MariaDBSandbox, relative: str, candidates: tuple[str, ...], what: str) -> str:
+    """The sandbox line's program: from its basedir (a MariaDB tree unpacked from Maven Central,
+    poolscope_dev/mariadb_lines.py), else Debian's."""
+    if sb.basedir is None:
+        return find_binary(candidates, what)
+    path = sb.basedir / relative
+    if not os.access(path, os.X_OK):
+        raise SandboxError(
+            f"{what} not found at {path} (MariaDB {sb.line}; scripts/install-system.sh fetches it)"
+        )
+    return str(path)
+
+
+def _basedir_args(sb: MariaDBSandbox) -> list[str]:
+    return [] if sb.basedir is None else [f"--basedir={sb.basedir}"]
+
+
 def server_args(sb: MariaDBSandbox) -> list[str]:
     """The mariadbd command line of `sb`: --no-defaults, loopback only, its pool settings."""
     args = [
-        find_binary(MARIADBD_CANDIDATES, "mariadbd"),
+        _program(sb, "bin/mariadbd", MARIADBD_CANDIDATES, "mariadbd"),
         "--no-defaults",
+        *_basedir_args(sb),
         f"--datadir={sb.datadir}",
         f"--socket={sb.socket}",
         f"--pid-file={sb.pid_file}",
@@ -79,12 +97,13 @@ def server_args(sb: MariaDBSandbox) -> list[str]:
 
 def install_datadir(sb: MariaDBSandbox, timeout_s: float) -> None:
     """mariadb-install-db into a side directory, renamed into place once complete."""
-    install_db = find_binary(INSTALL_DB_CANDIDATES, "mariadb-install-db")
+    install_db = _program(sb, "scripts/mariadb-install-db", INSTALL_DB_CANDIDATES, "mariadb-install-db")
     tmp = sb.base_dir / "data.installing"
     shutil.rmtree(tmp, ignore_errors=True)
     cmd = [
         install_db,
         "--no-defaults",
+        *_basedir_args(sb),
         f"--datadir={tmp}",
         "--auth-root-authentication-method=normal",
         "--skip-test-db",

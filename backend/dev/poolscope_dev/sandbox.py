@@ -34,6 +34,8 @@ from urllib.parse import quote
 import pymysql
 
 from poolscope.dsn import redact_dsn
+from poolscope_dev import mariadb_lines
+from poolscope_dev.mariadb_lines import DEBIAN_LINE
 from poolscope_dev.mariadbd import (
     SandboxError,
     install_datadir,
@@ -110,6 +112,8 @@ class MariaDBSandbox:
     port (``@@extra_port`` = 0). An existing datadir is reused. Accounts and the `sbtest`
     database are (re)created on every start, so reuse is idempotent. With `tls` the server
     offers TLS with those files (poolscope_dev/tlscerts.py makes a throw-away set); plain TCP still works.
+    `line` picks the server: Debian's MariaDB 10.11 (default) or "11.4" from Maven Central
+    (poolscope_dev/mariadb_lines.py).
 
     With `die_with_parent` (default) the kernel sends the server SIGTERM when the *thread*
     that called start() exits, so a killed test run never leaves a server behind; call
@@ -134,6 +138,7 @@ class MariaDBSandbox:
         extra_args: tuple[str, ...] = (),
         tls: ServerTls | None = None,
         die_with_parent: bool = True,
+        line: str = DEBIAN_LINE,
     ) -> None:
         if thread_handling not in ("pool-of-threads", "one-thread-per-connection", "no-threads"):
             raise ValueError(f"unknown thread_handling {thread_handling!r}")
@@ -159,6 +164,9 @@ class MariaDBSandbox:
         self.extra_args = tuple(extra_args)
         self.tls = tls
         self.die_with_parent = die_with_parent
+        # Which MariaDB line runs: Debian's 10.11, or a line from Maven Central (mariadb_lines.py).
+        self.line = line
+        self.basedir = mariadb_lines.basedir(line)
         self._proc: subprocess.Popen[bytes] | None = None
 
     # ------------------------------------------------------------------ paths / info

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from poolscope_dev.mariadb_lines import DEBIAN_LINE, LINES
 from poolscope_dev.sandbox import PASSWORDS, MariaDBSandbox, SandboxError
 
 
@@ -32,6 +33,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--exact-stats", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--max-connections", type=int, default=500)
     p.add_argument("--extra-max-connections", type=int, default=5)
+    p.add_argument(
+        "--line", default=DEBIAN_LINE, choices=LINES, help="MariaDB line (11.4: from Maven Central)"
+    )
     p.add_argument("--info-file", type=Path, help="write host/ports/DSNs as JSON here once ready")
     p.add_argument("--hide-passwords", action="store_true", help="print DSNs with passwords masked")
     p.add_argument("--max-hours", type=float, default=24.0, help="stop by itself after this long")
@@ -53,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         max_connections=args.max_connections,
         extra_max_connections=args.extra_max_connections,
         die_with_parent=True,
+        line=args.line,
     )
     if args.stop:
         was_running = sb.pid_file.exists()

@@ -36,6 +36,7 @@ from typing import Any
 
 import httpx
 
+from poolscope_dev.mariadb_lines import DEBIAN_LINE
 from poolscope_dev.sandbox import MariaDBSandbox, SandboxError
 from poolscope_dev.supervisor import ProcessExited, Supervisor
 
@@ -45,8 +46,21 @@ MAX_HOURS = 24.0
 SANDBOX_START_S = 120.0
 READY_S = 120.0
 STOP_GRACE_S = 30.0
-SANDBOX_OPTIONS = ("thread_handling", "thread_pool_size", "stall_limit_ms", "exact_stats", "extra_port")
+SANDBOX_OPTIONS = (
+    "thread_handling",
+    "thread_pool_size",
+    "stall_limit_ms",
+    "exact_stats",
+    "extra_port",
+    "line",
+)
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9_.-]+)\}")
+
+
+def sandbox_dir(name: str, line: str | None) -> str:
+    """A sandbox's directory under the stack's: one per MariaDB line, so a datadir made by one
+    line is never started by another (10.11 cannot read what 11.4 wrote)."""
+    return name if line in (None, DEBIAN_LINE) else f"{name}-{line}"
 
 
 class StackError(RuntimeError):
@@ -109,7 +123,7 @@ class Stack:
         """Start everything in order; returns what the ready line says."""
         for name, options in self.sandbox_specs.items():
             self._check_stop()
-            sandbox = MariaDBSandbox(self.dir / name, **options)
+            sandbox = MariaDBSandbox(self.dir / sandbox_dir(name, options.get("line")), **options)
             self.sandboxes[name] = sandbox
             log.info("starting sandbox %s", name)
             sandbox.start(timeout_s=SANDBOX_START_S)

@@ -28,15 +28,15 @@ OTHER_POOL_COLLECTORS = {
 }
 
 
-async def test_polls_every_collector_on_extra_port(mariadb, monitor_dsn):
-    poller = poller_for(monitor_dsn)
+async def test_polls_every_collector_on_extra_port(mariadb_line, line_dsn):
+    poller = poller_for(line_dsn)
     await poller.poll_once()
     result = await poller.poll_once()
     await poller.close()
     info, state = result.info, result.state
     assert info.status == "up", info.reason
     assert info.connection.port_kind == "extra_port"
-    assert info.connection.port == mariadb.extra_port
+    assert info.connection.port == mariadb_line.extra_port
     assert info.server.flavor == "mariadb" and info.server.pool_enabled
     assert info.server.queue_time_mode == "exact"
     failed = {c.name: c.error or c.skipped for c in state.collectors if not c.ok}
@@ -145,10 +145,10 @@ async def test_pool_off_is_reported_as_off_not_as_zeros(pool_off_monitor_dsn):
     assert result.state.ratios.thread_cache_miss.regime == "one-thread-per-connection"
 
 
-async def test_turning_exact_stats_off_switches_the_queue_time_mode(mariadb, monitor_dsn):
-    poller = poller_for(monitor_dsn)
+async def test_turning_exact_stats_off_switches_the_queue_time_mode(mariadb_line, line_dsn):
+    poller = poller_for(line_dsn)
     await poller.poll_once()
-    with global_variables(mariadb, thread_pool_exact_stats="OFF"):
+    with global_variables(mariadb_line, thread_pool_exact_stats="OFF"):
         # Variables are read every few seconds (their resolution), so the change shows within that.
         seen = await poll_until(poller, lambda r: r.info.server.queue_time_mode == "coarse", timeout_s=10)
     poller.refresh_soon("global_variables")  # as an apply does: the next poll reads them again
@@ -159,8 +159,8 @@ async def test_turning_exact_stats_off_switches_the_queue_time_mode(mariadb, mon
     assert after.info.server.queue_time_mode == "exact"
 
 
-async def test_slow_sources_are_carried_between_their_reads(mariadb, monitor_dsn):
-    poller = poller_for(monitor_dsn)
+async def test_slow_sources_are_carried_between_their_reads(mariadb_line, line_dsn):
+    poller = poller_for(line_dsn)
     first = await poller.poll_once()
     second = await poller.poll_once()
     await poller.close()
@@ -178,11 +178,11 @@ async def test_slow_sources_are_carried_between_their_reads(mariadb, monitor_dsn
     assert not any(s.metric == "buffer_pool_pages" for s in second.samples)
 
 
-async def test_counter_reset_never_gives_negative_rates(mariadb, monitor_dsn):
-    poller = poller_for(monitor_dsn)
+async def test_counter_reset_never_gives_negative_rates(mariadb_line, line_dsn):
+    poller = poller_for(line_dsn)
     await poller.poll_once()
     await poller.poll_once()
-    conn = mariadb.admin_connect()
+    conn = mariadb_line.admin_connect()
     with conn.cursor() as cur:
         cur.execute("FLUSH THREAD_POOL_STATS")
         cur.execute("FLUSH THREAD_POOL_WAITS")
@@ -194,9 +194,9 @@ async def test_counter_reset_never_gives_negative_rates(mariadb, monitor_dsn):
     assert all(g.stall_reason is None for g in result.state.groups)
 
 
-async def test_groups_beyond_pool_size_are_marked_retired(mariadb, monitor_dsn):
-    poller = poller_for(monitor_dsn)
-    with global_variables(mariadb, thread_pool_size=1):
+async def test_groups_beyond_pool_size_are_marked_retired(mariadb_line, line_dsn):
+    poller = poller_for(line_dsn)
+    with global_variables(mariadb_line, thread_pool_size=1):
         result = await poller.poll_once()
     await poller.close()
     retired = {g.group_id: g.retired for g in result.state.groups}
@@ -204,12 +204,12 @@ async def test_groups_beyond_pool_size_are_marked_retired(mariadb, monitor_dsn):
 
 
 @pytest.mark.slow
-async def test_provoked_stall_is_detected_and_queued_connections_are_named(mariadb, monitor_dsn):
-    poller = poller_for(monitor_dsn)
+async def test_provoked_stall_is_detected_and_queued_connections_are_named(mariadb_line, line_dsn):
+    poller = poller_for(line_dsn)
     await poller.poll_once()
     with (
-        global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=100),
-        cpu_burst(mariadb, heavy=6, light=6, seconds=2.0),
+        global_variables(mariadb_line, thread_pool_size=1, thread_pool_stall_limit=100),
+        cpu_burst(mariadb_line, heavy=6, light=6, seconds=2.0),
     ):
         seen = await poll_until(
             poller,
@@ -230,13 +230,13 @@ async def test_provoked_stall_is_detected_and_queued_connections_are_named(maria
 
 
 @pytest.mark.slow
-async def test_large_stall_limit_stall_is_caught_by_the_poller_side_check(mariadb, monitor_dsn):
+async def test_large_stall_limit_stall_is_caught_by_the_poller_side_check(mariadb_line, line_dsn):
     """A long stall_limit delays the server's own stall handling; the no-dequeue check must fire."""
-    poller = poller_for(monitor_dsn)
+    poller = poller_for(line_dsn)
     await poller.poll_once()
     with (
-        global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=1500),
-        cpu_burst(mariadb, heavy=4, light=6, seconds=4.0, rounds=1),
+        global_variables(mariadb_line, thread_pool_size=1, thread_pool_stall_limit=1500),
+        cpu_burst(mariadb_line, heavy=4, light=6, seconds=4.0, rounds=1),
     ):
         seen = await poll_until(
             poller,
@@ -261,10 +261,10 @@ async def test_idle_qps_leaves_out_poolscopes_own_statements(pool_off_monitor_ds
     assert all(q is not None and q < 2.0 for q in qps), qps
 
 
-async def test_after_a_lost_connection_the_processlist_form_is_chosen_afresh(mariadb, monitor_dsn):
+async def test_after_a_lost_connection_the_processlist_form_is_chosen_afresh(mariadb_line, line_dsn):
     """The server that answers after a reconnect may be another (a failover, a restart with a
     storm of clients): the first polls take the form that is safe at any size again."""
-    poller = poller_for(monitor_dsn)
+    poller = poller_for(line_dsn)
     (collector,) = [c for c in poller.collectors if c.name == "processlist"]
     for _ in range(3):
         await poller.poll_once()
@@ -280,19 +280,19 @@ async def test_after_a_lost_connection_the_processlist_form_is_chosen_afresh(mar
 
 @pytest.mark.parametrize("processlist_form", ["show", "information_schema"])
 async def test_long_transactions_are_listed_and_named_short_ones_only_counted(
-    mariadb, monitor_dsn, monkeypatch, processlist_form
+    mariadb_line, line_dsn, monkeypatch, processlist_form
 ):
     if processlist_form == "information_schema":
         # As on a server with more connections than SHOW FULL PROCESSLIST is read for.
         monkeypatch.setattr(processlist, "SHOW_MAX_CONNECTIONS", 0)
-    poller = poller_for(monitor_dsn)
+    poller = poller_for(line_dsn)
     # Before these connections exist; the second poll reads the connection count the
     # processlist picks its form by.
     for _ in range(2):
         await poller.poll_once()
     old, young = (
-        mariadb.connect(SBTEST_USER, database="sbtest"),
-        mariadb.connect(SBTEST_USER, database="sbtest"),
+        mariadb_line.connect(SBTEST_USER, database="sbtest"),
+        mariadb_line.connect(SBTEST_USER, database="sbtest"),
     )
     try:
         with old.cursor() as cur:

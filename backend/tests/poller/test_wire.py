@@ -50,8 +50,8 @@ def _types(rows: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return {(name, type(value).__name__) for row in rows for name, value in row.items() if value is not None}
 
 
-async def test_values_match_aiomysql_cursor(mariadb: MariaDBSandbox, monitor_dsn: str) -> None:
-    connection = TargetConnection(TargetConfig(name="wire", dsn=monitor_dsn, extra_port=0))
+async def test_values_match_aiomysql_cursor(mariadb_line: MariaDBSandbox, line_dsn: str) -> None:
+    connection = TargetConnection(TargetConfig(name="wire", dsn=line_dsn, extra_port=0))
     await connection.connect()
     assert connection.server is not None
     # Every statement a poll of this server sends, discovery's included, and the typed probe.
@@ -65,7 +65,7 @@ async def test_values_match_aiomysql_cursor(mariadb: MariaDBSandbox, monitor_dsn
         ),
         TYPED,
     ]
-    conn = await multi_statement_connection(mariadb)
+    conn = await multi_statement_connection(mariadb_line)
     try:
         expected = await _cursor_rows(conn, statements)
         reader = MultiReader()
@@ -89,9 +89,9 @@ async def test_values_match_aiomysql_cursor(mariadb: MariaDBSandbox, monitor_dsn
 
 
 async def test_a_failed_statement_ends_the_answer_and_the_connection_stays_usable(
-    mariadb: MariaDBSandbox,
+    mariadb_line: MariaDBSandbox,
 ) -> None:
-    conn = await multi_statement_connection(mariadb)
+    conn = await multi_statement_connection(mariadb_line)
     try:
         reader = MultiReader()
         got = await reader.run(conn, ["SELECT 1 AS a", "SELECT * FROM no_such_db.t", "SELECT 3 AS c"])
@@ -107,8 +107,8 @@ async def test_a_failed_statement_ends_the_answer_and_the_connection_stays_usabl
         conn.close()
 
 
-async def test_a_cancelled_read_closes_the_connection(mariadb: MariaDBSandbox) -> None:
-    conn = await multi_statement_connection(mariadb)
+async def test_a_cancelled_read_closes_the_connection(mariadb_line: MariaDBSandbox) -> None:
+    conn = await multi_statement_connection(mariadb_line)
     try:
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(MultiReader().run(conn, ["SELECT SLEEP(5)"]), timeout=0.3)
