@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from poolscope.flavors import PERCONA_QUEUE_DEPTH_STATUS, PERCONA_QUEUE_WAIT_STATUS
+from poolscope.poller.discovery import MYSQL_TP_TABLES, POOL_TABLES, capabilities
 from poolscope.recommend.base import RecommendContext
 from poolscope.recommend.window import Window
 from poolscope.schemas import SeriesOut, ServerInfo, TargetInfo, TargetState
@@ -45,6 +47,12 @@ def ctx(
         pool_enabled=pool,
         pool_kind=({"mysql": "mysql_enterprise"}.get(flavor, flavor) if pool else None),  # type: ignore[arg-type]
         extra_port=extra_port,
+        # What a server of this kind exposes (MariaDB's tables, MySQL's tp_*, Percona 8.4.10+'s
+        # queue status): the capabilities discovery would give it.
+        pool_tables=list({"mariadb": POOL_TABLES, "mysql": MYSQL_TP_TABLES}.get(flavor, ())) if pool else [],
+    )
+    server.capabilities = capabilities(
+        server, frozenset((*PERCONA_QUEUE_DEPTH_STATUS.values(), *PERCONA_QUEUE_WAIT_STATUS))
     )
     return RecommendContext(
         target="t",

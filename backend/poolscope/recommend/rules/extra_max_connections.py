@@ -7,7 +7,7 @@ falls back to the queued normal port — or Poolscope itself does.
 
 from __future__ import annotations
 
-from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, ev
+from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, ev, read_more
 from poolscope.rules.base import Threshold
 from poolscope.values import int_or_none
 
@@ -18,7 +18,6 @@ WANTED_SLOTS = Threshold(
     unit="connections",
     help="extra_port connections wanted (monitoring, apply credential, one admin)",
 )
-READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#extra_max_connections"
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
@@ -56,7 +55,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             ev("Poolscope polls on", "normal port (fell back)" if fell_back else "extra_port"),
         ],
         severity="warning" if fell_back or current <= 1 else "info",
-        read_more=READ_MORE,
+        read_more=read_more(ctx, spec.name),
         chart_metrics=["poll_duration_ms"],
     )
 

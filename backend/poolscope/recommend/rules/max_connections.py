@@ -9,6 +9,7 @@ from poolscope.recommend.base import (
     RecommendRule,
     ev,
     nice_round,
+    read_more,
     too_little,
 )
 from poolscope.rules.base import Threshold
@@ -24,7 +25,6 @@ AT_SHARE = Threshold(
     name="at_share", default=0.95, unit="share", help="... and at or above this share it is critical"
 )
 MAX_VALUE = 100000
-READ_MORE = "https://mariadb.com/kb/en/server-system-variables/#max_connections"
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
@@ -66,7 +66,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             ev("aborted connects / s", aborted, "aborted_connects_per_s"),
         ],
         severity="critical" if peak >= ctx.value(AT_SHARE) * limit else "warning",
-        read_more=READ_MORE,
+        read_more=read_more(ctx, spec.name),
         chart_metrics=["threads_connected", "aborted_connects_per_s"],
     )
 

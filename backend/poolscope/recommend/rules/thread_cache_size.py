@@ -15,6 +15,7 @@ from poolscope.recommend.base import (
     RecommendRule,
     ev,
     pct,
+    read_more,
     too_little,
 )
 from poolscope.rules.base import Threshold
@@ -34,7 +35,6 @@ MIN_CONNECTIONS_PER_S = Threshold(
     help="below this connection churn the miss ratio is noise",
 )
 MAX_CACHE = 16384
-READ_MORE = "https://mariadb.com/kb/en/server-system-variables/#thread_cache_size"
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
@@ -76,7 +76,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             ev("connections / s (peak)", churn_peak, "connections_per_s"),
         ],
         severity="warning" if miss >= 0.8 else "info",
-        read_more=READ_MORE,
+        read_more=read_more(ctx, spec.name),
         chart_metrics=["thread_cache_miss_ratio", "connections_per_s", "threads_created_per_s"],
     )
 

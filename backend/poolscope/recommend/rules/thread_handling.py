@@ -10,7 +10,16 @@ AliSQL 5.x; restart), the Enterprise thread_pool plugin (MySQL; restart), or thr
 from __future__ import annotations
 
 from poolscope.enable_pool import RDS_SWITCH, pool_switch
-from poolscope.recommend.base import Clear, RecommendContext, RecommendFinding, RecommendRule, ev, too_little
+from poolscope.recommend.base import (
+    Clear,
+    RecommendContext,
+    RecommendFinding,
+    RecommendRule,
+    ev,
+    pool_on,
+    read_more,
+    too_little,
+)
 from poolscope.rules.base import Threshold
 
 HIGH_CONNECTIONS = Threshold(
@@ -26,13 +35,12 @@ RUNNING_PER_CPU = Threshold(
     unit="statements",
     help="... or this many statements running at once per CPU",
 )
-READ_MORE = "https://mariadb.com/kb/en/thread-pool-in-mariadb/"
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     server = ctx.server
     if server.pool_enabled:
-        return Clear(f"the thread pool is on (thread_handling={server.thread_handling})")
+        return Clear(f"the thread pool is on ({pool_on(ctx)})")
     switch = pool_switch(server.flavor, server.version_tuple, RDS_SWITCH in ctx.variables)
     if switch is None:
         return Clear(f"no thread pool is known for {server.flavor}")
@@ -69,7 +77,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
         ],
         severity="warning",
         apply="restart" if switch.restart else "live",
-        read_more=READ_MORE,
+        read_more=read_more(ctx, "thread_handling"),
         chart_metrics=["threads_connected", "threads_running", "qps"],
         config_snippet=switch.snippet,
     )

@@ -13,6 +13,7 @@ from poolscope.recommend.base import (
     RecommendRule,
     ev,
     pct,
+    read_more,
     too_little,
 )
 from poolscope.rules.base import Threshold
@@ -23,13 +24,16 @@ QUEUED_SHARE = Threshold(
     unit="share",
     help="queues non-empty in at least this share of polls make exact queue times worth it",
 )
-READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_exact_stats"
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     found = ctx.var("exact_stats")
     if not ctx.server.pool_enabled or found is None:
-        return Clear("the thread pool is off or this flavor has no exact_stats")
+        return Clear(
+            "the thread pool is off"
+            if not ctx.server.pool_enabled
+            else "this pool has no exact_stats setting (only MariaDB's has)"
+        )
     spec, current = found
     if current.upper() in ("ON", "1"):
         return Clear("queue times are exact")
@@ -61,7 +65,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             ),
         ],
         severity="info",
-        read_more=READ_MORE,
+        read_more=read_more(ctx, spec.name),
         chart_metrics=["tp_queue_wait_max_ms", "tp_group_queue_length"],
     )
 

@@ -9,6 +9,8 @@ from poolscope.recommend.base import (
     RecommendRule,
     ev,
     nice_round,
+    pool_setting,
+    read_more,
     too_little,
 )
 from poolscope.rules.base import Threshold
@@ -24,13 +26,12 @@ AT_SHARE = Threshold(
     name="at_share", default=0.95, unit="share", help="... and at or above this share it is critical"
 )
 CEILING = 65536
-READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_max_threads"
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
-    found = ctx.var("max_threads")
-    if not ctx.server.pool_enabled or found is None:
-        return Clear("the thread pool is off or this flavor has no thread cap")
+    found = pool_setting(ctx, "max_threads", "thread cap")
+    if isinstance(found, Clear):
+        return found
     spec, native = found
     cap = int_or_none(native)
     if cap is None or cap <= 0:
@@ -61,7 +62,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             ev("mean pool threads", mean, "pool_threads"),
         ],
         severity="critical" if peak >= ctx.value(AT_SHARE) * cap else "warning",
-        read_more=READ_MORE,
+        read_more=read_more(ctx, spec.name),
         chart_metrics=["pool_threads", "tp_group_queue_length", "qps"],
     )
 

@@ -8,7 +8,10 @@ from poolscope.recommend.base import (
     RecommendFinding,
     RecommendRule,
     ev,
+    no_group_data,
     pct,
+    pool_setting,
+    read_more,
     too_little,
 )
 from poolscope.rules.base import Threshold
@@ -28,19 +31,20 @@ IDLE_CPU_SHARE = Threshold(
     unit="share",
     help="... while fewer than this share of the CPUs had an active worker",
 )
-READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_size"
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
-    found = ctx.var("pool_size")
-    if not ctx.server.pool_enabled or found is None:
-        return Clear("the thread pool is off")
+    found = pool_setting(ctx, "pool_size", "pool size")
+    if isinstance(found, Clear):
+        return found
     spec, current_text = found
     size = int_or_none(current_text)
     if ctx.cpus is None:
         return Clear("the server host's CPU count is unknown (set cpus on the target)")
     if size is None:
         return Clear(f"{spec.name} reads {current_text!r}")
+    if (unreported := no_group_data(ctx, "queued requests with active workers")) is not None:
+        return unreported
     if (short := too_little(ctx, "tp_group_queue_length")) is not None:
         return short
     w = ctx.window
@@ -72,7 +76,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
         ],
         severity="warning",
         apply="live" if spec.dynamic else "restart",
-        read_more=READ_MORE,
+        read_more=read_more(ctx, spec.name),
         chart_metrics=["tp_group_queue_length", "tp_group_active_threads", "qps"],
     )
 

@@ -20,8 +20,11 @@ from poolscope.recommend.base import (
     RecommendRule,
     ev,
     nice_round,
+    no_queue_data,
     pct,
+    pool_setting,
     queue_metric,
+    read_more,
     too_little,
 )
 from poolscope.rules.base import Threshold
@@ -57,7 +60,6 @@ STALLS_PER_DEQUEUE = Threshold(
     unit="share",
     help="raise when stalls are at least this share of dequeues",
 )
-READ_MORE = "https://mariadb.com/kb/en/thread-pool-system-status-variables/#thread_pool_stall_limit"
 LONGEST_WAIT = "tp_queue_wait_max_ms"
 # Percona 8.4.10+: mean queue wait per poll (percona_threadpool_status), a lower bound of the longest.
 MEAN_WAIT = "tp_queue_wait_window_avg_ms"
@@ -90,13 +92,15 @@ def _mean_statement_ms(ctx: RecommendContext) -> float | None:
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
-    found = ctx.var("stall_limit")
-    if not ctx.server.pool_enabled or found is None:
-        return Clear("the thread pool is off")
+    found = pool_setting(ctx, "stall_limit", "stall limit")
+    if isinstance(found, Clear):
+        return found
     spec, native = found
     limit_ms = spec.to_ms(native)
     if limit_ms is None:
         return Clear(f"{spec.name} reads {native!r}")
+    if (unreported := no_queue_data(ctx)) is not None:
+        return unreported
     queue = queue_metric(ctx)
     if (short := too_little(ctx, queue)) is not None:
         return short
@@ -150,7 +154,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
                 evidence=evidence,
                 severity="warning" if stalled < 0.2 else "critical",
                 apply="live" if spec.dynamic else "restart",
-                read_more=READ_MORE,
+                read_more=read_more(ctx, spec.name),
                 chart_metrics=chart,
             )
     if dequeues > 0 and stalls / dequeues >= ctx.value(STALLS_PER_DEQUEUE) and limit_ms < 10 * floor_ms:
@@ -169,7 +173,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             evidence=[*evidence, ev("dequeues / s", dequeues, "tp_group_dequeues_per_s")],
             severity="info",
             apply="live" if spec.dynamic else "restart",
-            read_more=READ_MORE,
+            read_more=read_more(ctx, spec.name),
             chart_metrics=chart,
         )
     return Clear(

@@ -15,8 +15,11 @@ from poolscope.recommend.base import (
     RecommendFinding,
     RecommendRule,
     ev,
+    no_queue_data,
     pct,
+    pool_setting,
     queue_metric,
+    read_more,
     too_little,
 )
 from poolscope.rules.base import Threshold
@@ -31,13 +34,12 @@ MEAN_OPEN_TRX = Threshold(
     unit="transactions",
     help="... with at least this many transactions open on average",
 )
-READ_MORE = "https://mariadb.com/kb/en/thread-pool-in-mariadb/#priority-scheduling"
 
 
 def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
-    found = ctx.var("priority")
-    if not ctx.server.pool_enabled or found is None:
-        return Clear("the thread pool is off or this flavor has no transaction priority setting")
+    found = pool_setting(ctx, "priority", "transaction priority")
+    if isinstance(found, Clear):
+        return found
     spec, current = found
     wanted = RECOMMENDED.get(spec.name)
     if wanted is None:
@@ -49,6 +51,8 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             + (f" (low-priority requests are promoted after {kickup[1]} ms)" if kickup else "")
         )
     # Per group (MariaDB, MySQL Enterprise) or the whole pool's count (Percona 8.4.10+).
+    if (unreported := no_queue_data(ctx)) is not None:
+        return unreported
     queue = queue_metric(ctx)
     if (short := too_little(ctx, queue)) is not None:
         return short
@@ -83,7 +87,7 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
             ev("queued connections in a transaction now", queued_in_trx),
         ],
         severity="warning",
-        read_more=READ_MORE,
+        read_more=read_more(ctx, spec.name),
         chart_metrics=[queue, "trx_active", "trx_lock_waits", "qps"],
     )
 
