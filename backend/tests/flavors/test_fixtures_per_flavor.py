@@ -9,6 +9,8 @@ test_enable_snippets.py.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -240,3 +242,24 @@ async def test_mysql_community_has_no_pool_and_is_told_where_one_comes_from():
     assert ratio.value == pytest.approx(0.8)
     # admin_address is empty: no admin interface to poll on.
     assert admin_port_of(server) == ("admin_port", 0)
+
+
+def test_discovery_tables_hold_only_what_the_discovery_query_asks_for():
+    # A server answers the discovery query's TABLE_NAME IN (...) with those tables only.
+    from poolscope.poller.discovery import MYSQL_TP_TABLES, POOL_TABLES
+    from tests import FIXTURES_ROOT
+
+    asked = set(POOL_TABLES) | set(MYSQL_TP_TABLES)
+    for path in FIXTURES_ROOT.glob("*/*/discovery_tables.json"):
+        rows = json.loads(path.read_text())["rows"]
+        assert {r["TABLE_NAME"] for r in rows} <= asked, path
+
+
+@pytest.mark.parametrize("fixture", ["percona/8.0", "percona/8.4", "percona/8.4.10"])
+def test_percona_8_version_comment_is_quoted_as_real_servers_print_it(fixture):
+    # Percona 8.x: "Percona Server (GPL), Release '28', Revision '47601f19'" (5.7 prints it unquoted).
+    from tests import FIXTURES_ROOT
+
+    rows = json.loads((FIXTURES_ROOT / fixture / "discovery_variables.json").read_text())["rows"]
+    comment = next(r["Value"] for r in rows if r["Variable_name"] == "version_comment")
+    assert re.fullmatch(r"Percona Server \(GPL\), Release '\d+', Revision '[0-9a-f]+'", comment), comment
