@@ -29,6 +29,7 @@ from poolscope.alerts.notifiers.alertmanager import AlertmanagerNotifier
 from poolscope.alerts.notifiers.webhook import WebhookDispatcher
 from poolscope.alerts.repository import AlertRepository
 from poolscope.auth import AuthService
+from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings
 from poolscope.fleet.leases import LeaseKeeper, default_node_id
 from poolscope.poller.scheduler import Scheduler
@@ -67,8 +68,10 @@ def external_url(settings: Settings) -> str:
     return url.rstrip("/")
 
 
-def build_services(settings: Settings, store: SqlStore, role: ServiceRole = "all") -> Services:
-    """Every service, wired; nothing runs yet (run_services starts them in order)."""
+def build_services(
+    settings: Settings, store: SqlStore, role: ServiceRole = "all", clock: Clock = SYSTEM
+) -> Services:
+    """Every service, wired, on one clock; nothing runs yet (run_services starts them in order)."""
     fleet = None
     if role == "poller":
         fleet = LeaseKeeper(
@@ -76,10 +79,11 @@ def build_services(settings: Settings, store: SqlStore, role: ServiceRole = "all
             settings.node_id or default_node_id(),
             lambda: scheduler.target_names(),
             ttl_s=settings.lease_ttl_s,
+            clock=clock,
         )
-    scheduler = Scheduler(settings, store, ownership=fleet)
+    scheduler = Scheduler(settings, store, ownership=fleet, clock=clock)
     audit = AuditLog(store.engine)
-    applier = Applier(settings, store, audit)
+    applier = Applier(settings, store, audit, clock)
     alert_repo = AlertRepository(store.engine)
     url = external_url(settings)
     dispatcher = WebhookDispatcher(settings.alerts.webhooks, alert_repo, url)
@@ -95,6 +99,7 @@ def build_services(settings: Settings, store: SqlStore, role: ServiceRole = "all
             dispatcher,
             snapshots=snapshots,
             shared_silences=role == "poller",
+            clock=clock,
         )
         if settings.alerts.alertmanager.urls:
             alertmanager = AlertmanagerNotifier(settings.alerts.alertmanager, url, store.hub, alerts.current)
@@ -105,14 +110,14 @@ def build_services(settings: Settings, store: SqlStore, role: ServiceRole = "all
         audit=audit,
         recommender=Recommender(settings, store),
         applier=applier,
-        guard=Guard(settings, store, audit, applier),
+        guard=Guard(settings, store, audit, applier, clock),
         dispatcher=dispatcher,
         snapshots=snapshots,
         alerts=alerts,
         alertmanager=alertmanager,
         role=role,
         fleet=fleet,
-        feed=LiveFeed(store.latest_rows, store.hub, store.url) if role == "api" else None,
+        feed=LiveFeed(store.latest_rows, store.hub, store.url, clock=clock) if role == "api" else None,
     )
 
 
@@ -123,6 +128,7 @@ async def run_services(
     *,
     start_poller: bool = True,
     role: ServiceRole = "all",
+    clock: Clock = SYSTEM,
 ) -> AsyncIterator[Services]:
     """Migrate the store, build the services of `role` and start them downstream first (so the
     alert engine sees the first poll); stop them in the reverse order. start_poller=False builds
@@ -137,7 +143,7 @@ async def run_services(
     serves_http, polls = role != "poller", role != "api" and start_poller
     async with AsyncExitStack() as stack:
         stack.push_async_callback(store.close)
-        services = build_services(settings, store, role)
+        services = build_services(settings, store, role, clock)
         if serves_http:
             assert auth is not None, "the API roles need the auth service"
             await auth.attach(store.engine)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +33,7 @@ from poolscope.actions.allowlist import refused
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.models import TOOK_EFFECT, ApplyPreview, AuditEntry, VariableMeta
 from poolscope.actions.validate import InvalidValue, validate
+from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings, TargetConfig
 from poolscope.errors import Conflict, DomainError, InvalidInput, NotFound, ServerFailed, ServerTimeout
 from poolscope.recommend.flavors import config_snippet, supports_set_persist
@@ -62,10 +62,11 @@ class _Change:
 
 
 class Applier:
-    def __init__(self, settings: Settings, store: SqlStore, audit: AuditLog) -> None:
+    def __init__(self, settings: Settings, store: SqlStore, audit: AuditLog, clock: Clock = SYSTEM) -> None:
         self.settings = settings
         self.store = store
         self.audit = audit
+        self.clock = clock  # a change's time, from which the guard's windows count
         self.targets = {t.name: t for t in settings.targets}
         self._locks = {name: asyncio.Lock() for name in self.targets}
 
@@ -211,7 +212,7 @@ class Applier:
     ) -> AuditEntry:
         variable, wanted = meta.name, str(typed)
         record: dict[str, Any] = {
-            "ts": time.time(),
+            "ts": self.clock.time(),
             "target": target.name,
             "action": change.action,
             "variable": variable,

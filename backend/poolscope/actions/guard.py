@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 
 from poolscope.actions.apply import Actor, Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.compare import window_means
 from poolscope.actions.models import AuditEntry
+from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings
 from poolscope.errors import DomainError
 from poolscope.store.sql import SqlStore
@@ -72,8 +72,11 @@ def summary(before: dict[str, float | None], after: dict[str, float | None]) -> 
 
 
 class Guard:
-    def __init__(self, settings: Settings, store: SqlStore, audit: AuditLog, applier: Applier) -> None:
+    def __init__(
+        self, settings: Settings, store: SqlStore, audit: AuditLog, applier: Applier, clock: Clock = SYSTEM
+    ) -> None:
         self.settings = settings
+        self.clock = clock
         self.store = store
         self.audit = audit
         self.applier = applier
@@ -108,7 +111,7 @@ class Guard:
         window = self.settings.guard_window_s
         step = self.settings.poll_interval_s
         # Wait for the window, plus one poll so its last second is stored.
-        await asyncio.sleep(max(0.0, entry.ts + window + step - time.time()))
+        await self.clock.sleep(entry.ts + window + step - self.clock.time())
         current = await self.audit.get(entry.id)
         if current is None or current.guard_status != "watching":
             return  # reverted or superseded meanwhile

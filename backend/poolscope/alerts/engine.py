@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-import time
 from collections import defaultdict, deque
 from collections.abc import Awaitable, Iterable, Sequence
 from typing import Protocol
@@ -27,6 +26,7 @@ from poolscope.alerts.notifiers.webhook import WebhookDispatcher
 from poolscope.alerts.repository import AlertRepository
 from poolscope.alerts.rules import all_rules
 from poolscope.alerts.settings import AlertSettings
+from poolscope.clock import SYSTEM, Clock
 from poolscope.schemas import Alert, AlertEvent, AlertTransition, PollEvent, Silence
 from poolscope.store.live import LiveHub
 
@@ -58,8 +58,12 @@ class AlertEngine:
         rules: list[AlertRule] | None = None,
         snapshots: SnapshotTaker | None = None,
         shared_silences: bool = False,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.settings = settings
+        # For-durations count in the polls' own timestamps; the clock is for silences, acks and
+        # the events' times.
+        self.clock = clock
         self.hub = hub
         self.repo = repo
         self.dispatcher = dispatcher
@@ -72,7 +76,7 @@ class AlertEngine:
         self._owned: set[str] | None = None
         # In a fleet, silences are changed through an API process: re-read them from the store.
         self.shared_silences = shared_silences
-        self._silences_read_at = time.monotonic()
+        self._silences_read_at = self.clock.monotonic()
         self.snapshots = snapshots
         self.evaluations = 0
         self._task: asyncio.Task[None] | None = None
@@ -84,7 +88,7 @@ class AlertEngine:
     async def start(self) -> None:
         for alert in await self.repo.open_alerts():
             self.active[alert.fingerprint] = alert
-        self.silences = await self.repo.silences(active_at=time.time())
+        self.silences = await self.repo.silences(active_at=self.clock.time())
         ready = asyncio.Event()
         self._task = asyncio.create_task(self._run(ready), name="alert-engine")
         await ready.wait()  # subscribed: no poll after start() is missed
@@ -208,11 +212,11 @@ class AlertEngine:
     async def _refresh_silences(self) -> None:
         """Silences may be added or ended by another process (an API node in a fleet): re-read
         them from the store every few seconds, one query for every target."""
-        if not self.shared_silences or time.monotonic() - self._silences_read_at < SILENCE_REFRESH_S:
+        if not self.shared_silences or self.clock.monotonic() - self._silences_read_at < SILENCE_REFRESH_S:
             return
-        self._silences_read_at = time.monotonic()
+        self._silences_read_at = self.clock.monotonic()
         try:
-            self.silences = await self.repo.silences(active_at=time.time())
+            self.silences = await self.repo.silences(active_at=self.clock.time())
         except Exception:
             log.exception("reading silences from the store failed; the known ones stay")
 
@@ -310,7 +314,7 @@ class AlertEngine:
     async def _publish(self, alert: Alert, transition: AlertTransition) -> None:
         snapshot = alert.model_copy()
         self.hub.publish(
-            AlertEvent(target=alert.target, ts=time.time(), transition=transition, alert=snapshot)
+            AlertEvent(target=alert.target, ts=self.clock.time(), transition=transition, alert=snapshot)
         )
         # Only page on firing and resolution, and not for muted alerts.
         if (
@@ -344,11 +348,11 @@ class AlertEngine:
     async def add_silence(self, silence: Silence) -> None:
         async with self._lock:
             self.silences.append(silence)
-            await self._apply_silences(time.time())
+            await self._apply_silences(self.clock.time())
 
     async def expire_silence(self, silence_id: int) -> Silence | None:
         async with self._lock:
-            now = time.time()
+            now = self.clock.time()
             silence = await self.repo.expire_silence(silence_id, now)
             if silence is not None:
                 self.silences = [s for s in self.silences if s.id != silence_id]
@@ -360,7 +364,7 @@ class AlertEngine:
             alert = next((a for a in self.active.values() if a.id == alert_id), None)
             if alert is None:
                 return None
-            alert.acked_by, alert.acked_at = user, time.time()
+            alert.acked_by, alert.acked_at = user, self.clock.time()
             await self.repo.save(alert)
             await self._publish(alert, "acknowledged")
             return alert.model_copy()

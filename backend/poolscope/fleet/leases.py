@@ -30,12 +30,15 @@ from sqlalchemy import bindparam, delete, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from poolscope.clock import SYSTEM, Clock
 from poolscope.fleet.tables import fleet_members, target_leases
 
 log = logging.getLogger(__name__)
 
 # (gained, lost): told after leases are won, and before a lease given up is freed in the store.
 OwnershipListener = Callable[[set[str], set[str]], Awaitable[None]]
+# The store's time on a connection, in seconds since the epoch (store_now, or a test clock's).
+StoreClock = Callable[[AsyncConnection], Awaitable[float]]
 # Members silent this many TTLs are deleted, so the table does not grow with restarts.
 FORGET_AFTER_TTLS = 10
 
@@ -90,11 +93,16 @@ class LeaseKeeper:
         targets: Callable[[], Collection[str]],
         *,
         ttl_s: float = 6.0,
+        clock: Clock = SYSTEM,
+        store_clock: StoreClock = store_now,
     ) -> None:
         self.engine = engine
         self.node_id = node_id
         self.targets = targets
         self.ttl_s = ttl_s
+        # Local deadlines and the rounds' pace; expiry is judged by store_clock (the module's docstring).
+        self.clock = clock
+        self.store_clock = store_clock
         self.renew_s = ttl_s / 3
         # Poll only with this much of the lease left: a poll started just before the deadline
         # then still ends well before anyone else may start one.
@@ -104,7 +112,7 @@ class LeaseKeeper:
         self._listeners: list[OwnershipListener] = []
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._started_at = time.time()
+        self._started_at = clock.time()
         self._host, self._pid = socket.gethostname(), os.getpid()
         self._joined = False  # a heartbeat stored as this process: only then are the name's rows ours
         # (live members, targets) -> ours: hashing every target each round cost ~5 ms at 1,000.
@@ -115,20 +123,20 @@ class LeaseKeeper:
 
     def holds(self, target: str) -> bool:
         deadline = self._deadline.get(target)
-        return deadline is not None and time.monotonic() < deadline
+        return deadline is not None and self.clock.monotonic() < deadline
 
     def held(self) -> set[str]:
-        now = time.monotonic()
+        now = self.clock.monotonic()
         return {t for t, deadline in self._deadline.items() if now < deadline}
 
     # --- one round: heartbeat, give up, renew and claim --------------------------------------
 
     async def cycle(self) -> None:
         before = self.held()
-        started = time.monotonic()
+        started = self.clock.monotonic()
         names = set(self.targets())
         async with self.engine.begin() as conn:
-            now = await store_now(conn)
+            now = await self.store_clock(conn)
             await self._heartbeat(conn, now)
             live = await self._live_members(conn, now)
         self.members = sorted(live)
@@ -209,7 +217,7 @@ class LeaseKeeper:
         the targets whose lease we now hold. One UPDATE renews them all (not one per lease)."""
         targets = sorted(mine)
         async with self.engine.begin() as conn:
-            now = await store_now(conn)
+            now = await self.store_clock(conn)
             await conn.execute(
                 _RENEW, {"targets": targets, "me": self.node_id, "now": now, "until": expires_at}
             )
@@ -253,7 +261,7 @@ class LeaseKeeper:
 
     async def _run(self) -> None:
         while not self._stopping.is_set():
-            started = time.monotonic()
+            started = self.clock.monotonic()
             every = self.renew_s
             try:
                 await self.cycle()
@@ -266,10 +274,7 @@ class LeaseKeeper:
             # Rounds start every renew_s, however long one waited for the store: counted from the
             # end, a round that waited seconds for SQLite's write lock (a busy poller's batch)
             # left the next one past the deadline, and every target's loop stopped until then.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self._stopping.wait(), timeout=max(every - (time.monotonic() - started), 0.0)
-                )
+            await self.clock.sleep(every - (self.clock.monotonic() - started))  # stop() cancels it
 
     async def stop(self) -> None:
         """Stop renewing, stop polling, then free our leases and leave, so others take over at once."""

@@ -24,9 +24,9 @@ import asyncio
 import contextlib
 import logging
 import math
-import time
 from typing import Protocol
 
+from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.store.sql import SqlStore
@@ -89,15 +89,19 @@ class Scheduler:
         pollers: list[TargetPoller] | None = None,
         *,
         ownership: Ownership | None = None,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.settings = settings
         self.store = store
         self.ownership = ownership
+        self.clock = clock
         # Changed in place by set_targets: the snapshot service reads pollers through this dict.
         self.by_name: dict[str, TargetPoller] = {
             p.name: p
             for p in (
-                pollers if pollers is not None else [TargetPoller(t, settings) for t in settings.targets]
+                pollers
+                if pollers is not None
+                else [TargetPoller(t, settings, clock=clock) for t in settings.targets]
             )
         }
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -108,7 +112,7 @@ class Scheduler:
         self._maintenance: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._running = False
-        self._origin = time.monotonic()  # of the slots' grid
+        self._origin = clock.monotonic()  # of the slots' grid
         # set_targets and ownership changes run one at a time.
         self._changing = asyncio.Lock()
 
@@ -156,7 +160,7 @@ class Scheduler:
         ]
         slot_s = self.settings.poll_interval_s / POLL_SLOTS
         # The slot we are in: its cohort polls at once, the others at their slots' times.
-        start = self._origin + (time.monotonic() - self._origin) // slot_s * slot_s
+        start = self._origin + (self.clock.monotonic() - self._origin) // slot_s * slot_s
         for i, name in enumerate(starting):
             loop = self._loops[name] = _Loop()
             first_at = start + (i * POLL_SLOTS // len(starting)) * slot_s
@@ -211,7 +215,7 @@ class Scheduler:
             kept = dict(self.by_name)
             self.by_name.clear()
             for name, config in wanted.items():
-                self.by_name[name] = kept.get(name) or TargetPoller(config, self.settings)
+                self.by_name[name] = kept.get(name) or TargetPoller(config, self.settings, clock=self.clock)
             if self._running:
                 self._start_tasks()
 
@@ -222,10 +226,10 @@ class Scheduler:
         retry = interval
         next_at = first_at
         while not loop.halted:
-            if (wait_s := next_at - time.monotonic()) > 0:
+            if (wait_s := next_at - self.clock.monotonic()) > 0:
                 loop.idle = True
                 try:
-                    await asyncio.sleep(wait_s)  # halt() cancels it
+                    await self.clock.sleep(wait_s)  # halt() cancels it
                 finally:
                     loop.idle = False
             if loop.halted:
@@ -242,17 +246,20 @@ class Scheduler:
             # that overran: targets that stalled together do not end up in one cohort.
             if result.info.status == "down":
                 retry = min(retry * 2, MAX_RETRY_INTERVAL_S)
-                next_at = _next_tick(next_at, time.monotonic() + retry, interval)
+                next_at = _next_tick(next_at, self.clock.monotonic() + retry, interval)
                 result.info.retry_in_s = retry  # so the UI says when, not "every 1 s"
             else:
                 retry = interval
                 # An overrun skips the missed ticks instead of bursting to catch up.
-                next_at = _next_tick(next_at, time.monotonic(), interval)
+                next_at = _next_tick(next_at, self.clock.monotonic(), interval)
                 result.info.retry_in_s = None
             try:
                 # Batched with other targets' polls (store/writer.py); returns once committed.
                 await self.store.writer.submit(
-                    result.info, result.state, result.samples, ts=result.info.last_poll_at or time.time()
+                    result.info,
+                    result.state,
+                    result.samples,
+                    ts=result.info.last_poll_at or self.clock.time(),
                 )
             except Exception:
                 log.exception("target %s: storing the poll failed", poller.name)
@@ -275,14 +282,9 @@ class Scheduler:
         finally:
             loop.idle = False
 
-    @staticmethod
-    async def _sleep(seconds: float, until: asyncio.Event) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(until.wait(), timeout=max(seconds, 0.0))
-
     async def _run_maintenance(self) -> None:
         while not self._stopping.is_set():
-            await self._sleep(MAINTENANCE_INTERVAL_S, self._stopping)
+            await self.clock.sleep(MAINTENANCE_INTERVAL_S)  # stop() cancels it
             if not self._may_poll(MAINTENANCE_LEASE):
                 continue  # another member of the fleet maintains the store
             try:

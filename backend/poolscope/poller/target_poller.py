@@ -24,6 +24,7 @@ from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
 from poolscope.analysis.stalls import StallDetector
+from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings, TargetConfig
 from poolscope.dsn import DsnError
 from poolscope.metrics import Metric
@@ -78,10 +79,16 @@ class PollResult:
 
 class TargetPoller:
     def __init__(
-        self, config: TargetConfig, settings: Settings, collectors: list[Collector[Any]] | None = None
+        self,
+        config: TargetConfig,
+        settings: Settings,
+        collectors: list[Collector[Any]] | None = None,
+        *,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.config = config
         self.settings = settings
+        self.clock = clock  # a poll's timestamp, and when a collector with a resolution is due
         self.collectors = collectors if collectors is not None else all_collectors()
         self.connection = open_connection(config)
         self.counters = CounterMemory()
@@ -149,7 +156,7 @@ class TargetPoller:
             return await self._poll_once()
 
     async def _poll_once(self) -> PollResult:
-        now = time.time()
+        now = self.clock.time()
         started = time.perf_counter()
         try:
             # A timeout scope, not wait_for: no extra task per poll (Python 3.11's wait_for makes one).

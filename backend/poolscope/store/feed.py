@@ -17,12 +17,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any
 
 import asyncpg
 from sqlalchemy.engine import make_url
 
+from poolscope.clock import SYSTEM, Clock
 from poolscope.schemas import AlertEvent
 from poolscope.store.latest import ALERTS_PAYLOAD, CHANNEL, LatestRow, LatestRows
 from poolscope.store.live import Frame, LiveHub
@@ -67,14 +67,17 @@ class LiveFeed:
         *,
         poll_s: float = POLL_S,
         safety_poll_s: float = SAFETY_POLL_S,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.rows = rows
+        self.clock = clock
         self.hub = hub
         self.store_url = store_url
         self.poll_s = poll_s
         self.safety_poll_s = safety_poll_s
         self.postgres = rows.postgres
         self.reconnects = 0  # LISTEN connections reopened after a loss (tests read it)
+        self.looks = 0  # reads by sequence done (catch_up): tests wait for the next one
         self._task: asyncio.Task[None] | None = None
         self._reset(0, 0)
 
@@ -108,13 +111,13 @@ class LiveFeed:
                 raise
             except Exception:
                 log.exception("live feed: reading the store failed; retrying in %.1f s", backoff)
-                await asyncio.sleep(backoff)
+                await self.clock.sleep(backoff)
                 backoff = min(backoff * 2, RECONNECT_MAX_S)
 
     async def _follow_poll(self) -> None:
         while self.hub.client_count:
             await self.catch_up()
-            await asyncio.sleep(self.poll_s)
+            await self.clock.sleep(self.poll_s)
 
     async def catch_up(self) -> None:
         """Send what was committed since the last look, by sequence; of the polls, only those of
@@ -144,6 +147,7 @@ class LiveFeed:
         else:
             self._floor, self._alert_floor = self._high, self._alert_high
         self._alerts_seen = {s for s in self._alerts_seen if s > self._alert_floor}
+        self.looks += 1
 
     def _send(self, row: LatestRow, default_seen: int) -> None:
         if row.seq > self._seen.get(row.target, default_seen):
@@ -169,7 +173,7 @@ class LiveFeed:
                     type(exc).__name__,
                     backoff,
                 )
-                await asyncio.sleep(backoff)
+                await self.clock.sleep(backoff)
                 backoff = min(backoff * 2, RECONNECT_MAX_S)
                 continue
             backoff = self.poll_s
@@ -194,11 +198,12 @@ class LiveFeed:
         return lost.is_set()
 
     async def _listen(self, wake: asyncio.Queue[str], lost: asyncio.Event) -> None:
-        next_safety = time.monotonic() + self.safety_poll_s
+        next_safety = self.clock.monotonic() + self.safety_poll_s
         while self.hub.client_count and not lost.is_set():
-            timeout = max(0.0, next_safety - time.monotonic())
-            with contextlib.suppress(TimeoutError):
-                payload = await asyncio.wait_for(wake.get(), timeout=min(timeout, self.poll_s * 4))
+            timeout = min(max(0.0, next_safety - self.clock.monotonic()), self.poll_s * 4)
+            payload = await self._notified(wake, lost, timeout)
+            if payload is not None:
+                # Real time: notifications arrive as the store commits, whatever a test's clock says.
                 await asyncio.sleep(COALESCE_S)
                 payloads = [payload]
                 while not wake.empty():
@@ -210,9 +215,23 @@ class LiveFeed:
                     await self._read_targets(targets)
                 if ALERTS_PAYLOAD in payloads:
                     await self.catch_up()
-            if time.monotonic() >= next_safety:
+            if self.clock.monotonic() >= next_safety:
                 await self.catch_up()
-                next_safety = time.monotonic() + self.safety_poll_s
+                next_safety = self.clock.monotonic() + self.safety_poll_s
+
+    async def _notified(self, wake: asyncio.Queue[str], lost: asyncio.Event, within_s: float) -> str | None:
+        """The next notification; None when the connection is lost or after `within_s` on the clock
+        (to look at the safety poll and the clients again)."""
+        if not wake.empty():
+            return wake.get_nowait()
+        got = asyncio.ensure_future(wake.get())
+        others = [asyncio.ensure_future(lost.wait()), asyncio.ensure_future(self.clock.sleep(within_s))]
+        try:
+            await asyncio.wait((got, *others), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in (*others, got):
+                waiter.cancel()  # a no-op on one that is done: a notification taken is not lost
+        return got.result() if got.done() and not got.cancelled() else None
 
 
 class AlertEventLog:

@@ -8,7 +8,6 @@ lost after the SET, is made to happen at an exact point. Each variable is read b
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Iterator
 
 import aiomysql
@@ -28,6 +27,7 @@ from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import ADMIN_PASSWORD, ADMIN_USER, MariaDBSandbox
 from tests.actions.live import OPERATOR_PW, global_value, login, running_app, set_global
 from tests.actions.relay import StallRelay, stall_relay
+from tests.clock import FakeClock
 
 VARIABLE = "thread_pool_oversubscribe"
 ALICE = Actor("alice", "127.0.0.1")
@@ -57,8 +57,10 @@ async def store(tmp_path) -> AsyncIterator[SqlStore]:
     await s.close()
 
 
-def applier_for(settings: Settings, store: SqlStore) -> Applier:
-    return Applier(settings, store, AuditLog(store.engine))
+def applier_for(settings: Settings, store: SqlStore, clock: FakeClock | None = None) -> Applier:
+    if clock is None:
+        return Applier(settings, store, AuditLog(store.engine))
+    return Applier(settings, store, AuditLog(store.engine), clock)
 
 
 async def test_a_revert_waits_for_a_running_apply_and_checks_the_value_it_left(
@@ -105,11 +107,12 @@ async def seed_throughput_drop(store: SqlStore, at: float) -> None:
 
 
 async def test_only_the_newest_change_of_a_variable_is_guarded(relay, mariadb, monitor_dsn, store):
+    clock = FakeClock()
     settings = settings_for(relay, monitor_dsn, store.url, guard_window_s=10)
-    applier = applier_for(settings, store)
-    guard = Guard(settings, store, applier.audit, applier)
+    applier = applier_for(settings, store, clock)
+    guard = Guard(settings, store, applier.audit, applier, clock)
     set_global(mariadb, **{VARIABLE: 3})
-    await seed_throughput_drop(store, time.time())
+    await seed_throughput_drop(store, clock.time())
     try:
         first = await applier.apply("db1", VARIABLE, "4", ALICE, guard=True)  # A → B, guarded
         guard.watch(first)
@@ -122,7 +125,11 @@ async def test_only_the_newest_change_of_a_variable_is_guarded(relay, mariadb, m
         watches = [
             t for t in asyncio.all_tasks() if t.get_name() in (f"guard:{first.id}", f"guard:{third.id}")
         ]
-        await asyncio.wait_for(asyncio.gather(*watches), 40)
+        await clock.settle(*watches)  # each waiting for its window to pass
+        await clock.advance(settings.guard_window_s - 0.01)
+        assert not any(w.done() for w in watches)  # not judged before the window and a poll passed
+        await clock.advance(settings.poll_interval_s + 0.01)
+        assert all(w.done() for w in watches)
     finally:
         await guard.stop()
     # Both guards saw the drop; only the newest change's guard acted, and put back C, not A.

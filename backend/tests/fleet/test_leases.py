@@ -1,12 +1,15 @@
 """Leases in a real store (SQLite and PostgreSQL): members split the targets by rendezvous hash with
 no overlap, a member that stops heartbeating loses its targets to the others within the TTL, and
-no target is ever held by two members, even while members come and go."""
+no target is ever held by two members, even while members come and go.
+
+What waits on time (a TTL running out, rounds every renew interval) runs on a test clock
+(tests/clock.py) that both the members and the store's expiry read.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import random
-import time
 
 import pytest
 from sqlalchemy import select
@@ -14,13 +17,19 @@ from sqlalchemy import select
 from poolscope.fleet.leases import DuplicateNodeId, LeaseKeeper, rendezvous_owner
 from poolscope.fleet.tables import fleet_members, target_leases
 from poolscope.store.sql import SqlStore
+from tests.clock import FakeClock
 
 TARGETS = [f"db{i:03d}" for i in range(40)]
 TTL_S = 2.5
 
 
-def keeper(store: SqlStore, node: str, targets: list[str] = TARGETS) -> LeaseKeeper:
-    return LeaseKeeper(store.engine, node, lambda: targets, ttl_s=TTL_S)
+def keeper(store: SqlStore, node: str, clock: FakeClock | None = None) -> LeaseKeeper:
+    """A member on the real clocks (this host's, the store's), or on `clock` for both."""
+    if clock is None:
+        return LeaseKeeper(store.engine, node, lambda: TARGETS, ttl_s=TTL_S)
+    return LeaseKeeper(
+        store.engine, node, lambda: TARGETS, ttl_s=TTL_S, clock=clock, store_clock=clock.store_now
+    )
 
 
 async def lease_rows(store: SqlStore) -> dict[str, str]:
@@ -60,68 +69,71 @@ async def test_two_members_split_the_targets_by_hash_with_no_overlap(store):
 
 
 async def test_a_member_that_stops_heartbeating_loses_its_targets_within_the_ttl(store):
-    a, b = keeper(store, "host-a:1"), keeper(store, "host-b:2")
+    clock = FakeClock()
+    a, b = keeper(store, "host-a:1", clock), keeper(store, "host-b:2", clock)
     for member in (a, b, a, b):
         await member.cycle()
     a_share = a.held()
     assert a_share and b.held() == set(TARGETS) - a_share
-    silent_at = time.monotonic()  # a's last renewal was just before this
-    taken_at = None
-    while time.monotonic() - silent_at < 3 * TTL_S:  # bounded: well past the TTL
+    silent_at = clock.monotonic()  # a's last renewal was at this instant
+    step = b.renew_s / 4
+    for _ in range(int(3 * TTL_S / step)):  # bounded: well past the TTL
+        await clock.advance(step)
         await b.cycle()
         assert not (a.held() & b.held()), "a target held by two members"
         if b.held() == set(TARGETS):
-            taken_at = time.monotonic()
             break
-        await asyncio.sleep(b.renew_s / 4)
-    assert taken_at is not None, "the silent member's targets never moved"
-    # It is dead once its heartbeat is a TTL old; a round later the survivor holds its targets.
-    assert taken_at - silent_at <= TTL_S + b.renew_s
+    assert b.held() == set(TARGETS), "the silent member's targets never moved"
+    # Dead once its heartbeat is more than a TTL old: the survivor's first round after that takes
+    # its targets, and not one round before.
+    assert clock.monotonic() - silent_at == pytest.approx((int(TTL_S / step) + 1) * step)
     assert not a.held()  # its own deadline passed before the store let b take them
     await b.stop()
 
 
 async def test_a_lease_is_never_held_by_two_while_members_come_and_go(store):
-    members = [keeper(store, f"host-{n}:{n}") for n in "abc"]
+    clock = FakeClock()
+    members = [keeper(store, f"host-{n}:{n}", clock) for n in "abc"]
     running: dict[str, asyncio.Task[None]] = {}
     rng = random.Random(12)
     overlaps: list[set[str]] = []
     ever: dict[str, int] = {}
 
-    async def churn() -> None:
-        end = time.monotonic() + 4 * TTL_S
-        while time.monotonic() < end:  # bounded in time
-            member = rng.choice(members)
-            if member.node_id in running and len(running) > 1:
-                # Half stop cleanly, half fall silent (as if killed): both must stay safe.
-                task = running.pop(member.node_id)
-                task.cancel()
-                if rng.random() < 0.5:
-                    await member.stop()
-                    member._stopping.clear()
-            else:
-                running[member.node_id] = asyncio.create_task(cycling(member))
-            await asyncio.sleep(rng.uniform(0.2, 0.8))
+    def check() -> None:
+        held = [m.held() for m in members]
+        for i, mine in enumerate(held):
+            for other in held[i + 1 :]:
+                if mine & other:
+                    overlaps.append(mine & other)
+            for t in mine:
+                ever[t] = ever.get(t, 0) + 1
+
+    async def checked(gained: set[str], lost: set[str]) -> None:
+        check()  # the instant a member's leases changed
 
     async def cycling(member: LeaseKeeper) -> None:
-        for _ in range(1000):  # bounded; cancelled by churn
+        for _ in range(1000):  # bounded; cancelled by the churn
             await member.cycle()
-            await asyncio.sleep(member.renew_s)
+            await clock.sleep(member.renew_s)
 
-    async def watch() -> None:
-        for _ in range(10_000):
-            held = [m.held() for m in members]
-            for i, mine in enumerate(held):
-                for other in held[i + 1 :]:
-                    if mine & other:
-                        overlaps.append(mine & other)
-                for t in mine:
-                    ever[t] = ever.get(t, 0) + 1
-            await asyncio.sleep(0.01)
-
-    watcher = asyncio.create_task(watch())
-    await churn()
-    watcher.cancel()
+    for member in members:
+        member.add_listener(checked)
+    end = clock.monotonic() + 4 * TTL_S
+    while clock.monotonic() < end:  # bounded in (the test clock's) time
+        member = rng.choice(members)
+        if member.node_id in running and len(running) > 1:
+            # Half stop cleanly, half fall silent (as if killed): both must stay safe.
+            task = running.pop(member.node_id)
+            task.cancel()
+            if rng.random() < 0.5:
+                await member.stop()
+                member._stopping.clear()
+        else:
+            running[member.node_id] = task = asyncio.create_task(cycling(member))
+            await clock.settle(task)  # its first round is done
+        for _ in range(rng.randint(4, 16)):  # 0.2 to 0.8 s, looked at every 50 ms
+            await clock.advance(0.05)
+            check()
     for task in running.values():
         task.cancel()
     for member in members:
@@ -135,27 +147,29 @@ class SlowStoreKeeper(LeaseKeeper):
     write lock held by a busy poller's batch)."""
 
     async def _heartbeat(self, conn, now):  # type: ignore[no-untyped-def]
-        await asyncio.sleep(self.renew_s * 1.2)
+        await self.clock.sleep(self.renew_s * 1.2)
         await super()._heartbeat(conn, now)
 
 
 async def test_a_slow_store_round_does_not_let_the_leases_lapse(store):
-    member = SlowStoreKeeper(store.engine, "host-a:1", lambda: TARGETS, ttl_s=3.0)
+    clock = FakeClock()
+    member = SlowStoreKeeper(
+        store.engine, "host-a:1", lambda: TARGETS, ttl_s=3.0, clock=clock, store_clock=clock.store_now
+    )
     member.start()
     try:
-        for _ in range(600):  # bounded (30 s): the first round on a loaded machine
-            if member.held():
-                break
-            await asyncio.sleep(0.05)
+        assert member._task is not None
+        await clock.settle(member._task)  # in its first round's slow heartbeat
+        await clock.advance(member.renew_s * 1.2)
         assert member.held() == set(TARGETS)
         # Rounds counted from their end came every 2.2 renew intervals, past the deadline
         # (ttl - margin = 2.5 intervals after a round's start) once the round itself was slow.
-        lapsed = 0
-        watch_until = time.monotonic() + 4 * member.ttl_s
-        while time.monotonic() < watch_until:
-            lapsed += member.held() != set(TARGETS)
-            await asyncio.sleep(0.05)
-        assert lapsed == 0
+        lapsed = []
+        for _ in range(int(4 * member.ttl_s / 0.05)):
+            await clock.advance(0.05)
+            if member.held() != set(TARGETS):
+                lapsed.append(clock.monotonic())
+        assert lapsed == []
     finally:
         await member.stop()
 
@@ -180,19 +194,18 @@ async def test_a_second_process_under_a_live_members_node_id_polls_nothing(store
 
 
 async def test_a_dead_processes_node_id_is_taken_over_once_its_heartbeat_is_old(store):
-    dead = keeper(store, "poller-1")
+    clock = FakeClock()
+    dead = keeper(store, "poller-1", clock)
     await dead.cycle()
-    successor = keeper(store, "poller-1")
+    successor = keeper(store, "poller-1", clock)
     successor._pid += 1
     with pytest.raises(DuplicateNodeId):
         await successor.cycle()  # the dead one's heartbeat is still fresh
-    for _ in range(int(3 * TTL_S / 0.25)):  # bounded: well past the TTL
-        await asyncio.sleep(0.25)
-        try:
-            await successor.cycle()
-            break
-        except DuplicateNodeId:
-            continue
+    await clock.advance(TTL_S)
+    with pytest.raises(DuplicateNodeId):
+        await successor.cycle()  # a TTL old, not older: still alive
+    await clock.advance(0.25)
+    await successor.cycle()
     assert successor.held() == set(TARGETS)
     with pytest.raises(DuplicateNodeId):
         await dead.cycle()  # come back to life: it is the duplicate now, and polls nothing

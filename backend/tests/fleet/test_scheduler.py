@@ -1,14 +1,13 @@
 """The scheduler in a fleet, on replayed fixture targets and a real store: set_targets keeps an
 unchanged target's poller and poll loop, restarts a changed one, stops a removed one and starts an
 added one; with leases it polls exactly the targets whose lease it holds, and stops by itself when
-a lease lapses."""
+a lease lapses. The scheduler and the lease keepers run on a test clock (tests/clock.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import Counter
 
+import pytest
 from sqlalchemy import text
 
 from poolscope.config import Settings, TargetConfig
@@ -16,27 +15,32 @@ from poolscope.fleet.leases import LeaseKeeper
 from poolscope.poller.scheduler import MAINTENANCE_LEASE, Scheduler
 from poolscope.schemas import PollEvent
 from poolscope.store.head import readable_samples_sql
+from tests.clock import FakeClock
 
 DSN = "fixture://percona/8.4.10"
-# Long enough for several lease rounds on a loaded 2-core machine while the targets write to SQLite.
 TTL_S = 8.0
+
+
+@pytest.fixture
+def store(store):  # type: ignore[no-untyped-def]
+    """tests/fleet/conftest.py's store, its writer batching for 10 ms (not 150): the polls of one
+    instant of the test clock are submitted together anyway, and each instant waits for its batch."""
+    store.writer.max_delay_s = 0.01
+    return store
 
 
 def target(name: str, **values: object) -> TargetConfig:
     return TargetConfig(name=name, dsn=DSN, **values)
 
 
-async def polls_during(store, seconds: float, until: set[str] | None = None) -> Counter[str]:
-    """Poll events per target seen on the store's hub within `seconds` (or until each of `until`
-    has been seen twice)."""
+async def polls_during(store, clock: FakeClock, scheduler: Scheduler, seconds: float) -> Counter[str]:
+    """Poll events per target seen on the store's hub while the clock moves `seconds` on."""
     seen: Counter[str] = Counter()
     async with store.hub.subscribe() as queue:
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0 and not (until and all(seen[t] >= 2 for t in until)):
-            try:
-                event = await asyncio.wait_for(queue.get(), timeout=left)
-            except TimeoutError:
-                break
+        await clock.settle(*scheduler._tasks.values())  # loops just started: their first poll made
+        await clock.advance(seconds)
+        while not queue.empty():
+            event = queue.get_nowait()
             if isinstance(event, PollEvent):
                 seen[event.target] += 1
     return seen
@@ -71,11 +75,12 @@ async def stored_samples(store, name: str) -> int:
 
 
 async def test_set_targets_keeps_unchanged_targets_polling_and_restarts_only_what_changed(store):
+    clock = FakeClock()
     settings = Settings(poll_interval_s=0.2, targets=[target("a"), target("b"), target("c")])
-    scheduler = Scheduler(settings, store)
+    scheduler = Scheduler(settings, store, clock=clock)
     scheduler.start()
     try:
-        assert set(await polls_during(store, 15, until={"a", "b", "c"})) == {"a", "b", "c"}
+        assert await polls_during(store, clock, scheduler, 0.4) == dict.fromkeys("abc", 2)
         poller_a, task_a, poller_b = scheduler.by_name["a"], scheduler._tasks["a"], scheduler.by_name["b"]
         snapshot_view = scheduler.by_name  # what the snapshot service holds
 
@@ -87,19 +92,20 @@ async def test_set_targets_keeps_unchanged_targets_polling_and_restarts_only_wha
             scheduler.by_name["b"] is not poller_b and scheduler.by_name["b"].config.connect_timeout_s == 2.0
         )
         assert scheduler.polling() == {"a", "b", "d"}
-        seen = await polls_during(store, 15, until={"a", "b", "d"})
-        assert set(seen) == {"a", "b", "d"}, seen
+        seen = await polls_during(store, clock, scheduler, 0.4)
+        assert set(seen) == {"a", "b", "d"} and min(seen.values()) >= 2, seen
     finally:
         await scheduler.stop()
     assert not scheduler.polling()
 
 
 async def test_a_target_no_longer_polled_leaves_nothing_kept_for_it_and_is_stored_again_when_back(store):
+    clock = FakeClock()
     settings = Settings(poll_interval_s=0.2, targets=[target("a"), target("b")])
-    scheduler = Scheduler(settings, store)
+    scheduler = Scheduler(settings, store, clock=clock)
     scheduler.start()
     try:
-        await polls_during(store, 15, until={"a", "b"})
+        await polls_during(store, clock, scheduler, 0.4)
         assert kept_for(store) == {"a", "b"}
 
         await scheduler.set_targets([target("a")])
@@ -109,7 +115,7 @@ async def test_a_target_no_longer_polled_leaves_nothing_kept_for_it_and_is_store
 
         # Back: its series ids are read from the store again and its polls stored as before.
         await scheduler.set_targets([target("a"), target("b")])
-        await polls_during(store, 15, until={"a", "b"})
+        assert (await polls_during(store, clock, scheduler, 0.4))["b"] >= 2
         assert kept_for(store) == {"a", "b"}
         assert await stored_samples(store, "b") > before
     finally:
@@ -118,37 +124,122 @@ async def test_a_target_no_longer_polled_leaves_nothing_kept_for_it_and_is_store
 
 
 async def test_it_polls_the_targets_whose_lease_it_holds_and_stops_when_a_lease_lapses(store):
+    clock = FakeClock()
     names = [f"t{i}" for i in range(6)]
     settings = Settings(poll_interval_s=0.5, targets=[target(n) for n in names])
-    a = LeaseKeeper(store.engine, "a", lambda: scheduler.target_names(), ttl_s=TTL_S)
-    scheduler = Scheduler(settings, store, ownership=a)
+    a = LeaseKeeper(
+        store.engine,
+        "a",
+        lambda: scheduler.target_names(),
+        ttl_s=TTL_S,
+        clock=clock,
+        store_clock=clock.store_now,
+    )
+    scheduler = Scheduler(settings, store, ownership=a, clock=clock)
     a.add_listener(scheduler.on_ownership)
-    b = LeaseKeeper(store.engine, "b", lambda: [*names, MAINTENANCE_LEASE], ttl_s=TTL_S)
+    b = LeaseKeeper(
+        store.engine,
+        "b",
+        lambda: [*names, MAINTENANCE_LEASE],
+        ttl_s=TTL_S,
+        clock=clock,
+        store_clock=clock.store_now,
+    )
     scheduler.start()
     try:
         assert not scheduler.polling()  # no lease yet: nothing is polled
         await a.cycle()
         assert scheduler.polling() == set(names)
-        # b joins: a gives b's share up (stopping its loops first) and b takes it. Rounds repeat
-        # until they agree, as the background loop would (bounded: a loaded machine is slow).
-        for _ in range(10):
-            await b.cycle()
-            await a.cycle()
-            if a.held() and b.held():
-                break
+        # b joins: its share is still leased to a; a sees b and gives b's share up (stopping its
+        # loops first); b takes it.
+        await b.cycle()
+        assert not b.held()
+        await a.cycle()
+        renewed_at = clock.monotonic()
+        await b.cycle()
         assert a.held() and b.held() and not a.held() & b.held()
+        assert a.held() | b.held() == {*names, MAINTENANCE_LEASE}
         assert scheduler.polling() == a.held() - {MAINTENANCE_LEASE}
         mine = a.held() - {MAINTENANCE_LEASE}
-        seen = await polls_during(store, 10, until=mine)
-        assert set(seen) == mine, seen
+        seen = await polls_during(store, clock, scheduler, 1.0)
+        assert set(seen) == mine and min(seen.values()) >= 2, seen
         assert kept_for(store) <= mine  # nothing kept for the targets given up to b
 
-        # a stops renewing (its store unreachable, say): its loops end before the leases expire.
-        await asyncio.sleep(a.ttl_s)
+        # a stops renewing (its store unreachable, say): its loops end once the lease's local
+        # deadline passes, before the store lets anyone else take the targets.
+        left = renewed_at + TTL_S - a.margin_s - clock.monotonic()
+        polled = await polls_during(store, clock, scheduler, left - 0.1)
+        assert (
+            set(polled) == mine
+            and scheduler.polling() == mine
+            and a.held() == mine | (a.held() & {MAINTENANCE_LEASE})
+        )
+        await clock.advance(0.1)
         assert not a.held()
-        assert not await polls_during(store, 1.0)
+        assert not await polls_during(store, clock, scheduler, 1.0)
         assert not scheduler.polling()
     finally:
         await scheduler.stop()
         await a.stop()
         await b.stop()
+
+
+async def test_two_members_on_one_clock_hand_a_silent_members_targets_over_never_polling_one_twice(store):
+    """Both members run as in a poller process (lease rounds and poll loops in the background), on
+    one test clock: the instants of every poll, and which member made it, are the same each run."""
+    clock = FakeClock()
+    names = [f"t{i}" for i in range(6)]
+    settings = Settings(poll_interval_s=0.5, targets=[target(n) for n in names])
+    polls: list[tuple[float, str, str]] = []  # (instant, member, target)
+    keepers: dict[str, LeaseKeeper] = {}
+    schedulers: list[Scheduler] = []
+    for node in ("a", "b"):
+        keeper = keepers[node] = LeaseKeeper(
+            store.engine,
+            node,
+            lambda: [*names, MAINTENANCE_LEASE],
+            ttl_s=TTL_S,
+            clock=clock,
+            store_clock=clock.store_now,
+        )
+        scheduler = Scheduler(settings, store, ownership=keeper, clock=clock)
+        schedulers.append(scheduler)
+        keeper.add_listener(scheduler.on_ownership)
+        for poller in scheduler.by_name.values():
+
+            async def recorded(poll_once=poller.poll_once, node=node, name=poller.name):  # type: ignore[no-untyped-def]
+                polls.append((clock.monotonic(), node, name))
+                return await poll_once()
+
+            poller.poll_once = recorded  # type: ignore[method-assign]
+        scheduler.start()
+        keeper.start()
+        assert keeper._task is not None
+        await clock.settle(keeper._task)
+    a, b = keepers["a"], keepers["b"]
+    try:
+        await clock.advance(2 * a.renew_s)  # b's share moves to b
+        assert a.held() and b.held() and not a.held() & b.held()
+        assert a.held() | b.held() == {*names, MAINTENANCE_LEASE}
+
+        # a falls silent (its store unreachable, say): no more rounds, its poll loops go on.
+        assert a._task is not None
+        a._task.cancel()
+        silent_at = clock.monotonic()
+        a_share = a.held() - {MAINTENANCE_LEASE}
+        await clock.advance(TTL_S + 2 * b.renew_s)
+        assert not a.held() and b.held() == {*names, MAINTENANCE_LEASE}
+    finally:
+        for scheduler in schedulers:
+            await scheduler.stop()
+        for keeper in keepers.values():
+            await keeper.stop()
+    # Per target, one member at a time: a's polls of its share, then b's, never interleaved, and
+    # b's first within a TTL and a round of a's last renewal.
+    for name in a_share:
+        by = [(at, node) for at, node, target_name in polls if target_name == name]
+        first_b = next(at for at, node in by if node == "b" and at > silent_at)
+        assert all(at < first_b for at, node in by if node == "a" and at > silent_at - 2 * a.renew_s)
+        assert first_b - silent_at <= TTL_S + b.renew_s + settings.poll_interval_s
+    # Every instant, each target polled at most once.
+    assert len(polls) == len({(at, name) for at, _, name in polls})

@@ -6,6 +6,9 @@
 - Targets started together spread their first polls over one interval, in cohorts on the slots
   of a grid; a poll that overran or a retry keeps its target's slot.
 - A sleeping poll loop holds no task of its own besides itself, and a halt ends it at once.
+
+Where the schedule is what is tested, the scheduler runs on a test clock (tests/clock.py); where
+the event loop's real work is (connects that cost CPU, hang or queue), on the real one.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import Counter
 
 import pytest
 from pydantic import SecretStr
@@ -24,7 +28,9 @@ from poolscope.poller.scheduler import Scheduler
 from poolscope.schemas import PollEvent
 from poolscope_dev.replay import FixtureConnection
 from tests import FIXTURES_ROOT
+from tests.clock import FakeClock
 from tests.fleet.conftest import migrated_store
+from tests.waiting import await_for
 
 FIXTURE_DSN = "fixture://percona/8.4.10"
 CONNECT_WORK_S = 0.04  # what one connect keeps the loop busy for
@@ -44,8 +50,11 @@ class BusyConnect(FixtureConnection):
 class SlowConnect(FixtureConnection):
     """A replayed server half a second away: its connect waits (the loop is free meanwhile)."""
 
+    started = 0  # connects begun, by every SlowConnect
+
     async def connect(self) -> None:
-        await asyncio.sleep(0.5)
+        SlowConnect.started += 1
+        await asyncio.sleep(0.5)  # the network's round trips
         await super().connect()
 
 
@@ -67,8 +76,10 @@ class HeldLeases:
 
     def __init__(self, names: set[str]) -> None:
         self.names = set(names)
+        self.asked: Counter[str] = Counter()  # how often each target's lease was checked
 
     def holds(self, target: str) -> bool:
+        self.asked[target] += 1
         return target in self.names
 
 
@@ -98,17 +109,28 @@ async def store(tmp_path):
 
 async def first_polls(store, names: set[str], timeout_s: float) -> dict[str, PollEvent]:
     """The first poll event of each target (bounded in time)."""
-    seen: dict[str, PollEvent] = {}
     async with store.hub.subscribe() as queue:
-        end = time.monotonic() + timeout_s
-        while set(seen) != names and (left := end - time.monotonic()) > 0:
-            try:
-                event = await asyncio.wait_for(queue.get(), timeout=left)
-            except TimeoutError:
-                break
-            if isinstance(event, PollEvent):
-                seen.setdefault(event.target, event)
+        return await first_polls_on(queue, names, timeout_s)
+
+
+async def first_polls_on(queue: asyncio.Queue, names: set[str], timeout_s: float) -> dict[str, PollEvent]:
+    seen: dict[str, PollEvent] = {}
+    end = time.monotonic() + timeout_s
+    while set(seen) != names and (left := end - time.monotonic()) > 0:
+        try:
+            event = await asyncio.wait_for(queue.get(), timeout=left)
+        except TimeoutError:
+            break
+        if isinstance(event, PollEvent):
+            seen.setdefault(event.target, event)
     return seen
+
+
+def on_clock(store, clock: FakeClock, settings: Settings) -> Scheduler:  # type: ignore[no-untyped-def]
+    """A scheduler on the test clock; its store's writer batches for 10 ms, not 150 (the polls of
+    one instant of the test clock are submitted together anyway, and each instant waits for them)."""
+    store.writer.max_delay_s = 0.01
+    return Scheduler(settings, store, clock=clock)
 
 
 async def test_polls_queued_behind_costly_connects_do_not_time_out(store, monkeypatch):
@@ -140,8 +162,10 @@ async def test_a_stop_does_not_wait_for_the_polls_still_queued_for_a_turn(store,
         targets=[TargetConfig(name=f"slow{i:02d}", dsn="slowconnect://x/") for i in range(30)],
     )
     scheduler = Scheduler(settings, store)
+    SlowConnect.started = 0
     scheduler.start()
-    await asyncio.sleep(1.0)
+    # One connect done, the next under way, the rest queued behind it.
+    await await_for(lambda: SlowConnect.started, 10, "no second connect began", until=lambda n: n >= 2)
     stopping_at = time.monotonic()
     await scheduler.stop()
     assert time.monotonic() - stopping_at < 5.0  # the poll in flight, not the queue behind it
@@ -149,35 +173,42 @@ async def test_a_stop_does_not_wait_for_the_polls_still_queued_for_a_turn(store,
 
 
 async def test_targets_started_together_spread_their_first_polls_over_one_interval(store):
+    clock = FakeClock()
     names = {f"spread{i:02d}" for i in range(20)}
     settings = Settings(
         poll_interval_s=2.0, targets=[TargetConfig(name=n, dsn=FIXTURE_DSN) for n in sorted(names)]
     )
-    scheduler = Scheduler(settings, store)
-    started = time.time()
-    scheduler.start()
-    try:
-        seen = await first_polls(store, names, timeout_s=30)
-    finally:
-        await scheduler.stop()
+    scheduler = on_clock(store, clock, settings)
+    started = clock.time()
+    async with store.hub.subscribe() as queue:
+        scheduler.start()
+        try:
+            await clock.settle(*scheduler._tasks.values())
+            await clock.advance(settings.poll_interval_s - 0.01)
+            seen = await first_polls_on(queue, names, timeout_s=5)
+        finally:
+            await scheduler.stop()
     assert set(seen) == names
-    offsets = sorted(e.target_info.last_poll_at - started for e in seen.values())
-    # 20 targets over 2 s: two every 0.2 s. All at once (the old way) would put them all near 0.
-    assert offsets[-1] - offsets[0] >= 1.5, offsets
-    assert sum(1 for o in offsets if o < 0.5) <= 8, offsets
+    offsets = sorted(round(e.target_info.last_poll_at - started, 6) for e in seen.values())
+    # 20 targets over 2 s on 10 slots: two at each slot, 0.2 s apart. All at once (the old way)
+    # would put them all at 0.
+    assert offsets == [round(slot * 0.2, 6) for slot in range(10) for _ in range(2)]
 
 
 async def test_a_sleeping_loop_holds_no_extra_task_and_a_halt_ends_it_at_once(store):
+    clock = FakeClock()
     interval_s = 5.0
     names = [f"idle{i}" for i in range(5)]
     settings = Settings(
         poll_interval_s=interval_s, targets=[TargetConfig(name=n, dsn=FIXTURE_DSN) for n in names]
     )
-    scheduler = Scheduler(settings, store)
+    scheduler = on_clock(store, clock, settings)
     scheduler.start()
     try:
-        await first_polls(store, set(names), timeout_s=30)
-        await asyncio.sleep(0.2)  # every loop is now asleep until its next poll
+        await clock.settle(*scheduler._tasks.values())
+        await clock.advance(interval_s - 0.01)  # every first poll made
+        # Every loop is asleep until its next poll, and so is the store-maintenance loop.
+        assert clock.sleeping == len(names) + 1
         tasks = asyncio.all_tasks()
         poll_loops = [t for t in tasks if t.get_name().startswith("poll:")]
         assert len(poll_loops) == len(names)
@@ -186,8 +217,10 @@ async def test_a_sleeping_loop_holds_no_extra_task_and_a_halt_ends_it_at_once(st
         assert len(waiters) <= 1, waiters  # the store-maintenance loop's, one per scheduler
         stopped_at = time.monotonic()
         await scheduler.set_targets([])  # halts every loop mid-sleep
-        assert time.monotonic() - stopped_at < interval_s / 2
+        # Not left to its stop timeout (poll_timeout_s + STOP_GRACE_S): the test clock never wakes it.
+        assert time.monotonic() - stopped_at < scheduler_module.STOP_GRACE_S
         assert not scheduler.polling()
+        assert clock.sleeping == 1  # the store-maintenance loop
     finally:
         await scheduler.stop()
 
@@ -208,7 +241,14 @@ async def test_a_poll_whose_lease_lapsed_while_it_queued_is_not_made(store, monk
     async with store.hub.subscribe() as queue:
         scheduler.start()
         try:
-            await asyncio.sleep(0.3)  # every loop has checked its lease and queued for a turn
+            # Every loop has checked its lease (once started, once before its first poll): it
+            # queues for a turn at once after that (no await between).
+            await await_for(
+                lambda: leases.asked,
+                10,
+                "not every loop checked its lease",
+                until=lambda asked: all(asked[n] >= 2 for n in names),
+            )
             leases.names -= lost
             end = time.monotonic() + 15
             while set(names) - lost - polled and (left := end - time.monotonic()) > 0:
@@ -216,7 +256,13 @@ async def test_a_poll_whose_lease_lapsed_while_it_queued_is_not_made(store, monk
                     event = await asyncio.wait_for(queue.get(), timeout=left)
                     if isinstance(event, PollEvent):
                         polled.add(event.target)
-            await asyncio.sleep(1.0)  # time for a wrongly kept poll to land too
+            # The lost targets' loops end when their turn comes, with or without a poll.
+            await await_for(
+                lambda: [n for n in lost if not scheduler._tasks[n].done()],
+                15,
+                lambda queued: f"loops still queued: {queued}",
+                until=lambda queued: not queued,
+            )
             while not queue.empty():
                 event = queue.get_nowait()
                 if isinstance(event, PollEvent):
@@ -241,16 +287,17 @@ async def test_retries_of_unreachable_targets_do_not_hold_up_a_healthy_connect(s
     try:
         first = await first_polls(store, set(down), timeout_s=30)
         assert {e.target_info.status for e in first.values()} == {"down"}
-        for _ in range(200):  # at most 20 s, until retries are hanging
-            if sum(1 for n in down if Blackholed.attempts.get(n, 0) > 1) >= 6:
-                break
-            await asyncio.sleep(0.1)
+        await await_for(
+            lambda: sum(1 for n in down if Blackholed.attempts.get(n, 0) > 1),
+            20,
+            "the retries never began to hang",
+            until=lambda hanging: hanging >= 6,
+        )
         healthy = TargetConfig(name="healthy", dsn=FIXTURE_DSN)
         added_at = time.time()
-        waiting = asyncio.create_task(first_polls(store, {"healthy"}, timeout_s=30))
-        await asyncio.sleep(0)  # subscribed before the target starts
-        await scheduler.set_targets([*targets, healthy])
-        seen = await waiting
+        async with store.hub.subscribe() as queue:
+            await scheduler.set_targets([*targets, healthy])
+            seen = await first_polls_on(queue, {"healthy"}, timeout_s=30)
     finally:
         await scheduler.stop()
     assert seen["healthy"].target_info.status == "up"
@@ -262,42 +309,40 @@ async def test_retries_of_unreachable_targets_do_not_hold_up_a_healthy_connect(s
 async def test_polls_come_in_cohorts_on_a_grid_of_slots(store):
     # 50 targets every 2 s: spread one by one they would start a poll every 40 ms, each waking the
     # loop on its own; on POLL_SLOTS slots they start a few at a time, every 2 s / POLL_SLOTS.
+    clock = FakeClock()
     interval_s, slots = 2.0, scheduler_module.POLL_SLOTS
     names = [f"cohort{i:02d}" for i in range(50)]
     settings = Settings(
         poll_interval_s=interval_s, targets=[TargetConfig(name=n, dsn=FIXTURE_DSN) for n in names]
     )
-    scheduler = Scheduler(settings, store)
+    scheduler = on_clock(store, clock, settings)
     started: dict[str, list[float]] = {name: [] for name in names}
-    twice = asyncio.Event()  # every target has started two polls
     for poller in scheduler.by_name.values():
         poll_once = poller.poll_once
 
         async def recorded(poll_once=poll_once, times=started[poller.name]):  # type: ignore[no-untyped-def]
-            times.append(time.monotonic())
-            if all(len(t) >= 2 for t in started.values()):
-                twice.set()
+            times.append(clock.monotonic())
             return await poll_once()
 
         poller.poll_once = recorded  # type: ignore[method-assign]
     scheduler.start()
     try:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(twice.wait(), timeout=30)
+        await clock.settle(*scheduler._tasks.values())
+        await clock.advance(2 * interval_s - 0.01)
     finally:
         await scheduler.stop()
-    assert all(len(t) >= 2 for t in started.values()), started
-    # Second polls: the first ones also connect, and connects take turns.
-    second = sorted(t[1] for t in started.values())
-    cohorts = [[second[0]]]
-    for at in second[1:]:
-        if at - cohorts[-1][-1] > interval_s / slots / 2:
-            cohorts.append([])
-        cohorts[-1].append(at)
-    # A fixture poll never waits, so a cohort's polls run one after another: a pause of the loop
-    # (a slow machine) may split a cohort, hence the slack above POLL_SLOTS.
-    assert slots // 2 <= len(cohorts) <= 2 * slots, [len(c) for c in cohorts]
-    assert second[-1] - second[0] >= interval_s / 2, second  # still spread over the interval
+    assert all(len(t) == 2 for t in started.values()), started
+    # The second polls (the first ones also connect, and connects take turns): five targets at
+    # each of the slots, one interval after their first.
+    cohorts: dict[float, int] = {}
+    for first, second in started.values():
+        assert second - first == pytest.approx(interval_s)
+        cohorts[round(second, 6)] = cohorts.get(round(second, 6), 0) + 1
+    assert len(cohorts) == slots and set(cohorts.values()) == {len(names) // slots}, cohorts
+    grid = sorted(cohorts)
+    assert [round(b - a, 6) for a, b in zip(grid, grid[1:], strict=False)] == [interval_s / slots] * (
+        slots - 1
+    )
 
 
 def test_the_next_poll_keeps_its_targets_phase():

@@ -1,6 +1,7 @@
 """The store carries the live channel between processes: a second store (an API process) reads the
 latest rows another store wrote and gets its polls and alert changes as SSE frames, in order, by a
-short poll on SQLite and by LISTEN/NOTIFY on PostgreSQL."""
+short poll on SQLite and by LISTEN/NOTIFY on PostgreSQL. The feed's looks by sequence (SQLite's
+short poll, PostgreSQL's safety poll) come when the test clock (tests/clock.py) says."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from poolscope.store.live import encode
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from tests.alerts.states import calm, info, stalled, state
+from tests.clock import FakeClock
 from tests.live.conftest import new_postgres_store
+from tests.waiting import await_for
 
 T0 = 1_800_000_000.0
 
@@ -36,6 +39,22 @@ async def write(store: SqlStore, name: str, ts: float, up: bool = True) -> None:
     target_info = info(ts, "up" if up else "down").model_copy(update={"name": name})
     target_state = state(ts, target=name) if up else None
     await store.write_poll(target_info, target_state, [sample(ts - T0)], ts)
+
+
+async def following(feed: LiveFeed, looks: int = 1) -> None:
+    """Until the feed has looked at the store `looks` times since it started (its first look comes
+    once a client is connected, and on PostgreSQL once LISTEN is on)."""
+    await await_for(lambda: feed.looks, 10, "the feed never looked at the store", until=lambda n: n >= looks)
+
+
+async def alert_changes_logged(store: SqlStore) -> None:
+    """Until the writer's AlertEventLog has stored an alert change (it writes in a task of its own)."""
+
+    async def logged() -> int:
+        async with store.engine.connect() as conn:
+            return len(await store.latest_rows.alert_events_since(conn, 0))
+
+    await await_for(logged, 10, "no alert change was logged")
 
 
 async def frames_until(queue: asyncio.Queue, count: int, timeout_s: float = 10.0) -> list:
@@ -70,8 +89,9 @@ async def test_another_store_reads_the_latest_rows(store_url):
 
 
 async def test_polls_and_alert_changes_reach_another_process_clients_in_order(store_url):
+    clock = FakeClock()
     writer, reader = make_store(store_url), make_store(store_url)
-    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=30)
+    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=30, clock=clock)
     engine = AlertEngine(AlertSettings(), writer.hub, AlertRepository(writer.engine))
     alert_log = AlertEventLog(writer.hub, writer.latest_rows)
     await feed.start()
@@ -79,15 +99,14 @@ async def test_polls_and_alert_changes_reach_another_process_clients_in_order(st
     client = reader.hub.open_client(limit=10)
     assert client is not None
     try:
-        await asyncio.sleep(0.3)  # the feed has started following (PostgreSQL: LISTEN is on)
-        expected = []
+        await following(feed)
+        frames = []
         for i in range(6):
             for name in ("db1", "db2"):
                 await write(writer, name, T0 + i)
-                expected.append((name, T0 + i))
             # A row holds only the newest poll: the pollers' 1 s is far slower than the tail.
-            await asyncio.sleep(0.2)
-        frames = await frames_until(client.queue, len(expected))
+            await clock.advance(feed.poll_s)  # SQLite: the next look (PostgreSQL: NOTIFY)
+            frames += await frames_until(client.queue, 2)
         assert all(f.kind == "poll" for f in frames)
         got = [(f.target, json.loads(f.data.split(b"data: ", 1)[1])["ts"]) for f in frames]
         for name in ("db1", "db2"):  # each target's polls arrive in order, none twice
@@ -104,6 +123,8 @@ async def test_polls_and_alert_changes_reach_another_process_clients_in_order(st
         assert set(from_store) == set(json.loads(in_process.data.split(b"data: ", 1)[1]))
         # The writer's alert engine fires; the change log carries it across.
         await engine.evaluate(stalled(T0 + 10))
+        await alert_changes_logged(writer)
+        await clock.advance(feed.poll_s)  # SQLite: the next look (PostgreSQL: NOTIFY)
         alert_frames = [f for f in await frames_until(client.queue, 1) if f.kind == "alert"]
         assert alert_frames and alert_frames[0].data.startswith(b"event: alert\ndata: {")
         change = json.loads(alert_frames[0].data.split(b"data: ", 1)[1])
@@ -120,17 +141,19 @@ async def test_the_feed_reads_nothing_while_no_client_is_connected(store_url):
     writer, reader = make_store(store_url), make_store(store_url)
     statements: list[str] = []
     event.listen(reader.engine.sync_engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
-    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=0.1)
+    clock = FakeClock()
+    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=0.1, clock=clock)
     await feed.start()
     try:
         for i in range(10):
             await write(writer, "db1", T0 + i)
-            await asyncio.sleep(0.05)
-        assert statements == []
+            await clock.advance(0.05)  # the feed's short poll and safety poll would have come
+        assert statements == [] and feed.looks == 0
         client = reader.hub.open_client(limit=1)
         await write(writer, "db1", T0 + 20)  # may or may not be seen: it raced the feed's start
-        await asyncio.sleep(0.3)
+        await following(feed)
         await write(writer, "db1", T0 + 21)
+        await clock.advance(feed.safety_poll_s)
         frames = await frames_until(client.queue, 1)
         assert statements and frames[-1].target == "db1"
         client.close()
@@ -146,7 +169,8 @@ async def test_the_feed_reads_only_the_polls_its_clients_want(store_url):
     writer, reader = make_store(store_url), make_store(store_url)
     statements: list[str] = []
     event.listen(reader.engine.sync_engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
-    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=0.1)
+    clock = FakeClock()
+    feed = LiveFeed(reader.latest_rows, reader.hub, store_url, poll_s=0.05, safety_poll_s=0.1, clock=clock)
     engine = AlertEngine(AlertSettings(), writer.hub, AlertRepository(writer.engine))
     alert_log = AlertEventLog(writer.hub, writer.latest_rows)
     await feed.start()
@@ -155,23 +179,29 @@ async def test_the_feed_reads_only_the_polls_its_clients_want(store_url):
     assert alerts is not None
     db2 = None
     try:
-        await asyncio.sleep(0.3)  # the feed has started following (PostgreSQL: LISTEN is on)
+        await following(feed)
         for i in range(5):
             await write(writer, "db1", T0 + i)
             await write(writer, "db2", T0 + i)
-            await asyncio.sleep(0.1)
+            looks = feed.looks
+            await clock.advance(feed.safety_poll_s)
+            await following(feed, looks + 1)
         await engine.evaluate(stalled(T0 + 10))
+        await alert_changes_logged(writer)
+        await clock.advance(feed.safety_poll_s)  # SQLite: the next look (PostgreSQL: NOTIFY)
         change = await frames_until(alerts.queue, 1)
         assert [f.kind for f in change] == ["alert"] and change[0].target == "db1"
         reads_of_rows = [s for s in statements if "target_latest.info" in s]
         assert statements and reads_of_rows == []  # the feed ran, and read no latest row
         db2 = reader.hub.open_client(limit=10, kinds=frozenset({"poll"}), target="db2")
         assert db2 is not None
-        await asyncio.sleep(0.3)
+        looks = feed.looks
+        await clock.advance(feed.safety_poll_s)
+        await following(feed, looks + 1)  # the next look knows db2 is wanted
         for i in range(10, 16):
             await write(writer, "db1", T0 + i)
             await write(writer, "db2", T0 + i)
-            await asyncio.sleep(0.1)
+            await clock.advance(feed.safety_poll_s)
         # A latest row holds a target's newest poll only, so a look may see two polls as one:
         # what is promised is db2's, in order, none twice, none from before it joined, the last.
         got: list[tuple[str, str, float]] = []
@@ -236,12 +266,13 @@ async def test_a_lost_listen_connection_is_reopened(postgres):
     url = new_postgres_store(postgres)
     await asyncio.to_thread(upgrade_to_head, url)
     writer, reader = make_store(url), make_store(url)
-    # No safety poll within the test: only NOTIFY (and the catch-up after a reconnect) deliver.
-    feed = LiveFeed(reader.latest_rows, reader.hub, url, poll_s=0.05, safety_poll_s=600)
+    # No safety poll within the test (its clock stands still): only NOTIFY and the catch-up after
+    # a reconnect deliver.
+    feed = LiveFeed(reader.latest_rows, reader.hub, url, poll_s=0.05, safety_poll_s=600, clock=FakeClock())
     await feed.start()
     client = reader.hub.open_client(limit=1)
     try:
-        await asyncio.sleep(0.3)
+        await following(feed)
         await write(writer, "db1", T0)
         assert (await frames_until(client.queue, 1))[0].target == "db1"
         async with writer.engine.begin() as conn:
@@ -254,12 +285,9 @@ async def test_a_lost_listen_connection_is_reopened(postgres):
                 )
             ).scalar()
         assert killed == 1
-        for _ in range(200):  # up to 10 s
-            if feed.reconnects:
-                break
-            await asyncio.sleep(0.05)
+        await await_for(lambda: feed.reconnects, 10, "the feed never reconnected")
+        await following(feed, 2)  # its catch-up on the new connection, LISTEN on
         assert feed.reconnects == 1
-        await asyncio.sleep(0.3)
         await write(writer, "db1", T0 + 1)
         frame = (await frames_until(client.queue, 1, timeout_s=5))[0]
         assert json.loads(frame.data.split(b"data: ", 1)[1])["ts"] == T0 + 1
