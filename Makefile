@@ -26,7 +26,8 @@ INSTALL_STAMPS := $(PY_STAMP) \
 	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
 
 .PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
-	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract reference lint-reference
+	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract reference lint-reference \
+	prometheus-rules lint-prometheus-rules
 
 help:
 	@echo "make install       Python venv + pinned deps, npm ci for frontend/ and e2e/ (idempotent)"
@@ -36,6 +37,7 @@ help:
 	@echo "make lint          generated contract up to date; ruff, ruff format --check, mypy, comment paths; frontend lint + typecheck"
 	@echo "make contract      regenerate the API contract: OpenAPI document + the UI's types (commit the result)"
 	@echo "make reference     regenerate docs/reference/ from the code (commit the result)"
+	@echo "make prometheus-rules  regenerate deploy/prometheus/poolscope.rules.yml from the alert rules (commit it)"
 	@echo "make build         frontend production build (frontend/dist)"
 	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
 	@echo "make bench         poller overhead benchmark (python -m poolscope_bench), then the fleet part"
@@ -92,7 +94,7 @@ else
 	@echo "test-e2e: no e2e/package.json, skipped"
 endif
 
-lint: lint-contract lint-reference lint-backend lint-frontend
+lint: lint-contract lint-reference lint-prometheus-rules lint-backend lint-frontend
 
 # The generated contract (README "API contract"): the app's OpenAPI document, the UI's types made
 # from it by openapi-typescript, and every other frontend/src/api/*.gen.ts (gen-metrics, when
@@ -122,6 +124,13 @@ reference: $(PY_STAMP)
 # The reference is what the code says, and every setting, rule and metric has a description.
 lint-reference: $(PY_STAMP)
 	@$(PY) scripts/gen-reference.py --check
+
+# deploy/prometheus/poolscope.rules.yml from the alert rules' declarations (scripts/gen-prometheus-rules.py).
+prometheus-rules: $(PY_STAMP)
+	$(PY) scripts/gen-prometheus-rules.py
+
+lint-prometheus-rules: $(PY_STAMP)
+	@$(PY) scripts/gen-prometheus-rules.py --check
 
 lint-backend: $(PY_STAMP)
 	$(VENV)/bin/ruff check backend

@@ -6,9 +6,9 @@ after the rule, declaring `RULE = AlertRule(...)` with its thresholds beside it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from poolscope.rules.base import Finding, Rule, RuleContext, Threshold, ThresholdValues
 from poolscope.schemas import Severity, TargetInfo, TargetState
@@ -59,6 +59,34 @@ class AlertFinding(Finding):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PrometheusForm:
+    """The rule's condition in PromQL, over a series /metrics exposes: deploy/prometheus/poolscope.rules.yml
+    is generated from it (poolscope/alerts/prometheus_rules.py), with the same thresholds, for-duration,
+    hysteresis, resolve delay and severity as the rule."""
+
+    # The /metrics family compared, and the labels one alert has (target, and group for a group's).
+    metric: str
+    by: tuple[str, ...]
+    # A state: fires while the value equals this (1: stalled, 0: down) ...
+    equals: float | None = None
+    # ... or a level: fires above this threshold and, once firing, holds above holds_above.
+    fires_above: Threshold[Any] | None = None
+    holds_above: Callable[[ThresholdValues], float] | None = None
+    # The metric's value per unit of the thresholds (a wait in ms against a series in seconds: 0.001).
+    scale: float = 1.0
+    # Prometheus templates ({{ $labels.target }}, {{ $value }}); the thresholds are added to the
+    # description from the declarations.
+    summary: str
+    description: str
+
+    def __post_init__(self) -> None:
+        if (self.equals is None) == (self.fires_above is None):
+            raise ValueError(f"{self.metric}: a Prometheus form is a state (equals) or a level (fires_above)")
+        if self.holds_above is not None and self.fires_above is None:
+            raise ValueError(f"{self.metric}: holds_above needs fires_above")
+
+
+@dataclass(frozen=True, kw_only=True)
 class AlertRule(Rule[AlertContext, list[AlertFinding]]):
     severity: Severity
     # Rules that read TargetState are not evaluated on a failed poll (their alerts neither fire
@@ -70,11 +98,16 @@ class AlertRule(Rule[AlertContext, list[AlertFinding]]):
     # Rules that read AlertContext.history (earlier polls): the engine keeps history_s of polls
     # only while one of its rules does; otherwise the history is the current poll alone.
     reads_history: bool = False
+    # How Prometheus evaluates the same rule over /metrics; None: its inputs are not on /metrics.
+    prometheus: PrometheusForm | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.for_duration is not None and self.for_duration not in self.thresholds:
             raise ValueError(f"{self.name}: for_duration must be one of its thresholds")
+        fires_above = self.prometheus.fires_above if self.prometheus else None
+        if fires_above is not None and fires_above not in self.thresholds:
+            raise ValueError(f"{self.name}: the Prometheus form's fires_above must be one of its thresholds")
 
     def for_s(self, thresholds: ThresholdValues) -> float:
         return 0.0 if self.for_duration is None else float(thresholds.value(self.for_duration))

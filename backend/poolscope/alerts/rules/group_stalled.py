@@ -6,7 +6,7 @@ analysis/stalls.py (StallDetector), computed by the poller; this rule turns it i
 
 from __future__ import annotations
 
-from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule
+from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, PrometheusForm
 from poolscope.flavors import stall_limit_ms
 from poolscope.rules.base import Threshold
 
@@ -72,4 +72,16 @@ RULE = AlertRule(
     evaluate=evaluate,
     thresholds=(FOR_S,),
     for_duration=FOR_S,
+    # api/prometheus.py exposes the same verdict per group: 1 for an alerting stall reason.
+    prometheus=PrometheusForm(
+        metric="poolscope_tp_group_stalled",
+        by=("target", "group"),
+        equals=1,
+        summary="{{ $labels.target }}: thread group {{ $labels.group }} stalled",
+        description=(
+            "Group {{ $labels.group }} of {{ $labels.target }}: its STALLS counter rose, or its queue made"
+            " no progress for longer than thread_pool_stall_limit. Long statements hold every worker of"
+            " the group; queued requests wait."
+        ),
+    ),
 )

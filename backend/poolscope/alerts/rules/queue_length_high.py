@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, level_of
-from poolscope.rules.base import Threshold
+from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, PrometheusForm, level_of
+from poolscope.rules.base import Threshold, ThresholdValues
 
 MAX = Threshold(
     name="queue_length_max", default=20, unit="requests", help="a group's QUEUE_LENGTH above this ...", ge=1
@@ -20,9 +20,14 @@ RESOLVE = Threshold(
 )
 
 
+def hold(thresholds: ThresholdValues) -> float:
+    """A firing alert holds while the queue is longer than this (hysteresis)."""
+    return thresholds.value(RESOLVE)
+
+
 def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
-    limit, for_s, resolve = ctx.value(MAX), ctx.value(FOR_S), ctx.value(RESOLVE)
+    limit, for_s, resolve = ctx.value(MAX), ctx.value(FOR_S), hold(ctx.thresholds)
     out = []
     for group in ctx.state.groups:
         level = level_of(group.queue_length, limit, resolve)
@@ -52,4 +57,12 @@ RULE = AlertRule(
     evaluate=evaluate,
     thresholds=(MAX, FOR_S, RESOLVE),
     for_duration=FOR_S,
+    prometheus=PrometheusForm(
+        metric="poolscope_tp_group_queue_length",
+        by=("target", "group"),
+        fires_above=MAX,
+        holds_above=hold,
+        summary="{{ $labels.target }}: group {{ $labels.group }} queue length {{ $value }}",
+        description="Group {{ $labels.group }} of {{ $labels.target }} has {{ $value }} queued requests.",
+    ),
 )

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import RESOLVE_FACTOR, AlertContext, AlertFinding, AlertRule, level_of
-from poolscope.rules.base import Threshold
+from poolscope.alerts.model import (
+    RESOLVE_FACTOR,
+    AlertContext,
+    AlertFinding,
+    AlertRule,
+    PrometheusForm,
+    level_of,
+)
+from poolscope.rules.base import Threshold, ThresholdValues
 
 MAX_MS = Threshold(
     name="queue_wait_max_ms",
@@ -17,10 +24,15 @@ FOR_S = Threshold(
 )
 
 
+def hold_ms(thresholds: ThresholdValues) -> float:
+    """A firing alert holds while the wait is longer than this (hysteresis)."""
+    return thresholds.value(MAX_MS) * thresholds.value(RESOLVE_FACTOR)
+
+
 def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
     limit = ctx.value(MAX_MS)
-    hold = limit * ctx.value(RESOLVE_FACTOR)
+    hold = hold_ms(ctx.thresholds)
     coarse = ctx.info.server is not None and ctx.info.server.queue_time_mode == "coarse"
     out = []
     for group in ctx.state.groups:
@@ -59,4 +71,19 @@ RULE = AlertRule(
     evaluate=evaluate,
     thresholds=(MAX_MS, FOR_S, RESOLVE_FACTOR),
     for_duration=FOR_S,
+    prometheus=PrometheusForm(
+        metric="poolscope_tp_group_oldest_queued_seconds",
+        by=("target", "group"),
+        fires_above=MAX_MS,
+        holds_above=hold_ms,
+        scale=0.001,
+        summary=(
+            "{{ $labels.target }}: group {{ $labels.group }} oldest queued request waits"
+            " {{ $value | humanizeDuration }}"
+        ),
+        description=(
+            "The oldest queued connection of group {{ $labels.group }} of {{ $labels.target }} has waited"
+            " {{ $value | humanizeDuration }} for a worker."
+        ),
+    ),
 )

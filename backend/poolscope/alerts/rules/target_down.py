@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule
+from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, PrometheusForm
 from poolscope.rules.base import Threshold
 
 FOR_S = Threshold(
@@ -33,4 +33,13 @@ RULE = AlertRule(
     thresholds=(FOR_S,),
     for_duration=FOR_S,
     needs_state=False,
+    prometheus=PrometheusForm(
+        metric="poolscope_target_up",
+        by=("target",),
+        equals=0,
+        summary="{{ $labels.target }}: target down",
+        description=(
+            "Poolscope cannot poll {{ $labels.target }}; its dashboard (/targets/{{ $labels.target }}) says why."
+        ),
+    ),
 )
