@@ -47,7 +47,18 @@ EXTENSIONS = [
     "mako",
 ]
 # Paths that name things outside the repository, or files a user makes from a sample.
-IGNORED_PREFIXES = ("/etc/", "/usr/", "/var/", "/tmp/", "/proc/", "/sys/", "/dev/", "/run/", "/api/", "~/")
+IGNORED_PREFIXES = (
+    "/etc/",
+    "/usr/",
+    "/var/",
+    "/tmp/",
+    "/proc/",
+    "/sys/",
+    "/dev/",
+    "/run/",
+    "/api/",
+    "~/",
+)
 IGNORED_NAMES = frozenset(
     {
         "poolscope.toml",  # the user's config, made from poolscope.example.toml
@@ -64,7 +75,9 @@ _EXT = re.compile(r"\.(?:" + "|".join(EXTENSIONS) + r")$")
 
 def repository_files(root: Path) -> tuple[set[str], set[str], set[str]]:
     """Tracked files, their directories, and their base names."""
-    out = subprocess.run(["git", "ls-files"], cwd=root, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["git", "ls-files"], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
     files = set(out.split("\n")) - {""}
     dirs = {str(p) for f in files for p in PurePosixPath(f).parents if str(p) != "."}
     return files, dirs, {PurePosixPath(f).name for f in files}
@@ -78,7 +91,9 @@ def python_comments(text: str) -> Iterator[tuple[int, str]]:
     except (tokenize.TokenError, SyntaxError):
         return
     for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(
+            node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+        ):
             doc = ast.get_docstring(node, clean=False)
             if doc and node.body:
                 first = node.body[0].lineno
@@ -131,7 +146,10 @@ def comments(path: Path) -> Iterator[tuple[int, str]]:
         yield from python_comments(text)
     elif suffix in (".ts", ".tsx", ".js", ".mjs", ".cjs", ".css"):
         yield from c_comments(text)
-    elif suffix in (".sh", ".toml", ".yml", ".yaml", ".cfg", ".ini", ".conf") or path.name == "Makefile":
+    elif (
+        suffix in (".sh", ".toml", ".yml", ".yaml", ".cfg", ".ini", ".conf")
+        or path.name == "Makefile"
+    ):
         yield from hash_comments(text)
 
 
@@ -154,12 +172,19 @@ def candidates(comment: str, top_dirs: set[str]) -> Iterator[str]:
             yield word
 
 
-def found(word: str, source: str, files: set[str], dirs: set[str], names: set[str]) -> bool:
+def found(
+    word: str, source: str, files: set[str], dirs: set[str], names: set[str]
+) -> bool:
     if "/" not in word.rstrip("/"):
         return word in names or word.rstrip("/") in dirs
     word = word.lstrip("/")
     here = PurePosixPath(source).parent
-    bases = [here, *here.parents, PurePosixPath("backend"), PurePosixPath("backend/poolscope")]
+    bases = [
+        here,
+        *here.parents,
+        PurePosixPath("backend"),
+        PurePosixPath("backend/poolscope"),
+    ]
     for base in bases:
         path = str(base / word.rstrip("/")) if str(base) != "." else word.rstrip("/")
         path = str(PurePosixPath(path))
@@ -171,7 +196,9 @@ def found(word: str, source: str, files: set[str], dirs: set[str], names: set[st
 def main(root: Path = ROOT) -> int:
     files, dirs, names = repository_files(root)
     top_dirs = {d for d in dirs if "/" not in d}
-    scanned = sorted(f for f in files if f.startswith(SCANNED) and "/node_modules/" not in f)
+    scanned = sorted(
+        f for f in files if f.startswith(SCANNED) and "/node_modules/" not in f
+    )
     missing: list[str] = []
     for source in scanned:
         path = root / source
@@ -184,7 +211,10 @@ def main(root: Path = ROOT) -> int:
     for entry in missing:
         print(entry)
     if missing:
-        print(f"{len(missing)} comment path(s) name no file in the repository", file=sys.stderr)
+        print(
+            f"{len(missing)} comment path(s) name no file in the repository",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -216,10 +216,12 @@ class Settings(BaseSettings):
     session_secret: SecretStr | None = Field(
         default=None,
         min_length=32,
-        description="signs session cookies; unset = random per process (a restart logs everyone out)",
+        description="signs session tokens; unset = random per process (a restart logs everyone out)",
     )
     session_ttl_hours: float = Field(default=12, gt=0, le=24 * 30, description="a login lasts this long")
-    cookie_secure: bool = Field(default=False, description="mark cookies Secure (serve over HTTPS)")
+    cookie_secure: bool = Field(
+        default=False, description="unused: sessions set no cookie any more (kept so older configs load)"
+    )
     login_attempts_per_minute: int = Field(
         default=10, ge=1, le=1000, description="per user name (from any address); 3x that per address"
     )

@@ -21,11 +21,14 @@ export async function loginAs(page: Page, role: E2ERole): Promise<void> {
   await expect(page.getByTestId('user-role')).toHaveText(role);
 }
 
-/** Log an API request context in (cookies are kept by the context); returns the CSRF header to send. */
+/** Log in through the API; returns the session header to send with each request. */
 export async function apiLoginAs(request: APIRequestContext, role: E2ERole): Promise<Record<string, string>> {
   const res = await request.post('/api/auth/login', { data: { username: role, password: passwordFor(role) } });
   expect(res.status(), await res.text()).toBe(200);
-  const state = await request.storageState();
-  const csrf = state.cookies.find((c) => c.name === 'poolscope_csrf')?.value ?? '';
-  return { 'X-CSRF-Token': csrf };
+  return { Authorization: `Bearer ${((await res.json()) as { token: string }).token}` };
+}
+
+/** The session token the UI keeps for this page's tab (sessionStorage of Poolscope's origin). */
+export async function sessionTokenOf(page: Page): Promise<string | null> {
+  return page.evaluate(() => sessionStorage.getItem('poolscope.session'));
 }

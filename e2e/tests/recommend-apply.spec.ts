@@ -72,10 +72,10 @@ test.describe('recommendations and one-click apply', () => {
 
     const request = await playwright.request.newContext({ baseURL: stack.baseURL });
     try {
-      const csrf = await apiLoginAs(request, 'viewer');
+      const session = await apiLoginAs(request, 'viewer');
       const res = await request.post(`/api/targets/${stack.targets.poolOn}/apply`, {
         data: { variable: 'thread_pool_stall_limit', value: '40' },
-        headers: csrf,
+        headers: session,
       });
       expect(res.status()).toBe(403);
       expect((await res.json()).detail).toContain('operator');

@@ -138,10 +138,9 @@ def backend(workdir: Path) -> Iterator[str]:
 
 
 def _login(client: httpx.Client) -> dict[str, str]:
-    client.post(
-        "/api/auth/login", json={"username": "bench", "password": "bench-password"}
-    ).raise_for_status()
-    return {"X-CSRF-Token": client.cookies.get("poolscope_csrf") or ""}
+    answer = client.post("/api/auth/login", json={"username": "bench", "password": "bench-password"})
+    answer.raise_for_status()
+    return {"Authorization": f"Bearer {answer.json()['token']}"}
 
 
 def measure(base: str, series: int, points: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from poolscope import __version__
 from poolscope.api.deps import SettingsDep, StoreDep
-from poolscope.auth.deps import SESSION_COOKIE, anonymous_reader, get_auth
+from poolscope.auth.gate import may_read
 from poolscope.config import Settings
 from poolscope.schemas import TargetInfo
 
@@ -42,19 +42,12 @@ async def readyz(request: Request, store: StoreDep, settings: SettingsDep) -> JS
     targets = {t.name: _target_status(infos.get(t.name), settings) for t in settings.targets}
     ready = store_status == "ok" and any(status == "up" for status in targets.values())
     status_code = 200 if ready else 503
-    if not _may_read(request):
+    if not may_read(request):
         return JSONResponse(status_code=status_code, content={"ready": ready})
     body: dict[str, Any] = {"ready": ready, "store": store_status, "targets": targets}
     if not settings.targets:
         body["reason"] = "no targets configured"
     return JSONResponse(status_code=status_code, content=body)
-
-
-def _may_read(request: Request) -> bool:
-    auth = get_auth(request)
-    return (
-        anonymous_reader(auth, request) or auth.session_user(request.cookies.get(SESSION_COOKIE)) is not None
-    )
 
 
 async def _store_status(engine: Any) -> str:

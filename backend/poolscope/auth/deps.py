@@ -1,9 +1,11 @@
 """FastAPI dependencies: `require_role("viewer" | "operator")` for any route that needs a login.
 
-For mutating methods it also checks the CSRF header and the per-user rate limit, in this order:
-no users configured → 403 (reads with "viewer" stay open, as user "anonymous"); not logged in → 401
-(reads with "viewer" are anonymous too when `anonymous_read` is set); bad CSRF token → 403;
-role too low → 403; too many changes → 429. Every route also passes `auth.gate.read_gate` first.
+The session is the token in `Authorization: Bearer`, which the UI keeps in sessionStorage: bound to
+Poolscope's origin, port included, and never sent by the browser on its own, so it needs no CSRF
+token (docs/decisions/0200-origin-bound-sessions.md). In this order: no users configured → 403
+(reads with "viewer" stay open, as user "anonymous"); not logged in → 401 (reads with "viewer" are
+anonymous too when `anonymous_read` is set); role too low → 403; too many changes → 429. Every
+route also passes `auth.gate.read_gate` first.
 """
 
 from __future__ import annotations
@@ -17,9 +19,6 @@ from poolscope.auth.service import NO_USERS_DETAIL, ROLE_RANK, AuthService, User
 from poolscope.auth.tokens import SessionClaims
 from poolscope.config import Role
 
-SESSION_COOKIE = "poolscope_session"
-CSRF_COOKIE = "poolscope_csrf"
-CSRF_HEADER = "X-CSRF-Token"
 MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 ANONYMOUS = User(name="anonymous", role="viewer")
 NOT_LOGGED_IN = "not logged in (or the session expired)"
@@ -36,16 +35,15 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def check_csrf(auth: AuthService, request: Request, claims: SessionClaims) -> None:
-    """403 unless the CSRF header equals the cookie and is bound to this session."""
-    header = request.headers.get(CSRF_HEADER)
-    if header is not None and not header.isascii():
-        raise HTTPException(status_code=403, detail=f"malformed {CSRF_HEADER} header (must be ASCII)")
-    if not auth.signer.csrf_valid(claims.sid, header, request.cookies.get(CSRF_COOKIE)):
-        raise HTTPException(
-            status_code=403,
-            detail=f"missing or wrong {CSRF_HEADER} header (must equal the {CSRF_COOKIE} cookie)",
-        )
+def bearer_token(request: Request) -> str | None:
+    """The token of `Authorization: Bearer <token>`, or None (cookies are never read)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def request_session(request: Request) -> tuple[User, SessionClaims] | None:
+    """The user and claims of this request's session token, if it is valid now."""
+    return get_auth(request).session_user(bearer_token(request))
 
 
 def anonymous_reader(auth: AuthService, request: Request) -> bool:
@@ -67,14 +65,12 @@ def require_role(role: Role) -> Callable[[Request], Coroutine[Any, Any, User]]:
             if role == "viewer" and anonymous_reader(auth, request):
                 return ANONYMOUS
             raise HTTPException(status_code=403, detail=NO_USERS_DETAIL)
-        found = auth.session_user(request.cookies.get(SESSION_COOKIE))
+        found = request_session(request)
         if found is None:
             if role == "viewer" and anonymous_reader(auth, request):
                 return ANONYMOUS
             raise HTTPException(status_code=401, detail=NOT_LOGGED_IN)
-        user, claims = found
-        if request.method in MUTATING_METHODS:
-            check_csrf(auth, request, claims)
+        user = found[0]
         if ROLE_RANK[user.role] < ROLE_RANK[role]:
             raise HTTPException(
                 status_code=403, detail=f"{user.name} is a {user.role}; this needs the {role} role"

@@ -15,9 +15,9 @@ from poolscope.auth.deps import (
     MUTATING_METHODS,
     NOT_LOGGED_IN,
     READS_NEED_LOGIN,
-    SESSION_COOKIE,
     anonymous_reader,
     get_auth,
+    request_session,
 )
 from poolscope.auth.service import NO_USERS_DETAIL
 
@@ -52,10 +52,7 @@ async def read_gate(request: Request) -> None:
 def may_read(request: Request) -> bool:
     """Reads are open to this request, or its session is (still) valid: not revoked, not expired,
     its password unchanged. The live channel asks again while a stream is open."""
-    auth = get_auth(request)
-    return (
-        anonymous_reader(auth, request) or auth.session_user(request.cookies.get(SESSION_COOKIE)) is not None
-    )
+    return anonymous_reader(get_auth(request), request) or request_session(request) is not None
 
 
 def check_metrics_token(request: Request) -> None:

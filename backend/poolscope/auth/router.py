@@ -9,13 +9,11 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import Field
 
 from poolscope.auth.deps import (
-    CSRF_COOKIE,
     NOT_LOGGED_IN,
     READS_NEED_LOGIN,
-    SESSION_COOKIE,
-    check_csrf,
     client_address,
     get_auth,
+    request_session,
 )
 from poolscope.auth.service import NO_USERS_DETAIL, AuthService
 from poolscope.config import Role
@@ -44,9 +42,18 @@ class UserOut(Schema):
     """viewer (reads) or operator (also applies, reverts, silences, captures)."""
 
 
-@router.post("/login", response_model=UserOut)
-async def login(body: LoginIn, request: Request, response: Response, auth: AuthDep) -> UserOut:
-    """Check the password; set the session cookie (HttpOnly) and the CSRF cookie (readable by JS)."""
+class SessionOut(UserOut):
+    """A new session: send `token` as `Authorization: Bearer <token>` until `expires_at` (Unix s)."""
+
+    token: str
+    """The session: send it as `Authorization: Bearer <token>` (keep it out of cookies and URLs)."""
+    expires_at: float
+    """When the session ends by itself (Unix seconds)."""
+
+
+@router.post("/login", response_model=SessionOut)
+async def login(body: LoginIn, request: Request, auth: AuthDep) -> SessionOut:
+    """Check the password; the answer carries the session token (no cookie: it would reach every port)."""
     if not auth.enabled:
         raise HTTPException(status_code=403, detail=NO_USERS_DETAIL)
     address = client_address(request)
@@ -64,36 +71,16 @@ async def login(body: LoginIn, request: Request, response: Response, auth: AuthD
         raise HTTPException(status_code=401, detail="wrong user name or password")
     auth.login_limiter.reset((body.username,))
     token, claims = auth.issue(user)
-    max_age = int(auth.ttl_s)
-    secure = auth.settings.cookie_secure
-    response.set_cookie(
-        SESSION_COOKIE, token, max_age=max_age, httponly=True, samesite="strict", secure=secure, path="/"
-    )
-    response.set_cookie(
-        CSRF_COOKIE,
-        auth.signer.csrf_for(claims.sid),
-        max_age=max_age,
-        httponly=False,
-        samesite="strict",
-        secure=secure,
-        path="/",
-    )
-    return UserOut(name=user.name, role=user.role)
+    return SessionOut(name=user.name, role=user.role, token=token, expires_at=claims.expires_at)
 
 
 @router.post("/logout", status_code=204)
-async def logout(request: Request, response: Response, auth: AuthDep) -> Response:
-    """End the session (revoked in the store, so it stays ended after a restart) and clear both cookies."""
-    found = auth.session_user(request.cookies.get(SESSION_COOKIE))
+async def logout(request: Request) -> Response:
+    """End the session of the bearer token (revoked in the store: every API process refuses it from then on)."""
+    found = request_session(request)
     if found is not None:
-        _user, claims = found
-        # Logging someone out is a state change too: a cross-site form must not do it.
-        check_csrf(auth, request, claims)
-        await auth.revoke(claims)
-    out = Response(status_code=204)
-    out.delete_cookie(SESSION_COOKIE, path="/", samesite="strict")
-    out.delete_cookie(CSRF_COOKIE, path="/", samesite="strict")
-    return out
+        await get_auth(request).revoke(found[1])
+    return Response(status_code=204)
 
 
 # Tells the UI before it reads anything whether reads need a login here (it then shows its login
@@ -108,7 +95,7 @@ async def me(request: Request, response: Response, auth: AuthDep) -> UserOut:
     if not auth.enabled:
         raise HTTPException(status_code=401, detail=NO_USERS_DETAIL, headers=reads)
     # The session itself, not require_role: with anonymous_read that would answer "anonymous".
-    found = auth.session_user(request.cookies.get(SESSION_COOKIE))
+    found = request_session(request)
     if found is None:
         detail = NOT_LOGGED_IN if reads[READS_HEADER] == "open" else READS_NEED_LOGIN
         raise HTTPException(status_code=401, detail=detail, headers=reads)

@@ -1,10 +1,10 @@
-"""Signed session tokens and the CSRF token bound to each session (stdlib hmac, no extra deps).
+"""Signed session tokens (stdlib hmac, no extra deps), sent as `Authorization: Bearer` (auth/deps.py).
 
-A session token is ``v2.<payload b64>.<hmac-sha256 b64>`` with payload ``{"u", "sid", "exp", "pv"}``;
+A session token is ``v3.<payload b64>.<hmac-sha256 b64>`` with payload ``{"u", "sid", "exp", "pv"}``;
 ``pv`` is a fingerprint of the user's password, so a changed password ends the sessions opened
-with the old one.
-The CSRF token is an HMAC of the session id, so a cookie planted by another site cannot be
-paired with a header it chose (double submit *and* bound to the session).
+with the old one. v2 tokens travelled in cookies, which every port of the host name receives
+(docs/decisions/0200-origin-bound-sessions.md): they are refused, so one a browser still holds is
+worth nothing to whoever collects it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-VERSION = "v2"
+VERSION = "v3"
 
 
 def _b64e(data: bytes) -> str:
@@ -41,7 +41,6 @@ class TokenSigner:
         if len(secret) < 16:
             raise ValueError("session secret must be at least 16 bytes")
         self._key = hashlib.sha256(b"poolscope-session|" + secret).digest()
-        self._csrf_key = hashlib.sha256(b"poolscope-csrf|" + secret).digest()
         self._password_key = hashlib.sha256(b"poolscope-password-version|" + secret).digest()
 
     def _sign(self, message: bytes) -> str:
@@ -89,15 +88,3 @@ class TokenSigner:
         except (ValueError, KeyError, TypeError, UnicodeError):
             return None
         return claims if claims.expires_at > now else None
-
-    def csrf_for(self, sid: str) -> str:
-        return _b64e(hmac.new(self._csrf_key, sid.encode("ascii"), hashlib.sha256).digest())
-
-    def csrf_valid(self, sid: str, header: str | None, cookie: str | None) -> bool:
-        if not header or not cookie or not (header.isascii() and cookie.isascii()):
-            # compare_digest raises TypeError on non-ASCII str; a token is always ASCII anyway.
-            return False
-        expected = self.csrf_for(sid)
-        # Both must match: the header proves same-origin JS read the cookie, the HMAC binds it
-        # to this session (a cookie injected from a sibling domain cannot know it).
-        return hmac.compare_digest(header, cookie) and hmac.compare_digest(header, expected)

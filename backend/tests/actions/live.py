@@ -40,7 +40,7 @@ def login(base: str, name: str, password: str) -> httpx.Client:
     client = httpx.Client(base_url=base, timeout=30)
     res = client.post("/api/auth/login", json={"username": name, "password": password})
     assert res.status_code == 200, res.text
-    client.headers["X-CSRF-Token"] = client.cookies["poolscope_csrf"]
+    client.headers["Authorization"] = f"Bearer {res.json()['token']}"
     return client
 
 

@@ -335,7 +335,7 @@ def test_bad_input_is_refused_and_changes_nothing(app, scenario_db, body, status
     assert len(op.get("/api/targets/scen/audit").json()) == count  # refused before the server
 
 
-def test_no_login_viewer_no_csrf_and_unconfigured_target_change_nothing(app, scenario_db):
+def test_no_login_viewer_cookie_only_and_unconfigured_target_change_nothing(app, scenario_db):
     body = {"variable": "thread_pool_stall_limit", "value": "40"}
     before = global_value(scenario_db, "thread_pool_stall_limit")
     import httpx
@@ -347,8 +347,10 @@ def test_no_login_viewer_no_csrf_and_unconfigured_target_change_nothing(app, sce
     assert refused.status_code == 403 and "operator" in refused.json()["detail"]
     assert viewer.get("/api/targets/scen/apply/preview", params=body).status_code == 403
     op = login(app, "op", OPERATOR_PW)
-    no_csrf = op.post("/api/targets/scen/apply", json=body, headers={"X-CSRF-Token": ""})
-    assert no_csrf.status_code == 403 and "CSRF" in no_csrf.json()["detail"]
+    # The token where a browser would send it by itself (a cookie) is not a session.
+    token = op.headers["Authorization"].removeprefix("Bearer ")
+    cookie_only = httpx.post(f"{app}/api/targets/scen/apply", json=body, cookies={"poolscope_session": token})
+    assert cookie_only.status_code == 401
     off = op.post("/api/targets/readonly/apply", json=body)
     assert off.status_code == 403 and "not configured" in off.json()["detail"]
     assert global_value(scenario_db, "thread_pool_stall_limit") == before

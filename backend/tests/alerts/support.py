@@ -67,8 +67,8 @@ class Receiver:
 class SseReader:
     """Reads /api/live in a thread and keeps (arrival time, event name, parsed data)."""
 
-    def __init__(self, base_url: str, query: str = "", cookies: dict[str, str] | None = None) -> None:
-        self.cookies = cookies or {}  # a session: with users configured the channel needs a login
+    def __init__(self, base_url: str, query: str = "", headers: dict[str, str] | None = None) -> None:
+        self.headers = headers or {}  # a session: with users configured the channel needs a login
         self.events: list[tuple[float, str, dict[str, Any]]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(base_url, query), daemon=True)
@@ -81,7 +81,7 @@ class SseReader:
     def _read(self, base_url: str, query: str) -> None:
         with (
             httpx.Client(
-                base_url=base_url, timeout=httpx.Timeout(10, read=30), cookies=self.cookies
+                base_url=base_url, timeout=httpx.Timeout(10, read=30), headers=self.headers
             ) as client,
             client.stream("GET", f"/api/live{query}") as response,
         ):
@@ -136,9 +136,12 @@ def _ready(client: httpx.Client) -> bool:
 
 
 def login(client: httpx.Client, name: str, password: str) -> dict[str, str]:
+    """Log `client` in (it sends the session token from then on); returns that header for other clients."""
     response = client.post("/api/auth/login", json={"username": name, "password": password})
     assert response.status_code == 200, response.text
-    return {"X-CSRF-Token": client.cookies.get("poolscope_csrf") or ""}
+    header = {"Authorization": f"Bearer {response.json()['token']}"}
+    client.headers.update(header)
+    return header
 
 
 MARKER = "poolscope-incident"

@@ -43,7 +43,7 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
     try:
         with served(settings, login_as=("op", OPERATOR_PW)) as api:
             headers = login(api, "op", OPERATOR_PW)
-            sse = SseReader(str(api.base_url), "?target=db1", cookies=dict(api.cookies))
+            sse = SseReader(str(api.base_url), "?target=db1", headers=dict(api.headers))
             with (
                 global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=100),
                 incident_load(mariadb),

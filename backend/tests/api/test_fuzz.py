@@ -80,7 +80,7 @@ def _login(base: str, user: str) -> requests.Session:
         f"{base}/api/auth/login", json={"username": user, "password": PASSWORDS[user]}, timeout=10
     )
     assert answer.ok, answer.text
-    session.headers["X-CSRF-Token"] = session.cookies.get("poolscope_csrf") or ""
+    session.headers["Authorization"] = f"Bearer {answer.json()['token']}"
     return session
 
 

@@ -1,4 +1,4 @@
-"""Login, sessions, roles, CSRF and rate limits through the real FastAPI app (no database needed)."""
+"""Login, bearer sessions, roles and rate limits through the real FastAPI app (no database needed)."""
 
 from __future__ import annotations
 
@@ -50,11 +50,11 @@ def client(app) -> httpx.AsyncClient:
 
 
 async def login(c: httpx.AsyncClient, name: str, password: str) -> httpx.Response:
-    return await c.post("/api/auth/login", json={"username": name, "password": password})
-
-
-def csrf(c: httpx.AsyncClient) -> dict[str, str]:
-    return {"X-CSRF-Token": c.cookies.get("poolscope_csrf") or ""}
+    """Log in; on success the client sends the session token from then on, as the UI does."""
+    res = await c.post("/api/auth/login", json={"username": name, "password": password})
+    if res.status_code == 200:
+        c.headers["Authorization"] = f"Bearer {res.json()['token']}"
+    return res
 
 
 def test_password_hash_round_trip_and_format():
@@ -93,79 +93,66 @@ def test_tokens_reject_tampering_and_expiry():
     assert signer.verify(f"{version}.{payload}x.{sig}", now=1001) is None
     assert TokenSigner(b"o" * 32).verify(token, now=1001) is None
     assert signer.verify("garbage", now=1001) is None
-    good = signer.csrf_for(claims.sid)
-    assert signer.csrf_valid(claims.sid, good, good)
-    assert not signer.csrf_valid(claims.sid, "forged", "forged")  # matching but not bound to the session
-    assert not signer.csrf_valid(claims.sid, good, None)
+    # A v2 token (what a cookie of an older Poolscope holds) is refused even when well signed.
+    assert signer.verify(f"v2.{payload}.{sig}", now=1001) is None
 
 
-async def test_login_sets_cookies_and_me(monkeypatch):
+async def test_login_answers_a_token_and_sets_no_cookie(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
         assert (await c.get("/api/auth/me")).status_code == 401
         res = await login(c, "op", OPERATOR_PW)
         assert res.status_code == 200, res.text
-        assert res.json() == {"name": "op", "role": "operator"}
-        cookies = res.headers.get_list("set-cookie")
-        session = next(h for h in cookies if h.startswith("poolscope_session="))
-        csrf_cookie = next(h for h in cookies if h.startswith("poolscope_csrf="))
-        assert "HttpOnly" in session and "SameSite=strict" in session.replace("Strict", "strict")
-        assert "HttpOnly" not in csrf_cookie
-        assert OPERATOR_PW not in res.text and OPERATOR_PW not in " ".join(cookies)
+        body = res.json()
+        assert {k: body[k] for k in ("name", "role")} == {"name": "op", "role": "operator"}
+        assert body["token"].startswith("v3.") and body["expires_at"] > 0
+        # A cookie would reach every port of this host name (docs/decisions/0200-origin-bound-sessions.md).
+        assert res.headers.get_list("set-cookie") == [] and not c.cookies
+        assert OPERATOR_PW not in res.text
         assert (await c.get("/api/auth/me")).json() == {"name": "op", "role": "operator"}
+        for value in ("Basic " + body["token"], body["token"], "Bearer", "Bearer x.y.z", "Bearer é"):
+            res = await c.get("/api/auth/me", headers={"Authorization": value.encode()})
+            assert res.status_code == 401, value
 
 
 async def test_wrong_password_unknown_user_and_env_password(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
         assert (await login(c, "op", "wrong")).status_code == 401
         assert (await login(c, "nobody", OPERATOR_PW)).status_code == 401
-        assert "poolscope_session" not in c.cookies
-        assert (await login(c, "vi", VIEWER_PW)).json() == {"name": "vi", "role": "viewer"}
+        assert "Authorization" not in c.headers
+        assert {
+            k: v for k, v in (await login(c, "vi", VIEWER_PW)).json().items() if k in ("name", "role")
+        } == {
+            "name": "vi",
+            "role": "viewer",
+        }
 
 
-async def test_mutation_needs_login_csrf_and_role(monkeypatch):
+async def test_mutation_needs_the_bearer_token_and_role(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
         assert (await c.post("/api/test-change")).status_code == 401
         await login(c, "vi", VIEWER_PW)
-        res = await c.post("/api/test-change", headers=csrf(c))
+        res = await c.post("/api/test-change")
         assert res.status_code == 403 and "operator" in res.json()["detail"]
         assert (await c.get("/api/test-read")).json() == {"as": "vi"}
     async with client(make_app(monkeypatch)) as c:
-        await login(c, "op", OPERATOR_PW)
-        missing = await c.post("/api/test-change")
-        assert missing.status_code == 403 and "X-CSRF-Token" in missing.json()["detail"]
-        wrong = await c.post("/api/test-change", headers={"X-CSRF-Token": "x" * 43})
-        assert wrong.status_code == 403
-        ok = await c.post("/api/test-change", headers=csrf(c))
+        token = (await login(c, "op", OPERATOR_PW)).json()["token"]
+        ok = await c.post("/api/test-change")
         assert ok.status_code == 200 and ok.json() == {"by": "op"}
-
-
-async def test_a_non_ascii_csrf_token_is_a_clear_403(monkeypatch):
-    async with client(make_app(monkeypatch)) as c:
-        await login(c, "op", OPERATOR_PW)
-        for value in ("é".encode("latin-1"), "токен".encode()):
-            res = await c.post("/api/test-change", headers={"X-CSRF-Token": value})
-            assert res.status_code == 403, res.text
-            assert res.json()["detail"] == "malformed X-CSRF-Token header (must be ASCII)"
-            res = await c.post("/api/auth/logout", headers={"X-CSRF-Token": value})
-            assert res.status_code == 403 and "ASCII" in res.json()["detail"]
-        assert (await c.get("/api/auth/me")).status_code == 200  # still logged in
-    signer = TokenSigner(b"k" * 32)
-    good = signer.csrf_for("sid")
-    assert not signer.csrf_valid("sid", good, "é" + good)  # a non-ASCII cookie: refused, no TypeError
+        # What a browser sends by itself (cookies) carries nothing: the token in a cookie is not read.
+        del c.headers["Authorization"]
+        c.cookies.set("poolscope_session", token)
+        res = await c.post("/api/test-change")
+        assert res.status_code == 401
 
 
 async def test_logout_revokes_the_session(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
-        await login(c, "op", OPERATOR_PW)
-        stolen = c.cookies.get("poolscope_session")
-        headers = csrf(c)
-        assert (await c.post("/api/auth/logout")).status_code == 403  # no CSRF header
-        assert (await c.post("/api/auth/logout", headers=headers)).status_code == 204
+        token = (await login(c, "op", OPERATOR_PW)).json()["token"]
+        assert (await c.post("/api/auth/logout")).status_code == 204
         assert (await c.get("/api/auth/me")).status_code == 401
-        # The old token stays dead even if replayed with its CSRF token.
-        c.cookies.set("poolscope_session", stolen)
-        c.cookies.set("poolscope_csrf", headers["X-CSRF-Token"])
-        assert (await c.post("/api/test-change", headers=headers)).status_code == 401
+        # The old token stays dead when replayed.
+        res = await c.post("/api/test-change", headers={"Authorization": f"Bearer {token}"})
+        assert res.status_code == 401
 
 
 async def test_login_is_rate_limited_per_user_and_address(monkeypatch):
@@ -181,7 +168,7 @@ async def test_login_is_rate_limited_per_user_and_address(monkeypatch):
 async def test_mutations_are_rate_limited(monkeypatch):
     async with client(make_app(monkeypatch, mutations_per_minute=2)) as c:
         await login(c, "op", OPERATOR_PW)
-        assert [(await c.post("/api/test-change", headers=csrf(c))).status_code for _ in range(3)] == [
+        assert [(await c.post("/api/test-change")).status_code for _ in range(3)] == [
             200,
             200,
             429,

@@ -91,6 +91,7 @@ async def test_a_session_opens_the_reads(tmp_path):
     async with running(tmp_path) as client:
         login = await client.post("/api/auth/login", json={"username": "vi", "password": VIEWER_PW})
         assert login.status_code == 200
+        client.headers["Authorization"] = f"Bearer {login.json()['token']}"
         assert (await client.get("/api/auth/me")).headers["X-Poolscope-Reads"] == "login"
         for path in ("/api/targets", "/api/alerts/rules", "/api/snapshots", "/api/targets/db1/audit"):
             assert (await client.get(path)).status_code == 200, path

@@ -61,12 +61,12 @@ def login(base: str, name: str, password: str) -> httpx.Client:
     client = httpx.Client(base_url=base, timeout=30)
     response = client.post("/api/auth/login", json={"username": name, "password": password})
     assert response.status_code == 200, response.text
-    client.headers["X-CSRF-Token"] = client.cookies["poolscope_csrf"]
+    client.headers["Authorization"] = f"Bearer {response.json()['token']}"
     return client
 
 
-def replay(base: str, cookies: dict[str, str]) -> int:
-    with httpx.Client(base_url=base, timeout=30, cookies=cookies) as client:
+def replay(base: str, headers: dict[str, str]) -> int:
+    with httpx.Client(base_url=base, timeout=30, headers=headers) as client:
         return client.get("/api/auth/me").status_code
 
 
@@ -77,7 +77,8 @@ def test_logout_and_password_changes_survive_a_restart(tmp_path):
         kept_op = login(base, "op", OP_PW)
         kept_vi = login(base, "vi", VI_PW)
         saved = {
-            c: dict(client.cookies) for c, client in (("out", logged_out), ("op", kept_op), ("vi", kept_vi))
+            c: {"Authorization": client.headers["Authorization"]}
+            for c, client in (("out", logged_out), ("op", kept_op), ("vi", kept_vi))
         }
         assert logged_out.post("/api/auth/logout").status_code == 204
         assert replay(base, saved["out"]) == 401

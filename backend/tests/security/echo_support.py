@@ -65,20 +65,20 @@ class LogRecorder(logging.Handler):
 
 
 class LiveReader:
-    """Reads /api/live with the client's cookies in a thread; keeps every raw line (bounded in time)."""
+    """Reads /api/live with a session's headers in a thread; keeps every raw line (bounded in time)."""
 
-    def __init__(self, base_url: str, cookies: httpx.Cookies, max_s: float = 180) -> None:
+    def __init__(self, base_url: str, headers: dict[str, str], max_s: float = 180) -> None:
         self.lines: list[str] = []
         self._stop = threading.Event()
-        self._args = (base_url, cookies, time.monotonic() + max_s)
+        self._args = (base_url, headers, time.monotonic() + max_s)
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        base_url, cookies, deadline = self._args
+        base_url, headers, deadline = self._args
         try:
             with (
-                httpx.Client(base_url=base_url, cookies=cookies, timeout=httpx.Timeout(10, read=30)) as c,
+                httpx.Client(base_url=base_url, headers=headers, timeout=httpx.Timeout(10, read=30)) as c,
                 c.stream("GET", "/api/live") as response,
             ):
                 for line in response.iter_lines():

@@ -165,7 +165,7 @@ def transcript(mariadb, accounts, tmp_path_factory) -> Iterator[Transcript]:
             op = httpx.Client(base_url=base, timeout=30)
             wait_for(lambda: _health(op), 30, "the app never answered")
             headers = login(op, "op", OPERATOR_PW)
-            live = LiveReader(base, httpx.Cookies(op.cookies))
+            live = LiveReader(base, headers)
             try:
                 out.answers += _scenario(mariadb, op, headers, out)
                 out.settle(lambda: live.events("alert") and live.events("poll") > 20, 30, "live events")

@@ -59,7 +59,6 @@ def poll_times(store: Path, target: str, since: float, until: float) -> list[flo
 def in_threads(
     calls: dict[str, tuple[str, str, bytes | None]],
     base: str,
-    cookies: httpx.Cookies,
     headers: dict[str, str],
 ) -> dict[str, httpx.Response]:
     """Each (method, path, body) on its own connection, all at once; their responses by name."""
@@ -67,7 +66,7 @@ def in_threads(
     start = threading.Barrier(len(calls))
 
     def call(name: str, method: str, path: str, body: bytes | None) -> None:
-        with httpx.Client(base_url=base, cookies=cookies, headers=headers, timeout=600) as client:
+        with httpx.Client(base_url=base, headers=headers, timeout=600) as client:
             start.wait(timeout=60)
             out[name] = client.request(method, path, content=body)
 
@@ -99,7 +98,6 @@ def test_polls_keep_their_cadence_while_the_biggest_import_report_and_archive_ru
                 "archive": ("GET", f"/api/snapshots/{snapshot_id}/archive", None),
             },
             str(app.base_url),
-            app.cookies,
             operator,
         )
         finished = time.time()

@@ -11,6 +11,7 @@ import time
 import zipfile
 from pathlib import Path
 
+import httpx
 import pytest
 
 from poolscope.auth.passwords import hash_password
@@ -43,7 +44,9 @@ def app(monitor_dsn, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def operator(app):
-    return login(app, "op", OPERATOR_PW)
+    """The operator's header; `app` itself stays logged in as the viewer."""
+    with httpx.Client(base_url=str(app.base_url), timeout=20) as other:
+        return login(other, "op", OPERATOR_PW)
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +57,7 @@ def captured(app, operator):
     return response.json()["id"]
 
 
-def test_capture_needs_an_operator_with_csrf(app, operator):
-    import httpx
-
+def test_capture_needs_an_operator_session(app, operator):
     with httpx.Client(base_url=str(app.base_url), timeout=20) as anonymous:
         assert anonymous.post("/api/targets/db1/snapshots").status_code == 401
         assert anonymous.get("/api/snapshots").status_code == 401
@@ -64,8 +65,10 @@ def test_capture_needs_an_operator_with_csrf(app, operator):
         refused = anonymous.post("/api/targets/db1/snapshots", headers=viewer)
         assert refused.status_code == 403 and "operator" in refused.json()["detail"]
         assert anonymous.get("/api/snapshots").status_code == 200
-    no_csrf = app.post("/api/targets/db1/snapshots")
-    assert no_csrf.status_code == 403 and "X-CSRF-Token" in no_csrf.json()["detail"]
+    # The operator's token where a browser would send it by itself (a cookie) is not a session.
+    token = operator["Authorization"].removeprefix("Bearer ")
+    with httpx.Client(base_url=str(app.base_url), timeout=20, cookies={"poolscope_session": token}) as jar:
+        assert jar.post("/api/targets/db1/snapshots").status_code == 401
 
 
 def test_unknown_target_is_404(app, operator):
@@ -195,7 +198,7 @@ def test_retention_keeps_the_newest_max_count(app, operator):
 
 def test_delete_needs_an_operator(app, operator):
     newest = app.get("/api/snapshots").json()[0]["id"]
-    assert app.delete(f"/api/snapshots/{newest}").status_code == 403  # no CSRF header
+    assert app.delete(f"/api/snapshots/{newest}").status_code == 403  # app is the viewer
     assert app.delete(f"/api/snapshots/{newest}", headers=operator).status_code == 204
     assert app.delete(f"/api/snapshots/{newest}", headers=operator).status_code == 404
 

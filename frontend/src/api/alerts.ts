@@ -4,6 +4,7 @@ import { useSyncExternalStore } from 'react';
 import { mutate } from './auth';
 import { getJson } from './client';
 import type { components } from './schema.gen';
+import { openStream, streamsSupported, type EventStream } from './stream';
 import type { Alert, AlertEvent, AlertsResponse, Delivery, Silence } from './types';
 
 export const ALERTS_REFRESH_MS = 30000;
@@ -20,7 +21,7 @@ export interface AlertsState {
 
 let state: AlertsState = { active: new Map(), silences: [], loaded: false, error: null, streamOpen: false };
 const listeners = new Set<() => void>();
-let stream: EventSource | null = null;
+let stream: EventStream | null = null;
 let timer: number | null = null;
 
 function set(next: Partial<AlertsState>): void {
@@ -80,8 +81,8 @@ export async function refreshAlerts(): Promise<void> {
 function start(): void {
   void refreshAlerts();
   timer = window.setInterval(() => void refreshAlerts(), ALERTS_REFRESH_MS);
-  if (typeof EventSource === 'undefined') return;
-  stream = new EventSource('/api/live?events=alert');
+  if (!streamsSupported()) return;
+  stream = openStream('/api/live?events=alert');
   stream.addEventListener('open', () => {
     set({ streamOpen: true });
     // Changes made while the stream was down are not replayed: fetch the current list.

@@ -1,24 +1,15 @@
-// Login state and mutating requests: `mutate()` sends the CSRF header, `useAuth()` shares who is logged in.
+// Login state and mutating requests: `mutate()` sends the session token, `useAuth()` shares who is logged in.
 import { useSyncExternalStore } from 'react';
-import { ApiError, detailFromBody, setUnauthorizedHandler } from './client';
+import { ApiError, apiFetch, detailFromBody, jsonBody, setUnauthorizedHandler } from './client';
 import type { components } from './schema.gen';
+import { endSession, onSessionChange, sessionToken, startSession } from './session';
 
 export type AuthUser = components['schemas']['UserOut'];
 export type Role = AuthUser['role'];
-
-export const CSRF_COOKIE = 'poolscope_csrf';
-export const CSRF_HEADER = 'X-CSRF-Token';
-
-export function readCookie(name: string, cookies: string = document.cookie): string | null {
-  for (const part of cookies.split(';')) {
-    const [k, ...rest] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(rest.join('='));
-  }
-  return null;
-}
+type NewSession = components['schemas']['SessionOut'];
 
 /**
- * POST/PUT/PATCH/DELETE with the CSRF header (double submit of the `poolscope_csrf` cookie).
+ * POST/PUT/PATCH/DELETE with the session token (apiFetch); a raw Blob body is sent as it is.
  * Errors become ApiError with the backend's `detail`; a 401 also forgets the logged-in user.
  */
 export async function mutate<T = unknown>(
@@ -27,33 +18,14 @@ export async function mutate<T = unknown>(
   body?: unknown,
 ): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  const csrf = readCookie(CSRF_COOKIE);
-  if (csrf) headers[CSRF_HEADER] = csrf;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new ApiError(
-      `No answer from the Poolscope API (${err instanceof Error ? err.message : String(err)})`,
-      0,
-      'unreachable',
-    );
-  }
-  const text = await res.text();
-  let parsed: unknown = null;
-  if (text) {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-  }
+  const raw = body instanceof Blob;
+  if (body !== undefined) headers['Content-Type'] = raw ? 'application/octet-stream' : 'application/json';
+  const res = await apiFetch(url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
+  });
+  const parsed = await jsonBody(res);
   if (!res.ok) {
     if (res.status === 401) setAuth({ status: 'anonymous', user: null, note: detailFromBody(parsed) });
     throw new ApiError(detailFromBody(parsed) ?? `HTTP ${res.status} ${res.statusText}`.trim(), res.status, 'http');
@@ -89,6 +61,11 @@ setUnauthorizedHandler((detail) => {
   if (!state.loginRequired || state.user) setAuth({ status: 'anonymous', user: null, note: detail, loginRequired: true });
 });
 
+// Another tab ended the session this tab shared (logged out there): nobody is logged in here either.
+onSessionChange(() => {
+  if (!sessionToken() && state.user) setAuth({ status: 'anonymous', user: null, note: null });
+});
+
 let inflight: Promise<void> | null = null;
 
 /** Ask the backend who is logged in (once; later calls share the answer unless `force`). */
@@ -96,8 +73,8 @@ export function refreshAuth(force = false): Promise<void> {
   if (inflight && !force) return inflight;
   inflight = (async () => {
     try {
-      const res = await fetch('/api/auth/me', { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
-      const body: unknown = await res.json().catch(() => null);
+      const res = await apiFetch('/api/auth/me', { headers: { Accept: 'application/json' } });
+      const body = await jsonBody(res);
       // The backend says whether reads need a login here, so the login page can come first.
       const reads = res.headers.get('X-Poolscope-Reads');
       const loginRequired = reads === 'login' ? true : reads === 'open' ? false : undefined;
@@ -111,7 +88,9 @@ export function refreshAuth(force = false): Promise<void> {
 }
 
 export async function login(username: string, password: string): Promise<AuthUser> {
-  const user = await mutate<AuthUser>('/api/auth/login', 'POST', { username, password });
+  const session = await mutate<NewSession>('/api/auth/login', 'POST', { username, password });
+  startSession(session.token);
+  const user: AuthUser = { name: session.name, role: session.role };
   setAuth({ status: 'user', user, note: null });
   return user;
 }
@@ -120,6 +99,7 @@ export async function logout(): Promise<void> {
   try {
     await mutate('/api/auth/logout', 'POST');
   } finally {
+    endSession();
     setAuth({ status: 'anonymous', user: null, note: null });
   }
 }

@@ -1,4 +1,6 @@
 // Typed fetch wrappers for the Poolscope HTTP API; every failure becomes an ApiError carrying the backend's `detail`.
+// Every request goes through apiFetch, which sends the session token (session.ts) as `Authorization: Bearer`.
+import { sessionReady, sessionToken } from './session';
 import type { MetricsResponse, Overview, Target, TargetState } from './types';
 
 export type ApiErrorKind = 'unreachable' | 'not_found' | 'not_ready' | 'http';
@@ -51,10 +53,17 @@ export function setUnauthorizedHandler(handler: UnauthorizedHandler): void {
   onUnauthorized = handler;
 }
 
-export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  let res: Response;
+/**
+ * fetch() for the Poolscope API: the session token (if any) as `Authorization: Bearer`, never a
+ * cookie (`credentials: 'omit'`). A network failure becomes an ApiError of kind 'unreachable'.
+ */
+export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  await sessionReady();
+  const headers = new Headers(init.headers);
+  const token = sessionToken();
+  if (token) headers.set('Authorization', `Bearer ${token}`);
   try {
-    res = await fetch(path, { signal, headers: { Accept: 'application/json' } });
+    return await fetch(path, { ...init, headers: Object.fromEntries(headers), credentials: 'omit', cache: 'no-store' });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(
@@ -63,15 +72,22 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
       'unreachable',
     );
   }
-  let body: unknown = null;
+}
+
+/** The body as JSON, or null when it is empty or not JSON. */
+export async function jsonBody(res: Response): Promise<unknown> {
   const text = await res.text();
-  if (text) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = null;
-    }
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
+}
+
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  const res = await apiFetch(path, { signal, headers: { Accept: 'application/json' } });
+  const body = await jsonBody(res);
   if (!res.ok) {
     const detail = detailFromBody(body);
     if (res.status === 401) onUnauthorized(detail);
@@ -129,6 +145,32 @@ export function metricsUrl(name: string, q: MetricsQuery): string {
 
 export function fetchMetrics(name: string, q: MetricsQuery, signal?: AbortSignal): Promise<MetricsResponse> {
   return getJson<MetricsResponse>(metricsUrl(name, q), signal);
+}
+
+/**
+ * Save what `path` answers as a file (a link cannot carry the session header). The name comes from
+ * the answer's Content-Disposition, else `fallback`.
+ */
+export async function download(path: string, fallback: string): Promise<void> {
+  const res = await apiFetch(path);
+  if (!res.ok) {
+    const detail = detailFromBody(await jsonBody(res));
+    if (res.status === 401) onUnauthorized(detail);
+    throw new ApiError(detail ?? `HTTP ${res.status} ${res.statusText}`.trim(), res.status, kindFor(res.status));
+  }
+  const named = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '');
+  const url = URL.createObjectURL(await res.blob());
+  try {
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = named?.[1] ?? fallback;
+    document.body.append(a);
+    a.click();
+    a.remove();
+  } finally {
+    // The click has handed the blob to the download; a later revoke would only keep memory.
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  }
 }
 
 export function liveUrl(target?: string): string {

@@ -1,6 +1,7 @@
 // The /api/live SSE channel: a hook that delivers parsed `poll` events and reports connection health.
 import { useEffect, useRef, useState } from 'react';
 import { liveUrl } from './client';
+import { openStream, streamsSupported } from './stream';
 import type { PollEvent } from './types';
 
 /** How long the stream may stay unopened before callers fall back to polling. */
@@ -28,15 +29,15 @@ export function useLiveChannel(target: string | undefined, onPoll: (ev: PollEven
   useEffect(() => {
     handler.current = onPoll;
   });
-  const [status, setStatus] = useState<LiveStatus>(() => (typeof EventSource === 'undefined' ? 'unsupported' : 'connecting'));
+  const [status, setStatus] = useState<LiveStatus>(() => (streamsSupported() ? 'connecting' : 'unsupported'));
 
   useEffect(() => {
-    if (typeof EventSource === 'undefined') return;
-    const es = new EventSource(liveUrl(target));
+    if (!streamsSupported()) return;
+    const es = openStream(liveUrl(target));
     // A proxy that swallows the stream leaves it "connecting" forever; treat that as failed so callers poll.
     const timer = window.setTimeout(() => setStatus((s) => (s === 'connecting' ? 'error' : s)), CONNECT_TIMEOUT_MS);
     es.addEventListener('open', () => setStatus('open'));
-    // EventSource reconnects by itself after an error (readyState CONNECTING); callers fall back to polling meanwhile.
+    // The stream reconnects by itself after an error; callers fall back to polling meanwhile.
     es.addEventListener('error', () => setStatus('error'));
     es.addEventListener('poll', (msg) => {
       const ev = parsePollEvent((msg as MessageEvent<string>).data);

@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Login
-         * @description Check the password; set the session cookie (HttpOnly) and the CSRF cookie (readable by JS).
+         * @description Check the password; the answer carries the session token (no cookie: it would reach every port).
          */
         post: operations["login_api_auth_login_post"];
         delete?: never;
@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Logout
-         * @description End the session (revoked in the store, so it stays ended after a restart) and clear both cookies.
+         * @description End the session of the bearer token (revoked in the store: every API process refuses it from then on).
          */
         post: operations["logout_api_auth_logout_post"];
         delete?: never;
@@ -2526,6 +2526,33 @@ export interface components {
             user: string | null;
         };
         /**
+         * SessionOut
+         * @description A new session: send `token` as `Authorization: Bearer <token>` until `expires_at` (Unix s).
+         */
+        SessionOut: {
+            /**
+             * Expires At
+             * @description When the session ends by itself (Unix seconds).
+             */
+            expires_at: number;
+            /**
+             * Name
+             * @description The user's name.
+             */
+            name: string;
+            /**
+             * Role
+             * @description viewer (reads) or operator (also applies, reverts, silences, captures).
+             * @enum {string}
+             */
+            role: "viewer" | "operator";
+            /**
+             * Token
+             * @description The session: send it as `Authorization: Bearer <token>` (keep it out of cookies and URLs).
+             */
+            token: string;
+        };
+        /**
          * Silence
          * @description Mutes the notifications of the alerts it matches while it lasts (they still show).
          */
@@ -3646,7 +3673,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserOut"];
+                    "application/json": components["schemas"]["SessionOut"];
                 };
             };
             /** @description Validation Error */

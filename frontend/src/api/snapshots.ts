@@ -1,6 +1,6 @@
-// Incident snapshots: list, read, capture on demand, import a file (operator actions send the CSRF header).
-import { CSRF_COOKIE, CSRF_HEADER, mutate, readCookie } from './auth';
-import { ApiError, detailFromBody, getJson } from './client';
+// Incident snapshots: list, read, capture on demand, import a file, download its exports.
+import { mutate } from './auth';
+import { download, getJson } from './client';
 import type { components } from './schema.gen';
 import type { SnapshotDocument, SnapshotSummary } from './types';
 
@@ -22,19 +22,20 @@ export function deleteSnapshot(id: number): Promise<unknown> {
   return mutate(`/api/snapshots/${id}`, 'DELETE');
 }
 
-export const snapshotLinks = (id: number) => ({
-  json: `/api/snapshots/${id}/export.json`,
-  archive: `/api/snapshots/${id}/archive`,
-  report: `/api/snapshots/${id}/report.html`,
-});
+export type SnapshotExport = 'json' | 'archive' | 'report';
+
+const EXPORTS: Record<SnapshotExport, (id: number) => [path: string, fallbackName: string]> = {
+  json: (id) => [`/api/snapshots/${id}/export.json`, `poolscope-snapshot-${id}.json`],
+  archive: (id) => [`/api/snapshots/${id}/archive`, `poolscope-snapshot-${id}.zip`],
+  report: (id) => [`/api/snapshots/${id}/report.html`, `poolscope-snapshot-${id}-report.html`],
+};
+
+/** Save one of a snapshot's exports as a file (through the API client, with the session). */
+export function downloadSnapshot(id: number, kind: SnapshotExport): Promise<void> {
+  return download(...EXPORTS[kind](id));
+}
 
 /** Upload an exported snapshot (JSON or zip) as the raw body; the backend validates it. */
-export async function importSnapshot(file: Blob): Promise<Created> {
-  const headers: Record<string, string> = { Accept: 'application/json', 'Content-Type': 'application/octet-stream' };
-  const csrf = readCookie(CSRF_COOKIE);
-  if (csrf) headers[CSRF_HEADER] = csrf;
-  const res = await fetch('/api/snapshots/import', { method: 'POST', headers, body: file, credentials: 'same-origin' });
-  const body: unknown = await res.json().catch(() => null);
-  if (!res.ok) throw new ApiError(detailFromBody(body) ?? `HTTP ${res.status}`, res.status, 'http');
-  return body as Created;
+export function importSnapshot(file: Blob): Promise<Created> {
+  return mutate<Created>('/api/snapshots/import', 'POST', file);
 }

@@ -8,7 +8,7 @@ const TEXT: Record<LiveStatus, { label: string; title: string }> = {
     label: 'live stream lost — refetching every 5 s',
     title: 'The /api/live event stream failed; the browser keeps retrying it.',
   },
-  unsupported: { label: 'no SSE — refetching every 5 s', title: 'This browser has no EventSource.' },
+  unsupported: { label: 'no SSE — refetching every 5 s', title: 'This browser cannot read a streamed answer.' },
 };
 
 export function LiveIndicator({ status }: { status: LiveStatus }) {

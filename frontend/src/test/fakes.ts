@@ -1,11 +1,12 @@
-// Test doubles for the network: a URL-routed fetch stub and a controllable EventSource.
+// Test doubles for the network: a URL-routed fetch stub and a controllable live stream.
 import { vi } from 'vitest';
+import { setStreamOpenerForTests } from '../api/stream';
 
 export type Routes = Record<string, (url: URL) => { status?: number; body: unknown; headers?: Record<string, string> }>;
 
 /** Stub fetch; the first route whose key is a prefix of the path (+query) answers. Unmatched → 404. */
 export function stubFetch(routes: Routes) {
-  const fn = vi.fn<(input: RequestInfo | URL) => Promise<Response>>(async (input) => {
+  const fn = vi.fn<(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>(async (input) => {
     const url = new URL(String(input), 'http://localhost');
     const path = url.pathname + url.search;
     const key = Object.keys(routes)
@@ -50,7 +51,8 @@ export class FakeEventSource {
   }
 }
 
+/** Live streams (api/stream.ts) open as FakeEventSource until the next call of this. */
 export function installEventSource() {
   FakeEventSource.instances = [];
-  vi.stubGlobal('EventSource', FakeEventSource);
+  setStreamOpenerForTests((url) => new FakeEventSource(url));
 }

@@ -1,6 +1,7 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { mutate, readCookie, resetAuthForTests } from '../../api/auth';
+import { logout, mutate, resetAuthForTests } from '../../api/auth';
+import { resetSessionForTests, sessionToken } from '../../api/session';
 import { loginNext } from '../../app/router';
 import { LoginForm, UserMenu } from './LoginForm';
 
@@ -13,30 +14,47 @@ describe('auth', () => {
   afterEach(() => {
     cleanup();
     vi.unstubAllGlobals();
-    document.cookie = 'poolscope_csrf=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/';
+    sessionStorage.clear();
   });
 
-  it('reads a cookie by name', () => {
-    expect(readCookie('poolscope_csrf', 'a=1; poolscope_csrf=tok%3D; b=2')).toBe('tok=');
-    expect(readCookie('missing', 'a=1')).toBeNull();
-  });
-
-  it('mutate sends the CSRF cookie as a header and surfaces the detail of an error', async () => {
-    document.cookie = 'poolscope_csrf=abc; path=/';
+  it('mutate sends the session token as a bearer header, no cookie, and surfaces the detail of an error', async () => {
+    resetSessionForTests('v3.tok.sig');
     const fetchMock = vi
       .fn<(url: string, init?: RequestInit) => Promise<Response>>()
       .mockResolvedValue(jsonResponse(403, { detail: 'bob is a viewer; this needs the operator role' }));
     vi.stubGlobal('fetch', fetchMock);
     await expect(mutate('/api/x', 'POST', { a: 1 })).rejects.toThrow('bob is a viewer; this needs the operator role');
     const init = fetchMock.mock.calls[0][1] as RequestInit;
-    expect((init.headers as Record<string, string>)['X-CSRF-Token']).toBe('abc');
+    expect((init.headers as Record<string, string>).authorization).toBe('Bearer v3.tok.sig');
+    expect(init.credentials).toBe('omit');
     expect(init.body).toBe('{"a":1}');
+  });
+
+  it('keeps the token in sessionStorage after login and forgets it on logout', async () => {
+    const fetchMock = vi.fn<(url: string, init?: RequestInit) => Promise<Response>>(async (url: string) =>
+      url === '/api/auth/login'
+        ? jsonResponse(200, { name: 'op', role: 'operator', token: 'v3.new.sig', expires_at: 1 })
+        : new Response(null, { status: 204 }),
+    );
+    vi.stubGlobal('fetch', fetchMock);
+    render(<LoginForm />);
+    fireEvent.change(screen.getByTestId('login-username'), { target: { value: 'op' } });
+    fireEvent.change(screen.getByTestId('login-password'), { target: { value: 'pw' } });
+    fireEvent.click(screen.getByTestId('login-submit'));
+    await waitFor(() => expect(sessionToken()).toBe('v3.new.sig'));
+    expect(sessionStorage.getItem('poolscope.session')).toBe('v3.new.sig');
+    expect(document.cookie).toBe('');
+    await logout();
+    const sent = fetchMock.mock.calls.find(([url]) => url === '/api/auth/logout')?.[1] as RequestInit;
+    expect((sent.headers as Record<string, string>).authorization).toBe('Bearer v3.new.sig');
+    expect(sessionToken()).toBeNull();
+    expect(sessionStorage.getItem('poolscope.session')).toBeNull();
   });
 
   it('logs in and shows the user with the role', async () => {
     const fetchMock = vi.fn<(url: string) => Promise<Response>>(async (url: string) => {
       if (url === '/api/auth/me') return jsonResponse(401, { detail: 'not logged in' });
-      return jsonResponse(200, { name: 'op', role: 'operator' });
+      return jsonResponse(200, { name: 'op', role: 'operator', token: 'v3.t.s', expires_at: 1 });
     });
     vi.stubGlobal('fetch', fetchMock);
     render(

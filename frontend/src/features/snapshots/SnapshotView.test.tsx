@@ -1,5 +1,6 @@
-import { render, screen } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { resetSessionForTests } from '../../api/session';
 import type { SnapshotDocument } from '../../api/types';
 import { makeGroup, makeState, makeTarget } from '../../test/fixtures';
 import { stubFetch } from '../../test/fakes';
@@ -65,7 +66,29 @@ describe('snapshot view', () => {
     expect((await screen.findByTestId('snapshot-title')).textContent).toContain('db1: thread group 0 stalled');
     expect(screen.getByTestId('groups-panel')).toBeTruthy();
     expect(screen.getByTestId('queue-panel')).toBeTruthy();
-    expect(screen.getByTestId('snapshot-download-archive').getAttribute('href')).toBe('/api/snapshots/3/archive');
+  });
+
+  it('downloads an export through the API client, with the session token', async () => {
+    resetSessionForTests('v3.tok.sig');
+    const fetchMock = stubFetch({
+      '/api/snapshots/3/archive': () => ({ body: 'zip', headers: { 'Content-Disposition': 'attachment; filename="s3.zip"' } }),
+      '/api/snapshots/3': () => ({ body: makeDoc() }),
+    });
+    const saved = [URL.createObjectURL, URL.revokeObjectURL] as const;
+    URL.createObjectURL = vi.fn<(blob: Blob) => string>(() => 'blob:archive');
+    URL.revokeObjectURL = vi.fn<(url: string) => void>();
+    const clicked: HTMLAnchorElement[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this);
+    });
+    render(<SnapshotView id={3} />);
+    fireEvent.click(await screen.findByTestId('snapshot-download-archive'));
+    await waitFor(() => expect(clicked).toHaveLength(1));
+    expect([clicked[0].download, clicked[0].href]).toEqual(['s3.zip', 'blob:archive']);
+    const [, init] = fetchMock.mock.calls.find(([url]) => String(url) === '/api/snapshots/3/archive') ?? [];
+    expect(((init as RequestInit).headers as Record<string, string>).authorization).toBe('Bearer v3.tok.sig');
+    click.mockRestore();
+    [URL.createObjectURL, URL.revokeObjectURL] = saved;
   });
 
   it('says why a snapshot cannot be opened', async () => {

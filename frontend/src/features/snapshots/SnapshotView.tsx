@@ -1,7 +1,7 @@
 // One snapshot, shown with the target page's own charts and tables, fed from the snapshot instead of the live API.
 import { useEffect, useMemo, useState } from 'react';
 import { errorMessage } from '../../api/client';
-import { fetchSnapshot, snapshotLinks } from '../../api/snapshots';
+import { fetchSnapshot } from '../../api/snapshots';
 import type { SnapshotDocument } from '../../api/types';
 import { isPoolOff } from '../../lib/domain';
 import { fmtDateTime, fmtNum, fmtSeconds, flavorLabel } from '../../lib/format';
@@ -13,6 +13,7 @@ import { stallLimitMs, stallLimitText } from '../target/stallLimit';
 import { StalledBanner } from '../target/TargetStatus';
 import { ThreadsPanel, VariablesTable } from '../target/ThreadsPanel';
 import type { History } from '../target/useTargetData';
+import { SnapshotDownloads } from './SnapshotDownloads';
 
 /** The snapshot's metric window as the target page's History. Exported for tests. */
 export function snapshotHistory(doc: SnapshotDocument): History {
@@ -65,7 +66,6 @@ export function SnapshotView({ id }: { id: number }) {
   const processMissing = (state.missing_privileges ?? []).includes('PROCESS');
   const stallLimit = stallLimitMs(state.pool);
   const stallLimitShown = stallLimitText(state.pool);
-  const links = snapshotLinks(id);
   const captureErrors = Object.entries(doc.server_tables.errors ?? {});
   return (
     <div className="page" data-testid="snapshot-view">
@@ -84,13 +84,7 @@ export function SnapshotView({ id }: { id: number }) {
         </div>
         <div className="muted small">
           Download:{' '}
-          <a href={links.archive} data-testid="snapshot-download-archive">
-            archive (JSON + offline report)
-          </a>{' '}
-          · <a href={links.json}>JSON</a> ·{' '}
-          <a href={links.report} target="_blank" rel="noreferrer">
-            report
-          </a>
+          <SnapshotDownloads id={id} archiveLabel="archive (JSON + offline report)" testId="snapshot-download-archive" />
         </div>
       </div>
       {captureErrors.length ? (

@@ -2,11 +2,12 @@
 import { useCallback, useEffect, useState, type ChangeEvent } from 'react';
 import { useAuth } from '../../api/auth';
 import { errorMessage, fetchTargets } from '../../api/client';
-import { deleteSnapshot, fetchSnapshots, importSnapshot, snapshotLinks } from '../../api/snapshots';
+import { deleteSnapshot, fetchSnapshots, importSnapshot } from '../../api/snapshots';
 import type { SnapshotSummary, Target } from '../../api/types';
 import { fmtDateTime } from '../../lib/format';
 import { Badge, Link, Notice, Panel } from '../../ui/ui';
 import { CaptureSnapshot } from './CaptureSnapshot';
+import { SnapshotDownloads } from './SnapshotDownloads';
 import '../alerts/alerts.css';
 
 const fmtSize = (bytes: number) => (bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} kB`);
@@ -117,13 +118,7 @@ export function SnapshotsPage() {
                   <td>{s.status === 'complete' ? 'complete' : <Badge tone="warn">collecting</Badge>}</td>
                   <td>{fmtSize(s.size_bytes)}</td>
                   <td>
-                    <a href={snapshotLinks(s.id).archive} data-testid="snapshot-archive">
-                      archive
-                    </a>{' '}
-                    · <a href={snapshotLinks(s.id).json}>JSON</a> ·{' '}
-                    <a href={snapshotLinks(s.id).report} target="_blank" rel="noreferrer">
-                      report
-                    </a>
+                    <SnapshotDownloads id={s.id} testId="snapshot-archive" />
                   </td>
                   <td>
                     {auth.can('operator') ? (
