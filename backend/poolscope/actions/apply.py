@@ -267,11 +267,13 @@ class Applier:
             entry = await self.audit.add(**record, result="failed", detail=detail)
             log.warning("target %s: SET GLOBAL %s timed out: %s", target.name, variable, detail)
             raise ServerTimeout(detail, audit_id=entry.id)
-        # Clamped or rounded despite validation: put the old value back, report the failure.
+        # Clamped or rounded despite validation: put the old value back, report the failure. The
+        # audit row is written whatever the undo meets (a lost connection, an old value the range
+        # read refuses): it is the only record of the server's state.
         try:
-            await session.fetch(f"SET GLOBAL {variable} = %s", (_validated(meta, old),))
+            await session.fetch(f"SET GLOBAL {variable} = %s", (_restorable(meta, old),))
             undone = "the old value was restored"
-        except (aiomysql.Error, StatementTimeout) as exc:
+        except Exception as exc:
             undone = f"restoring the old value FAILED: {describe(exc)}"
         detail = f"the server stored {stored} instead of {wanted} ({warning_text or 'no warning'}); {undone}"
         entry = await self.audit.add(**record, result="failed", detail=_joined(lost, detail))
@@ -302,6 +304,14 @@ class Applier:
 
 def _joined(*parts: str | None) -> str | None:
     return "; ".join(p for p in parts if p) or None
+
+
+def _restorable(meta: VariableMeta, old: str) -> int | str:
+    """The old value as SET GLOBAL takes it, even where the range read refuses it: the server held it."""
+    try:
+        return validate(meta, old)
+    except InvalidValue:
+        return int(old) if old.lstrip("-").isdigit() else old
 
 
 def _validated(meta: VariableMeta, value: str) -> int | str:
