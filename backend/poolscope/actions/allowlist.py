@@ -23,7 +23,7 @@ def refused(target: TargetConfig, variable: str) -> DomainError | None:
     if not target.apply_enabled:
         return NotConfigured(f"applying is not configured for {target.name}: set admin_dsn on the target")
     if not _IDENTIFIER.fullmatch(variable) or variable not in SETTABLE:
-        return NotAllowed(f"{variable[:80]!r} is not on the allow-list of variables Poolscope may change")
+        return NotAllowed("this variable is not on the allow-list of variables Poolscope may change")
     if target.apply_variables is not None and variable not in target.apply_variables:
         return NotAllowed(f"{variable} is not in apply_variables for {target.name}")
     return None

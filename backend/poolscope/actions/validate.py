@@ -35,12 +35,12 @@ def validate(meta: VariableMeta, raw: str) -> int | str:
     kind = meta.type.upper()
     if kind in INTEGER_TYPES:
         if not _INTEGER.fullmatch(text):
-            raise InvalidValue(f"{meta.name} takes a whole number; {text[:40]!r} is not one")
+            raise InvalidValue(f"{meta.name} takes a whole number")
         value = int(text)
         low = int(meta.min) if meta.min not in (None, "") else None
         high = int(meta.max) if meta.max not in (None, "") else None
         if (low is not None and value < low) or (high is not None and value > high):
-            raise InvalidValue(f"{meta.name} must be between {low} and {high}; {value} is out of range")
+            raise InvalidValue(f"{meta.name} is out of range: it must be between {low} and {high}")
         block = int(meta.block_size) if meta.block_size not in (None, "", "0") else 1
         if block > 1 and value % block:
             raise InvalidValue(f"{meta.name} must be a multiple of {block}")
@@ -51,14 +51,12 @@ def validate(meta: VariableMeta, raw: str) -> int | str:
             return "ON"
         if upper in _FALSE:
             return "OFF"
-        raise InvalidValue(f"{meta.name} takes ON or OFF; {text[:40]!r} is neither")
+        raise InvalidValue(f"{meta.name} takes ON or OFF")
     if kind in ("ENUM", "ENUMERATION"):
         for allowed in meta.enum_values:
             if allowed.lower() == text.lower():
                 return allowed
-        raise InvalidValue(
-            f"{meta.name} takes one of {', '.join(meta.enum_values)}; {text[:40]!r} is not one"
-        )
+        raise InvalidValue(f"{meta.name} takes one of {', '.join(meta.enum_values)}")
     raise InvalidValue(f"{meta.name} has type {meta.type}, which Poolscope does not change")
 
 

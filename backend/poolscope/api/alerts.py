@@ -209,9 +209,9 @@ async def add_silence(
 ) -> Silence:
     """Mute notifications for alerts matching target / rule / group (empty = any) for a while."""
     if body.target is not None and body.target not in {t.name for t in settings.targets}:
-        raise HTTPException(status_code=404, detail=f"unknown target {body.target!r}")
+        raise HTTPException(status_code=404, detail="unknown target: not one of this configuration's")
     if body.rule is not None and body.rule not in {r.name for r in reader.rules}:
-        raise HTTPException(status_code=422, detail=f"unknown rule {body.rule!r}")
+        raise HTTPException(status_code=422, detail="unknown rule: GET /api/alerts/rules lists them")
     if body.target is None and body.rule is None and body.group is None:
         raise HTTPException(status_code=422, detail="a silence needs at least one of target, rule, group")
     silence = await reader.repo.add_silence(

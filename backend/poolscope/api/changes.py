@@ -73,11 +73,11 @@ async def apply_change(
         if rec is None:
             raise HTTPException(
                 status_code=409,
-                detail=f"recommendation {body.recommendation_id!r} no longer holds (see the vanished list)",
+                detail="the recommendation no longer holds (see the vanished list)",
             )
         if rec.variable != body.variable:
             raise HTTPException(
-                status_code=422, detail=f"recommendation is about {rec.variable}, not {body.variable}"
+                status_code=422, detail=f"the recommendation is about {rec.variable}, not this variable"
             )
     entry = await applier.apply(
         name,

@@ -66,27 +66,32 @@ FASTAPI_ERRORS: dict[str, tuple[str, dict[str, str]]] = {
     "ValidationError": (
         "One problem with a request's input.",
         {
-            "loc": "Where: the part of the request (body, query, path), then the field's path in it.",
+            "loc": (
+                "Where: the part of the request (body, query, path), then the field's path in it"
+                " (a name the request made up shows as *)."
+            ),
             "msg": "What is wrong, for people.",
             "type": "The kind of problem, e.g. missing or string_too_long.",
-            "input": "The value given.",
-            "ctx": "Details of the kind, e.g. the limit the value passed.",
         },
     ),
 }
 
 
 def errors_described(document: dict[str, Any]) -> dict[str, Any]:
-    """Describe FastAPI's validation error shapes in the document (in place; idempotent)."""
+    """Describe FastAPI's validation error shapes in the document as api/errors.py answers them:
+    no `input` or `ctx`, which would echo what was sent (in place; idempotent)."""
     schemas: dict[str, Any] = document.get("components", {}).get("schemas", {})
     for name, (description, fields) in FASTAPI_ERRORS.items():
         schema = schemas.get(name)
         if schema is None:
             continue
         schema["description"] = description
+        properties = schema.get("properties", {})
+        for field in [f for f in properties if f not in fields]:
+            del properties[field]
         for field, text in fields.items():
-            if field in schema.get("properties", {}):
-                schema["properties"][field]["description"] = text
+            if field in properties:
+                properties[field]["description"] = text
     return document
 
 

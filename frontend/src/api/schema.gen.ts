@@ -3263,18 +3263,8 @@ export interface components {
          */
         ValidationError: {
             /**
-             * Context
-             * @description Details of the kind, e.g. the limit the value passed.
-             */
-            ctx?: Record<string, never>;
-            /**
-             * Input
-             * @description The value given.
-             */
-            input?: unknown;
-            /**
              * Location
-             * @description Where: the part of the request (body, query, path), then the field's path in it.
+             * @description Where: the part of the request (body, query, path), then the field's path in it (a name the request made up shows as *).
              */
             loc: (string | number)[];
             /**
