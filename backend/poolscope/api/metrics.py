@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query
 
 from poolscope.api.deps import SettingsDep, StoreDep, TargetName
+from poolscope.metrics import Aggregation
 from poolscope.metrics.catalog import STORED
 from poolscope.schemas import MetricsOut
 
@@ -27,7 +28,7 @@ async def get_metrics(
     from_: Annotated[float | None, Query(alias="from", description="epoch seconds")] = None,
     to: Annotated[float | None, Query(description="epoch seconds")] = None,
     points: Annotated[int, Query(ge=10, le=5000, description="chart width in points")] = 600,
-    agg: Annotated[Literal["avg", "max", "min"], Query(description="how a bucket combines")] = "avg",
+    agg: Annotated[Aggregation, Query(description="how a bucket combines")] = "avg",
 ) -> MetricsOut:
     """Series of the named metrics for [from, to] (default: the last 5 minutes)."""
     for item in metric:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import Callable, Collection
-from typing import Any, Literal
+from typing import Any
 
 import aiomysql
 from pymysql.constants import CLIENT
@@ -25,7 +25,7 @@ from poolscope.poller.discovery import admin_port_of, discovery_statements, serv
 # StatementResult lives beside the reader that makes it; callers import it from here as before.
 from poolscope.poller.wire import MultiReader
 from poolscope.poller.wire import StatementResult as StatementResult
-from poolscope.schemas import ConnectionInfo, ServerInfo
+from poolscope.schemas import AdminPortKind, ConnectionInfo, ServerInfo
 from poolscope.tls import TlsConfig, TlsError, client_context
 
 # Server error codes that mean "this credential may not read that".
@@ -166,9 +166,7 @@ class TargetConnection:
         if self.info.port_kind == "port" and configured_extra is None and admin_port:
             await self._move_to_admin_port(params.host, admin_port, kind)
 
-    async def _move_to_admin_port(
-        self, host: str, port: int, kind: Literal["extra_port", "admin_port"]
-    ) -> None:
+    async def _move_to_admin_port(self, host: str, port: int, kind: AdminPortKind) -> None:
         try:
             admin = await self._open(host, port)
         except Exception as exc:

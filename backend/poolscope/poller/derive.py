@@ -8,7 +8,7 @@ who each session is, the last statements) is passed in explicitly; nothing here 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -30,6 +30,7 @@ from poolscope.schemas import (
     GroupState,
     PoolSummary,
     QueuedConnection,
+    QueueTimeMode,
     Ratios,
     Sample,
     ServerInfo,
@@ -93,7 +94,7 @@ def learn_server(server: ServerInfo, outputs: PollOutputs) -> None:
     variables = outputs.global_variables or {}
     if "thread_pool_exact_stats" in variables:
         exact = variables["thread_pool_exact_stats"].upper() == "ON"
-        mode: Literal["exact", "coarse"] = "exact" if exact else "coarse"
+        mode: QueueTimeMode = "exact" if exact else "coarse"
         if server.exact_stats is not exact or server.queue_time_mode != mode:  # seen every poll, rarely new
             server.exact_stats = exact
             server.queue_time_mode = mode

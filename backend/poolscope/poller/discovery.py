@@ -7,12 +7,12 @@ and anything else that answers the same two statements.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
 from poolscope import flavors
 from poolscope.enable_pool import RDS_SWITCH, how_to_enable
 from poolscope.poller.collectors.base import PERFORMANCE_SCHEMA_SELECT
-from poolscope.schemas import Flavor, ServerInfo
+from poolscope.schemas import AdminPortKind, Flavor, ServerInfo
 from poolscope.values import int_or_none
 from poolscope.variables import NAMES as VARIABLE_NAMES
 
@@ -184,7 +184,7 @@ def capabilities(server: ServerInfo, status_names: frozenset[str] = frozenset())
     return caps
 
 
-def admin_port_of(server: ServerInfo) -> tuple[Literal["extra_port", "admin_port"], int]:
+def admin_port_of(server: ServerInfo) -> tuple[AdminPortKind, int]:
     """The port outside the pool this server offers, and what it is called there (0 = none)."""
     variable = flavors.admin_port_variable(server.flavor, server.version_tuple)
     if variable == "admin_port":

@@ -35,6 +35,7 @@ from poolscope.schemas.state import (
     WaitReason,
 )
 from poolscope.schemas.target import (
+    AdminPortKind,
     CollectorStatus,
     ConnectionInfo,
     Flavor,
@@ -42,6 +43,7 @@ from poolscope.schemas.target import (
     Overview,
     OverviewRow,
     PoolKind,
+    QueueTimeMode,
     Sample,
     ServerInfo,
     TargetInfo,
@@ -51,6 +53,7 @@ from poolscope.schemas.target import (
 
 __all__ = [
     "AdminGroup",
+    "AdminPortKind",
     "Alert",
     "AlertEvent",
     "AlertStatus",
@@ -68,6 +71,7 @@ __all__ = [
     "PoolKind",
     "PoolSummary",
     "QueueDepth",
+    "QueueTimeMode",
     "QueueWaitStat",
     "QueuedConnection",
     "Ratio",

@@ -13,6 +13,10 @@ TargetStatus = Literal["up", "down", "starting"]
 Flavor = Literal["mariadb", "mysql", "percona", "alisql", "unknown"]
 # The thread pool implementations it reads (poolscope/flavors.py holds each one's names and units).
 PoolKind = Literal["mariadb", "percona", "mysql_enterprise"]
+# How the server times queued requests: exact, or coarse (thread_pool_exact_stats=OFF overstates waits).
+QueueTimeMode = Literal["exact", "coarse"]
+# The two ports outside the pool: MariaDB's (and older Percona's) extra_port, MySQL 8.0.14+'s admin_port.
+AdminPortKind = Literal["extra_port", "admin_port"]
 
 
 class Health(Schema):
@@ -52,7 +56,7 @@ class ServerInfo(Schema):
     """The pool's tables this credential can read (THREAD_POOL_*, tp_*)."""
     exact_stats: bool | None = None
     """@@thread_pool_exact_stats (MariaDB); null when the server has no such variable."""
-    queue_time_mode: Literal["exact", "coarse"] | None = None
+    queue_time_mode: QueueTimeMode | None = None
     """`coarse`: queue times come from the pool's timer tick and overstate waits (exact_stats
     OFF); `exact`: measured; null when unknown."""
     extra_port: int = 0
@@ -94,7 +98,7 @@ class ConnectionInfo(Schema):
     """The server's host."""
     port: int
     """The port polled."""
-    port_kind: Literal["extra_port", "admin_port", "port", "fixture"]
+    port_kind: Literal[AdminPortKind, "port", "fixture"]
     """Which port that is: `extra_port` or `admin_port` (outside the pool), `port` (the normal
     one, whose queue the poll then waits in), `fixture` (replayed output)."""
     note: str | None = None

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from math import floor
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import (
     BindParameter,
@@ -30,13 +30,13 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from poolscope.metrics import Aggregation
 from poolscope.schemas import MetricsOut, SeriesOut
 from poolscope.store.head import readable_samples, uses_head
 from poolscope.store.latest import target_latest
 from poolscope.store.prepared import fetch_all, param, prepare
 from poolscope.store.tables import samples, samples_head, series
 
-Aggregate = Literal["avg", "max", "min"]
 # series id -> bucket -> (value, samples in it)
 Buckets = dict[int, dict[int, tuple[float, int]]]
 
@@ -136,7 +136,7 @@ async def query(
     start: float,
     end: float,
     step: float,
-    agg: Aggregate,
+    agg: Aggregation,
 ) -> MetricsOut:
     dialect = conn.dialect
     metrics = list(dict.fromkeys(metrics))
@@ -288,7 +288,7 @@ def _bucket(ts: ColumnElement[Any]) -> ColumnElement[Any]:
     return func.floor((ts - param("origin")) / param("step"))
 
 
-async def _collect_raw(conn, ids, lo, hi, p: Plan, agg: Aggregate, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
+async def _collect_raw(conn, ids, lo, hi, p: Plan, agg: Aggregation, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
     def build(id_list: BindParameter[Any]) -> Select[Any]:
         src = readable_samples(conn.dialect)
         value = func.avg(src.c.value) if agg == "avg" else getattr(func, agg)(src.c.value)
@@ -306,7 +306,9 @@ async def _collect_raw(conn, ids, lo, hi, p: Plan, agg: Aggregate, buckets: Buck
             _add(buckets[sid], int(b), float(v), int(n), agg)
 
 
-async def _collect_rollups(conn, tier: Tier, ids, lo, hi, p: Plan, agg: Aggregate, buckets: Buckets) -> None:  # type: ignore[no-untyped-def]
+async def _collect_rollups(
+    conn, tier: Tier, ids, lo, hi, p: Plan, agg: Aggregation, buckets: Buckets
+) -> None:  # type: ignore[no-untyped-def]
     t = tier.table
     plain = tier.step_s == p.step
 
@@ -377,7 +379,7 @@ def round6(x: float) -> float:
     return round(x, 6)
 
 
-def _add(series_buckets: dict[int, tuple[float, int]], b: int, v: float, n: int, agg: Aggregate) -> None:
+def _add(series_buckets: dict[int, tuple[float, int]], b: int, v: float, n: int, agg: Aggregation) -> None:
     """Put a value in its bucket, merging with one from another tier already there."""
     have = series_buckets.get(b)
     if have is None:

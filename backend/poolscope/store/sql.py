@@ -20,6 +20,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from poolscope.metrics import Aggregation
 from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
 from poolscope.store.head import MOVE_INTERVAL_S, MOVE_SLICE_SERIES, move_head, uses_head, warn_dropped
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
@@ -27,7 +28,6 @@ from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
 from poolscope.store.prepared import given_or_own
 from poolscope.store.query import (
-    Aggregate,
     RawRead,
     StoreMarks,
     count_samples,
@@ -42,7 +42,7 @@ from poolscope.store.writer import BatchWriter
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ROLLUP_HWM_KEY", "Aggregate", "Poll", "SqlStore", "canonical_labels"]
+__all__ = ["ROLLUP_HWM_KEY", "Poll", "SqlStore", "canonical_labels"]
 # Tier marks read from the database (another process may be the one running maintain()) are
 # re-read after this long.
 MARKS_TTL_S = 10.0
@@ -287,7 +287,7 @@ class SqlStore:
         start: float,
         end: float,
         points: int,
-        agg: Aggregate = "avg",
+        agg: Aggregation = "avg",
         min_step_s: float = 1.0,
     ) -> MetricsOut:
         """Series for the range, at most `points` buckets each (the chart's width)."""
