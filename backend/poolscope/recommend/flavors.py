@@ -7,25 +7,21 @@ it, in which unit, and whether it can change live, or None when the flavor has n
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from poolscope.flavors import FlavorSpec, VariableSpec, enable_spec, flavor_spec
 from poolscope.schemas import ServerInfo
 
-
-def _pool_setting(pool: FlavorSpec, key: str) -> VariableSpec | None:
-    return {
-        "pool_size": pool.size,
-        "stall_limit": pool.stall_limit,
-        "max_threads": pool.max_threads,
-        "oversubscribe": pool.oversubscribe,
-        # Priority for open transactions: Percona/AliSQL's mode, else MariaDB's thread_pool_priority.
-        "priority": pool.high_prio_mode or pool.priority,
-        "prio_kickup_timer": pool.prio_kickup_timer,
-    }.get(key)
-
-
-POOL_KEYS = frozenset(
-    {"pool_size", "stall_limit", "max_threads", "oversubscribe", "priority", "prio_kickup_timer"}
-)
+#: Pool settings: each flavor's own variable (poolscope.flavors), None where the flavor has none.
+_POOL: dict[str, Callable[[FlavorSpec], VariableSpec | None]] = {
+    "pool_size": lambda pool: pool.size,
+    "stall_limit": lambda pool: pool.stall_limit,
+    "max_threads": lambda pool: pool.max_threads,
+    "oversubscribe": lambda pool: pool.oversubscribe,
+    # Priority for open transactions: Percona/AliSQL's mode, else MariaDB's thread_pool_priority.
+    "priority": lambda pool: pool.high_prio_mode or pool.priority,
+    "prio_kickup_timer": lambda pool: pool.prio_kickup_timer,
+}
 
 #: Server-wide settings: same name wherever the variable exists (the rule checks it does).
 _SERVER_WIDE: dict[str, VariableSpec] = {
@@ -39,9 +35,9 @@ _SERVER_WIDE: dict[str, VariableSpec] = {
 
 def spec(server: ServerInfo, key: str) -> VariableSpec | None:
     """This server's variable for a logical setting (None: the flavor has no such setting)."""
-    if key in POOL_KEYS:
+    if key in _POOL:
         pool = flavor_spec(server) or enable_spec(server)
-        return _pool_setting(pool, key) if pool else None
+        return _POOL[key](pool) if pool else None
     return _SERVER_WIDE.get(key)
 
 
