@@ -204,6 +204,8 @@ function renderConfig(o: { tmpDir: string; staticDir: string; listenPort: number
     // Like `make demo`: the specs read without logging in and log in for changes. The locked
     // backend below covers reads that need a login.
     'anonymous_read = true',
+    // Swagger UI from Poolscope's own files, under the same Content-Security-Policy (tests/headers.spec.ts).
+    'api_docs = true',
     // admin_dsn: the separate credential that applies recommendations (SUPER, CONNECTION ADMIN).
     target(TARGETS.poolOn, '${pool-on.dsns.poolscope_monitor}', `admin_dsn = ${q('${pool-on.dsns.poolscope_admin}')}\n`),
     target(TARGETS.poolOff, '${pool-off.dsns.poolscope_monitor}'),

@@ -256,6 +256,9 @@ class Settings(BaseSettings):
         default_factory=dict,
         description="per-path body limits (exact path); the snapshot import route defaults to import_max_mb",
     )
+    api_docs: bool = Field(
+        default=False, description="serve Swagger UI at /api/docs (its files come with the built UI)"
+    )
     live_max_subscribers: int = Field(
         default=100, ge=1, le=100_000, description="open /api/live streams; beyond it 503"
     )

@@ -13,12 +13,14 @@ from fastapi.staticfiles import StaticFiles
 
 from poolscope import __version__
 from poolscope.api import alerts, changes, contract, live, metrics, probes, prometheus, snapshots, targets
+from poolscope.api.docs import docs_router
 from poolscope.api.errors import add_error_handlers
 from poolscope.auth import AuthService
 from poolscope.auth.gate import read_gate
 from poolscope.auth.router import router as auth_router
 from poolscope.config import Settings, load_settings
 from poolscope.perimeter.body_limit import BodyLimit
+from poolscope.perimeter.headers import SecurityHeaders
 from poolscope.perimeter.hosts import HostAllowList, allowed_host_names
 from poolscope.schemas import Health
 from poolscope.services import ServiceRole, run_services
@@ -54,7 +56,7 @@ def create_app(
         version=__version__,
         lifespan=lifespan,
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        docs_url=None,  # api/docs.py, when api_docs is on
         redoc_url=None,
         # Every route passes the gate: /api needs a login once users exist (auth/gate.py).
         dependencies=[Depends(read_gate)],
@@ -75,6 +77,9 @@ def create_app(
     # Before the SPA catch-all below, which would otherwise answer /metrics with index.html.
     app.include_router(prometheus.router)
     app.include_router(probes.router)
+    static_dir = settings.static_dir or default_static_dir()
+    if settings.api_docs:
+        app.include_router(docs_router(static_dir))
 
     @app.get("/api/health", tags=["health"], response_model=Health)
     async def health() -> Health:
@@ -85,13 +90,14 @@ def create_app(
     async def api_not_found(path: str) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": f"no API route /api/{path}"})
 
-    _mount_ui(app, settings.static_dir or default_static_dir())
+    _mount_ui(app, static_dir)
     contract.install(app)
     return app
 
 
 def _add_perimeter(app: FastAPI, settings: Settings) -> None:
-    """Body limit, then (outermost, so checked first) the Host allow-list; both before any parsing."""
+    """Body limit, then the Host allow-list (checked first), both before any parsing; outermost, the
+    security headers, so every answer has them, the perimeter's refusals included."""
     by_path = {SNAPSHOT_IMPORT_PATH: int(settings.snapshots.import_max_mb * 1024 * 1024)}
     by_path.update(settings.max_body_bytes_by_path)
     app.add_middleware(BodyLimit, default=settings.max_body_bytes, by_path=by_path)
@@ -99,6 +105,7 @@ def _add_perimeter(app: FastAPI, settings: Settings) -> None:
         HostAllowList,
         allowed=allowed_host_names(settings.listen_host, settings.public_url, settings.allowed_hosts),
     )
+    app.add_middleware(SecurityHeaders)
 
 
 def _mount_ui(app: FastAPI, static_dir: Path) -> None:

@@ -12,6 +12,7 @@ from poolscope.api.deps import RowId, SnapshotsDep, TargetName
 from poolscope.auth import User, require_role
 from poolscope.schemas.base import Schema
 from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, json_schema
+from poolscope.snapshots.report import CSP as REPORT_CSP
 
 router = APIRouter(prefix="/api", tags=["snapshots"])
 
@@ -82,7 +83,8 @@ async def export_archive(snapshot_id: RowId, service: SnapshotsDep, _user: Viewe
 @router.get("/snapshots/{snapshot_id}/report.html", response_class=HTMLResponse)
 async def report(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) -> HTMLResponse:
     """The offline HTML report, served for a quick look (rendered once, then from a cache)."""
-    return HTMLResponse(await service.report_html(snapshot_id))
+    policy = f"{REPORT_CSP}; frame-ancestors 'none'"
+    return HTMLResponse(await service.report_html(snapshot_id), headers={"Content-Security-Policy": policy})
 
 
 @router.post("/targets/{name}/snapshots", response_model=Created, status_code=201)

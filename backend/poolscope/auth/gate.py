@@ -11,6 +11,7 @@ import hmac
 
 from fastapi import HTTPException, Request
 
+from poolscope.api.docs import ASSET_PATH, DOCS_PATH
 from poolscope.auth.deps import (
     MUTATING_METHODS,
     NOT_LOGGED_IN,
@@ -21,7 +22,11 @@ from poolscope.auth.deps import (
 )
 from poolscope.auth.service import NO_USERS_DETAIL
 
-PUBLIC_API_PATHS = frozenset({"/api/health", "/api/auth/login", "/api/auth/logout", "/api/auth/me"})
+# Swagger UI's page and files are public, like the document they show: nothing in them is this
+# installation's.
+PUBLIC_API_PATHS = frozenset(
+    {"/api/health", "/api/auth/login", "/api/auth/logout", "/api/auth/me", DOCS_PATH, ASSET_PATH}
+)
 METRICS_PATH = "/metrics"
 
 

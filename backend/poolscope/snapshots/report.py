@@ -30,6 +30,11 @@ CHARTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Poll duration", ("poll_duration_ms",), "ms"),
 )
 
+# The report's own policy, in the file so it holds when opened from disk: no script and no network at
+# all; its inline CSS and SVG only. (frame-ancestors cannot be set from a meta tag: the HTTP answer
+# adds it, api/snapshots.py.)
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
 CSS = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f7f9;color:#111827}
 header{background:#111827;color:#fff;padding:14px 22px}header h1{margin:0;font-size:20px}
@@ -371,6 +376,7 @@ def render_report(doc: SnapshotDocument) -> str:
     )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
 <meta name="generator" content="Poolscope {_e(doc.poolscope_version)}">
 <title>{_e(doc.title)} — Poolscope snapshot</title><style>{CSS}</style></head>
 <body><header><h1 data-testid="report-title">{_e(doc.title)}</h1>
