@@ -26,7 +26,7 @@ INSTALL_STAMPS := $(PY_STAMP) \
 	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
 
 .PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
-	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract reference lint-reference \
+	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract reference lint-reference lint-docs \
 	prometheus-rules lint-prometheus-rules
 
 help:
@@ -34,14 +34,14 @@ help:
 	@echo "make install-system  Debian packages: mariadb-server, sysbench, chromium, ... (root)"
 	@echo "make demo          sandbox MariaDB + load + dashboard at http://127.0.0.1:8000 (Ctrl-C stops all)"
 	@echo "make test          backend pytest, frontend unit tests, e2e"
-	@echo "make lint          generated contract up to date; ruff, ruff format --check, mypy, comment paths; frontend lint + typecheck"
+	@echo "make lint          generated contract, reference and rules up to date; docs links; ruff, ruff format --check, mypy; frontend lint + typecheck"
 	@echo "make contract      regenerate the API contract: OpenAPI document + the UI's types (commit the result)"
 	@echo "make reference     regenerate docs/reference/ from the code (commit the result)"
 	@echo "make prometheus-rules  regenerate deploy/prometheus/poolscope.rules.yml from the alert rules (commit it)"
 	@echo "make build         frontend production build (frontend/dist)"
 	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
 	@echo "make bench         poller overhead benchmark (python -m poolscope_bench), then the fleet part"
-	@echo "make bench-fleet   only the fleet part: FLEET_ARGS='--sizes 10,100 --seconds 30' (docs/FLEET.md)"
+	@echo "make bench-fleet   only the fleet part: FLEET_ARGS='--sizes 10,100 --seconds 30'"
 	@echo "make clean         remove build output, caches and .demo/ (distclean: also .venv, node_modules)"
 
 install: $(INSTALL_STAMPS)
@@ -94,9 +94,9 @@ else
 	@echo "test-e2e: no e2e/package.json, skipped"
 endif
 
-lint: lint-contract lint-reference lint-prometheus-rules lint-backend lint-frontend
+lint: lint-contract lint-reference lint-prometheus-rules lint-docs lint-backend lint-frontend
 
-# The generated contract (README "API contract"): the app's OpenAPI document, the UI's types made
+# The generated contract: the app's OpenAPI document, the UI's types made
 # from it by openapi-typescript, and every other frontend/src/api/*.gen.ts (gen-metrics, when
 # this Makefile has it; gen-variables). Committed, so the UI and e2e build without a backend.
 GENERATED := frontend/src/api/openapi.json 'frontend/src/api/*.gen.ts'
@@ -132,11 +132,14 @@ prometheus-rules: $(PY_STAMP)
 lint-prometheus-rules: $(PY_STAMP)
 	@$(PY) scripts/gen-prometheus-rules.py --check
 
+# Links between documents, `docs/` paths named in the code, page sizes (scripts/check-docs.py).
+lint-docs:
+	@python3 scripts/check-docs.py
+
 lint-backend: $(PY_STAMP)
 	$(VENV)/bin/ruff check backend
 	$(VENV)/bin/ruff format --check backend
 	cd backend && $(CURDIR)/$(VENV)/bin/mypy poolscope dev/poolscope_dev dev/poolscope_bench
-	$(PY) scripts/check-comment-paths.py
 
 lint-frontend: install
 ifneq ($(HAS_FRONTEND),)
@@ -153,7 +156,7 @@ bench: $(PY_STAMP)
 	$(PY) -m poolscope_bench $(BENCH_ARGS)
 	$(PY) -m poolscope_bench fleet $(FLEET_ARGS)
 
-# One `poolscope serve` polling 10 / 100 / 300 / 1000 targets over 4 sandboxes (docs/FLEET.md).
+# One `poolscope serve` polling 10 / 100 / 300 / 1000 targets over 4 sandboxes.
 bench-fleet: $(PY_STAMP)
 	$(PY) -m poolscope_bench fleet $(FLEET_ARGS)
 

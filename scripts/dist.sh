@@ -20,7 +20,7 @@ fi
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/poolscope-dist.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
-cp "$root/backend/pyproject.toml" "$stage/"
+cp "$root/backend/pyproject.toml" "$root/LICENSE" "$stage/"
 cp -r "$root/backend/poolscope" "$stage/poolscope"
 cp -r "$ui" "$stage/poolscope/ui"
 cp -r "$root/migrations" "$stage/poolscope/migrations"

@@ -8,7 +8,7 @@
 # Debian's packaging) with PGO and LTO and libpython linked into the executable. The python3 on
 # PATH of these machines is pyenv's 3.11.7, built without PGO or LTO and with a shared libpython:
 # against it Debian's spent ~14 % less CPU on a poll's own work and ~8 % less per target-poll in
-# the fleet bench (docs/FLEET-PROFILE.md, "Eleventh round"). So tests, demo and bench run on what ships.
+# the fleet bench (docs/decisions/0014-debian-python.md). So tests, demo and bench run on what ships.
 set -euo pipefail
 
 debian=/usr/bin/python3

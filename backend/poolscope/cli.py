@@ -43,7 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 
 def cmd_api(args: argparse.Namespace) -> None:
-    """One API process of a fleet (README "Running a fleet"): serves the store, polls nothing."""
+    """One API process of a fleet: serves the store, polls nothing."""
     _serve_api(_http_settings(args), "api")
 
 
@@ -101,7 +101,7 @@ def _serve_fleet(settings: Settings, workers: int) -> None:
 
 
 def cmd_poller(args: argparse.Namespace) -> None:
-    """One poller process of a fleet (README "Running a fleet"): no HTTP, until SIGTERM/SIGINT."""
+    """One poller process of a fleet: no HTTP, until SIGTERM/SIGINT."""
     from poolscope.fleet.worker import run_poller
 
     settings = _settings(args.config)

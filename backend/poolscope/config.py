@@ -208,7 +208,7 @@ class Settings(BaseSettings):
         default_factory=SnapshotSettings, description="incident snapshots ([snapshots])"
     )
 
-    # --- who may log in (see README "Users, roles and applying changes") ---
+    # --- who may log in ---
     users: list[UserConfig] = Field(
         default_factory=list,
         description="who may log in ([[users]]); once any exists, every read needs a login",
@@ -227,7 +227,7 @@ class Settings(BaseSettings):
     )
     mutations_per_minute: int = Field(default=30, ge=1, le=10000, description="per user + address")
 
-    # --- the HTTP perimeter: who may read, from where, how much (README "Security") ---
+    # --- the HTTP perimeter: who may read, from where, how much ---
     anonymous_read: bool = Field(
         default=False,
         description="with [[users]]: reads (GET) need no login; changes still need an operator",
@@ -263,7 +263,7 @@ class Settings(BaseSettings):
         default=100, ge=1, le=100_000, description="open /api/live streams; beyond it 503"
     )
 
-    # --- a fleet: poller processes sharing the targets by leases (README "Running a fleet") ---
+    # --- a fleet: poller processes sharing the targets by leases ---
     workers: int | Literal["auto"] = Field(
         default="auto",
         description=(
@@ -326,9 +326,7 @@ class Settings(BaseSettings):
 
     # --- recommendations and applying them ---
     # A minute: the rules weigh five minutes of evidence, and a variable changed on the server is
-    # evaluated within seconds anyway (recommend/engine.py). At 30 s the evaluations of 300
-    # targets took ~0.05 core of the API, ~0.17 ms per target-poll (docs/FLEET-PROFILE.md,
-    # "Seventh round: the API process").
+    # evaluated within seconds anyway (docs/decisions/0013-recommender-every-minute.md).
     recommend_interval_s: float = Field(
         default=60.0, ge=1, le=300, description="how often rules run per target"
     )
@@ -352,7 +350,7 @@ class Settings(BaseSettings):
         description="... or the stall rate grows by more than this fraction (and ≥ 0.5/s)",
     )
 
-    # --- the admin connection of apply / revert (README "Recommendations and one-click apply") ---
+    # --- the admin connection of apply / revert ---
     admin_statement_timeout_s: float = Field(
         default=10,
         ge=0.5,

@@ -32,8 +32,8 @@ CAP_QUEUE_WAIT_STATS = "queue_wait_stats"
 # a server-wide count, not per group.
 CAP_QUEUE_DEPTH = "queue_depth"
 
-# Percona's queue-wait statistics and queue depth as its manual names them (psmysql-docs
-# docs/threadpool.md, "Status variables"; first shipped in 8.4.10-10, PS-10083). The server sums
+# Percona's queue-wait statistics and queue depth as its manual names them
+# (psmysql-docs/docs/threadpool.md, "Status variables"; first shipped in 8.4.10-10, PS-10083). The server sums
 # them over all thread groups (percona-server sql/threadpool_unix.cc,
 # tp_get_requests_waiting_in_queue_count() and friends): there is no per-group figure.
 PERCONA_QUEUE_WAIT_STATUS = ("Threadpool_average_queue_wait_us", "Threadpool_average_hp_queue_wait_us")

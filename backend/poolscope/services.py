@@ -5,7 +5,7 @@ flows one way: pollers -> store -> live hub -> alert engine -> snapshots. The sn
 reads the servers' raw tables through the running pollers it was built with, and returns an
 automatic snapshot's id to the alert engine, which records the link on the alert itself.
 
-Roles (README "Running a fleet"): "all" is one process doing everything (`workers = 0`, tests,
+Roles: "all" is one process doing everything (`workers = 0`, tests,
 create_app); "poller" polls the targets whose lease it holds (poolscope/fleet/) and runs the alert
 engine, notifications and automatic snapshots, with no HTTP; "api" serves HTTP and polls nothing.
 """
@@ -200,14 +200,14 @@ async def run_services(
 # batch until it commits): at the default threshold (700) young collections ran ~20 times a second
 # while they were alive, walked them and promoted many, so collections took 8 % of a poller's CPU
 # at 300 targets; at 50,000 most are freed before the count gets there: 0.3-1.4 %, one collection
-# of 15-50 ms every few seconds to a minute, RSS unchanged (docs/FLEET-PROFILE.md, "Third round").
+# of 15-50 ms every few seconds to a minute, RSS unchanged (docs/decisions/0012-poller-runtime.md).
 POLLER_GC_THRESHOLD = (50_000, 10, 10)
 
 
 def tune_gc(role: ServiceRole) -> None:
     """Once start-up is done, in a process of its own (`serve`'s children, `poolscope poller` /
     `api`): what start-up built lives as long as the process, so full collections need not walk it
-    again (they made a 24 h chart page alternate between ~55 and ~100 ms CPU: docs/STORE-PERF.md);
+    again (they made a 24 h chart page alternate between ~55 and ~100 ms CPU);
     a poller also collects its young objects less often. Role "all" (tests, create_app) is left alone."""
     if role == "all":
         return

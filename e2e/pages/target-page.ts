@@ -159,7 +159,7 @@ export class TargetPage {
     return this.page.getByRole('button', { name: 'Apply' });
   }
 
-  // ------------------------------------------------------------------ flavors (issue #5)
+  // ------------------------------------------------------------------ flavors
 
   get poolKind(): Locator {
     return this.header.getByTestId('target-pool-kind');

@@ -2,7 +2,7 @@
 
 Every poll rewrites its target's row, whose state JSON (~14 kB for an 8-group server) PostgreSQL
 compresses before storing it out of line; with pglz that was ~1.2 µs of server CPU per ingested
-sample at 94 samples per poll, with lz4 ~0.2 µs (docs/STORE-PERF.md, third round). Only values
+sample at 94 samples per poll, with lz4 ~0.2 µs (docs/decisions/0007-batched-writes.md). Only values
 written afterwards use it; a server built without lz4 keeps pglz. SQLite and MariaDB: nothing.
 
 Revision ID: 0009

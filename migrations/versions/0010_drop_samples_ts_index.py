@@ -1,7 +1,7 @@
 """SQLite and PostgreSQL: drop ix_samples_ts, the samples' index on ts alone.
 
 Every inserted sample updated it: ~1.3 µs of PostgreSQL's ~5 µs of server work per sample and a
-quarter of its WAL, ~10 % of SQLite's insert work (docs/STORE-PERF.md, fourth round). It served
+quarter of its WAL, ~10 % of SQLite's insert work (docs/decisions/0008-no-time-index-on-samples.md). It served
 only maintenance's reads by time (store/rollup.py), which now go per series through the primary
 key (series_id, ts). MariaDB keeps it (store/rollup.py TS_INDEXED).
 

@@ -15,7 +15,7 @@ comparisons are all measured side by side in the same run (this machine is small
 
 ``python -m poolscope_bench fleet`` (fleet.py, ``make bench-fleet``; also run by ``make bench``) is
 one `poolscope serve` polling 10 / 100 / 300 / 1,000 targets over several sandboxes: CPU per
-target-poll of its whole process tree, staleness, API latency and RSS (docs/FLEET.md).
+target-poll of its whole process tree, staleness, API latency and RSS.
 
 See ``python -m poolscope_bench --help`` for the knobs; ``--quick`` is a smoke-test size.
 """

@@ -1,5 +1,4 @@
-"""CPU of API processes (role "api") alone, at a fleet's steady state, without pollers or MariaDB
-(docs/FLEET-PROFILE.md, "Seventh round: the API process").
+"""CPU of API processes (role "api") alone, at a fleet's steady state, without pollers or MariaDB.
 
     python -m poolscope_bench.apibench prepare --store /path/fleet.db --out polls.pkl [--targets 300]
     python -m poolscope_bench.apibench run --polls polls.pkl --trees cur /tmp/before/backend \\

@@ -103,7 +103,7 @@ def parse_args(argv: list[str] | None) -> tuple[FleetConfig, argparse.Namespace]
         raise SystemExit("error: --sizes must list target counts in 1..5000")
     if not (1 <= args.seconds <= 600 and 0 <= args.warmup <= 900):
         # A steady state needs the store older than recommend_window_s (300 s by default): before
-        # that every recommender evaluation re-reads its whole window (docs/FLEET-PROFILE.md).
+        # that every recommender evaluation re-reads its whole window.
         raise SystemExit("error: --seconds must be in 1..600 and --warmup in 0..900")
     if not (1 <= args.sandboxes <= 16 and 0 <= args.exporter_scrapes <= 1000):
         raise SystemExit("error: --sandboxes must be in 1..16 and --exporter-scrapes in 0..1000")

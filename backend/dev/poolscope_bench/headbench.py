@@ -1,5 +1,5 @@
-"""CPU per sample of SqlStore's own write path on a warm SQLite store (docs/STORE-PERF.md, "Fifth
-round"): warmbench's load through the real code, so a tree without store/head.py measures the
+"""CPU per sample of SqlStore's own write path on a warm SQLite store
+(docs/decisions/0009-sqlite-samples-head.md): warmbench's load through the real code, so a tree without store/head.py measures the
 direct insert and one with it the head and its moves.
 
     python -m poolscope_bench.headbench [--targets 300] [--per-target 40] [--prefill 300] [--seconds 20]

@@ -223,8 +223,7 @@ async def writer_processes(
 ) -> dict[str, Any]:
     """Several pollers' writers into one store at once: `writers` processes (spawned, tuned as a
     poller process is), each with BATCH_TARGETS targets of its own and its share of the polls,
-    released together. What the store takes in from a deployment of that many pollers (README,
-    "Running a fleet"); with one, the like-for-like baseline. `store` (the same database) reads
+    released together. What the store takes in from a deployment of that many pollers; with one, the like-for-like baseline. `store` (the same database) reads
     the server's WAL and the stored count; the CPU figures are the writers' sum."""
     prefix = f"{WRITERS_PREFIX}{writers}-"  # each figure's own targets, so figures share a store
     ctx = multiprocessing.get_context("spawn")

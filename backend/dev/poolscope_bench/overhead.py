@@ -4,7 +4,7 @@ A = sysbench alone; B = sysbench while a monitor runs: Poolscope's real Schedule
 polling every 1 s, each poll written to a SqlStore on a temp SQLite file), or
 prometheus-mysqld-exporter scraped over HTTP every 1 s. Each pair's ratio is B/A; consecutive
 pairs run as A B, B A so slow drift of the machine cancels, and the median of the ratios is the
-number quoted (docs/SERVER-FACTS.md: run-to-run noise is ±10 %, so single runs say nothing).
+number quoted (run-to-run noise is ±10 %, so single runs say nothing).
 """
 
 from __future__ import annotations

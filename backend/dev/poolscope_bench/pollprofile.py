@@ -1,4 +1,4 @@
-"""Where a target-poll's CPU goes, in one process against an idle sandbox (docs/FLEET-PROFILE.md).
+"""Where a target-poll's CPU goes, in one process against an idle sandbox.
 
     python -m poolscope_bench.pollprofile stages --targets 50 --rounds 20
     python -m poolscope_bench.pollprofile poll --targets 75 --rounds 10
@@ -20,8 +20,7 @@ part: the rounds are polled live once, every answer's bytes kept, and then repla
 times into fresh pollers (the same statements, the same clock readings), back to back or 1 s
 apart (`--paced`); it prints the least and the median CPU per target-poll over the repeats.
 Against `pollwrite` it tells the poll's compute from its round trip; between two builds it
-leaves out the sandbox's share of the cores, though not the machine's other noise
-(docs/FLEET-PROFILE.md, tenth round). `fleet` runs the whole role-"all" service stack
+leaves out the sandbox's share of the cores, though not the machine's other noise. `fleet` runs the whole role-"all" service stack
 (scheduler, alert engine, recommender) for a while and divides the process CPU by the polls it made; run it under `py-spy record` to see
 the frames. CPU time, not wall time: the machine is shared.
 """

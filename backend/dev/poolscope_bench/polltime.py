@@ -2,8 +2,9 @@
 
 Two TargetPollers poll the same server: one with extra_port=None (auto: moves to @@extra_port,
 the product default) and one with extra_port=0 (never: stays on the normal port, where the
-monitoring connection waits in the thread pool queue it measures, docs/SERVER-FACTS.md §3). Their polls
-alternate in the same load window, the order flipping every round, so both see the same load.
+monitoring connection waits in the thread pool queue it measures:
+docs/decisions/0001-poll-outside-the-pool.md). Their polls alternate in the same load window, the
+order flipping every round, so both see the same load.
 """
 
 from __future__ import annotations

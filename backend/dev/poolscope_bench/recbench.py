@@ -1,5 +1,5 @@
-"""CPU per recommender evaluation (recommend/engine.py) on a copy of a warm store (docs/FLEET-PROFILE.md,
-"Sixth round").
+"""CPU per recommender evaluation (recommend/engine.py) on a copy of a warm store
+(docs/decisions/0013-recommender-every-minute.md).
 
     python -m poolscope_bench.recbench --store /path/fleet.db [--targets 100] [--rounds 3] [--profile]
 

@@ -4,7 +4,8 @@ long each holds up the backend's event loop (the one that polls the targets).
 A real backend process (``poolscope serve``, SQLite store, no target) gets synthetic snapshots of
 the sizes asked for; a probe thread asks ``/api/health`` every 20 ms meanwhile. A health answer
 slower than a few ms means the loop was busy with something else: its slowest answer during an
-operation is how long that operation blocked the loop. Results in docs/FINDINGS.md.
+operation is how long that operation blocked the loop. What it decided:
+docs/decisions/0005-snapshot-work-in-worker-processes.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a sample insert costs SQLite as the samples table fills (docs/STORE-PERF.md, "Fifth round").
+"""What a sample insert costs SQLite as the samples table fills (docs/decisions/0009-sqlite-samples-head.md).
 
     python -m poolscope_bench.warmbench [--series 12000] [--prefill 300] [--seconds 10] [--pragmas ...]
 

@@ -1,5 +1,4 @@
-"""The poller's store write per target-poll (SqlStore.write_polls on SQLite), on real polls
-(docs/FLEET-PROFILE.md, "Third round: the store write").
+"""The poller's store write per target-poll (SqlStore.write_polls on SQLite), on real polls.
 
     python -m poolscope_bench.writebench capture --targets 75 --rounds 12 --out /tmp/polls.pickle
     python -m poolscope_bench.writebench run --polls /tmp/polls.pickle --repeats 5

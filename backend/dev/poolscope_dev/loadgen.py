@@ -5,7 +5,7 @@ Modes (all bounded by `duration_s` and a connection count, loopback servers only
 - ``waves``: N connections (default 64) running a mix of short CPU-bound
   ``SELECT BENCHMARK(n, MD5(..))``, point selects and small transactions on a table in
   `sbtest`; the number of busy connections rises and falls in waves so charts move.
-- ``stall``: the docs/SERVER-FACTS.md stall recipe: 6 connections each running a calibrated ~3 s
+- ``stall``: a reproducible stall: 6 connections each running a calibrated ~3 s
   CPU-bound statement, back to back. With thread_pool_size=1 and
   thread_pool_stall_limit=100 the STALLS counters climb within seconds.
 - ``trx``: transactions that hold row locks for seconds plus waiters queueing behind them,

@@ -94,8 +94,7 @@ class AlertRepository:
         assert alert.id is not None
         row = _alert_row(alert)
         if alert.acked_by is None:
-            # An ack is only ever added, and perhaps by another process (an API node, README
-            # "Running a fleet") than the poller that evaluates the alert: never write it back to none.
+            # An ack is only ever added, and perhaps by another process (an API node) than the poller that evaluates the alert: never write it back to none.
             del row["acked_by"], row["acked_at"]
         async with self.engine.begin() as conn:
             await conn.execute(update(alert_alerts).where(alert_alerts.c.id == alert.id).values(**row))

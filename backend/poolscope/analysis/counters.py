@@ -52,7 +52,7 @@ class CounterMemory:
 class WindowedRatio:
     """Δnumerator / Δdenominator over a sliding time window, never over the server's lifetime.
 
-    Lifetime ratios from SHOW STATUS average over days of unrelated traffic (docs/SERVER-FACTS.md §5).
+    Lifetime ratios from SHOW STATUS average over days of unrelated traffic.
     """
 
     def __init__(self, window_s: float) -> None:

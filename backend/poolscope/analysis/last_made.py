@@ -62,8 +62,8 @@ def _build(model_type: type[ModelT], values: dict[str, Any], fields_set: set[str
 class Unvalidated(Generic[ModelT]):
     """`model_type(**values)` without validation, for the poller's own models made every poll from
     values it made itself, already of their fields' types (a float field given a float, a list
-    field a list of that model): what validation would make of them, for a third of its cost
-    (docs/FLEET-PROFILE.md, fifth round). The lists and dicts given become the model's own, as
+    field a list of that model): what validation would make of them, for a third of its cost.
+    The lists and dicts given become the model's own, as
     validation's copies would: the caller passes ones nothing else changes. A field left out gets
     its default, which must be immutable (a default_factory's list would be shared).
     tests/poller/test_unvalidated.py compares each use with validated construction."""
@@ -99,7 +99,7 @@ class Unvalidated(Generic[ModelT]):
         """`self(**values)` for one call site that always gives these fields, as a function with
         exactly these keyword-only parameters: Python itself refuses a misspelt or missing one, so
         a call builds the model's dict in one literal, without the keyword dict, the merge and the
-        check (a dozen statuses a poll; docs/FLEET-PROFILE.md, sixth round)."""
+        check (a dozen statuses a poll)."""
         unknown, missing = sorted(set(names) - self._fields), sorted(self._required - set(names))
         if unknown or missing or len(set(names)) != len(names):
             raise TypeError(f"{self._type.__name__}: unknown {unknown}, missing {missing} in {names}")

@@ -1,7 +1,7 @@
 """Poolscope's own verdict on whether a thread group is stalled.
 
 IS_STALLED is set only for an instant by the pool's timer (0-2 of ~400 samples in a provoked
-stall, docs/SERVER-FACTS.md §1), so it cannot be the signal. Two independent signals are used:
+stall), so it cannot be the signal. Two independent signals are used:
   * the group's STALLS counter rose since the previous poll (the server's timer saw it), and
   * the poller's own check: the queue is non-empty and no request was dequeued for longer than
     thread_pool_stall_limit. With a large stall_limit STALLS never moves while queries wait

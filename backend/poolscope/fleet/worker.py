@@ -59,7 +59,7 @@ async def poll_until_stopped(settings: Settings) -> None:
 def new_event_loop() -> asyncio.AbstractEventLoop:
     """uvloop's loop when it is installed (it comes with uvicorn[standard], and uvicorn already
     runs the API and role "all" on it), else asyncio's: a poller's loop wakes for every poll's
-    timer and socket, and uvloop does that work in C (docs/FLEET-PROFILE.md, third round)."""
+    timer and socket, and uvloop does that work in C (docs/decisions/0012-poller-runtime.md)."""
     try:
         import uvloop
     except ImportError:

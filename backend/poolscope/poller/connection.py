@@ -4,8 +4,8 @@ What the server is comes from poller/discovery.py; which connection a DSN gets, 
 scheme registry at the end of this file.
 
 Why extra_port: on the normal port the monitoring connection waits in the same thread pool
-queue it is measuring (docs/SERVER-FACTS.md §3: 9-56 ms per query under load, seconds during a stall,
-against 0.3 ms on extra_port).
+queue it is measuring (9-56 ms per query under load, seconds during a stall, against 0.3 ms on
+extra_port: docs/decisions/0001-poll-outside-the-pool.md).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class TargetConnection:
             self.config.tls,
             f"tls of target {self.config.name}",
             self.config.connect_timeout_s,
-            # All collectors' statements go in one round trip (docs/SERVER-FACTS.md §4).
+            # All collectors' statements go in one round trip (docs/decisions/0001-poll-outside-the-pool.md).
             client_flag=CLIENT.MULTI_STATEMENTS,
         )
 

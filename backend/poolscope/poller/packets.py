@@ -1,8 +1,7 @@
 """The packets of one MySQL response, cut from the stream's bytes as they arrive (poller/wire.py reads them).
 
 A poll's answer mostly arrives before it is parsed: every whole packet that has arrived is cut in
-one loop, into a queue its reader walks with an index, instead of a call per packet
-(docs/FLEET-PROFILE.md, third round).
+one loop, into a queue its reader walks with an index, instead of a call per packet.
 """
 
 from __future__ import annotations

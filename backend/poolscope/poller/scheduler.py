@@ -8,8 +8,7 @@ interval on a grid of POLL_SLOTS slots (and keep that phase), and polls wait for
 (MAX_POLLS_IN_FLIGHT, of which at most MAX_CONNECTS_IN_FLIGHT connect) before their timeout
 starts, so a process short of CPU polls late instead of timing out. It did time out: 500 first
 polls at the same instant on a busy 2-core machine each took over poll_timeout_s, every connection
-was closed, and the retries met the same herd, so at 1,000 targets nothing ever came up
-(docs/FLEET.md, "1,000 targets").
+was closed, and the retries met the same herd, so at 1,000 targets nothing ever came up.
 
 In a fleet (poolscope/fleet/) the scheduler polls only the targets whose lease this process
 holds: the lease is checked before each poll (and again when a queued poll gets its turn), and
@@ -48,7 +47,7 @@ MAINTENANCE_INTERVAL_S = 30.0
 # instant: a poller then wakes POLL_SLOTS times per interval to send a cohort's statements and
 # handles their answers together, instead of being woken and switched out for every target. At
 # 300 targets that cut the pollers' CPU per target-poll by ~15 % and their context switches
-# 3-4x (docs/FLEET.md, "Ninth round"). The cost: a poll's wall time (poll_duration_ms) includes
+# 3-4x (docs/decisions/0011-polls-in-cohorts.md). The cost: a poll's wall time (poll_duration_ms) includes
 # the loop's work on its cohort's other answers.
 POLL_SLOTS = 10
 # How long past the poll timeout a stopping target's loop may take to store its last poll.

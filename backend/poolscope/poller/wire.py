@@ -2,7 +2,7 @@
 
 aiomysql reads every packet with two awaits on the stream and parses every column definition
 again on every statement; for a poll of a dozen small result sets that was most of the poller's
-CPU (docs/FLEET-PROFILE.md). This reader takes whatever bytes have arrived, splits them into
+CPU. This reader takes whatever bytes have arrived, splits them into
 packets without awaiting (poller/packets.py), decodes a result set's column definitions once per
 distinct definition (a poll sends the same statements every second), and does not decode again
 what the statement's last answer already held (MultiReader). Values are decoded exactly as
@@ -229,7 +229,7 @@ def _decode(data: bytes, decoder: Decoder) -> Any:
 
 def _row(packet: bytes, shape: Shape) -> dict[str, Any]:
     # Each value is decoded as _decode does, inlined: a call per column of every row was a
-    # measurable share of a poll (docs/FLEET-PROFILE.md). Change the two together.
+    # measurable share of a poll. Change the two together.
     values: list[Any] = []
     pos = 0
     end = len(packet)

@@ -1,4 +1,4 @@
-"""The shapes that flow poller -> store -> API -> UI (see docs/API.md); one definition for all.
+"""The shapes that flow poller -> store -> API -> UI; one definition for all.
 
 One module per subject; import from here.
 """

@@ -1,8 +1,8 @@
 """Reads the server's own tables once, at the moment of a snapshot.
 
 The poll's derived state (with each queued connection's last SQL) comes from the poller; this adds
-the raw tables a DBA wants beside it. Plain statement shapes, one table each (docs/FINDINGS.md:
-complex information_schema queries create temporary tables).
+the raw tables a DBA wants beside it. Plain statement shapes, one table each
+(docs/decisions/0003-plain-statements-decoded-by-the-poller.md).
 
 They are read on the poller's own connection, between two polls: it is on extra_port, the one
 port that answers during a stall, and with MariaDB's default extra_max_connections=1 the only

@@ -1,5 +1,5 @@
 """Snapshot settings: window around the moment, automatic capture, redaction, retention, import limits,
-and the worker processes that import, render and zip (README "Incident snapshots")."""
+and the worker processes that import, render and zip."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Worker processes for the CPU-heavy snapshot work (jobs.py): import checks, reports, archives.
 
 The backend's one event loop polls every target and feeds the live channel; a large snapshot is
-seconds of CPU, which on the loop stalls both (docs/FINDINGS.md). A thread would not do: a JSON
+seconds of CPU, which on the loop stalls both (docs/decisions/0005-snapshot-work-in-worker-processes.md). A thread would not do: a JSON
 parse or a pydantic validation holds the GIL for its whole length. So the work runs in processes.
 
 At most `work_concurrency` jobs run at once; a request waits up to `work_wait_s` for a free worker

@@ -1,7 +1,7 @@
 """SQLite: new samples go to a small table of the samples' shape, `samples_head`, and are moved
 into `samples` in (series_id, ts) order every ~10 s, so each series' page of samples is written
-once per move instead of once per poll (docs/STORE-PERF.md, "Fifth round": once every series
-fills a page of its own, an insert straight into samples dirtied a page per sample).
+once per move instead of once per poll (once every series fills a page of its own, an insert
+straight into samples dirtied a page per sample: docs/decisions/0009-sqlite-samples-head.md).
 
 Every read of raw samples goes through readable_samples(): both tables on SQLite, samples
 elsewhere (PostgreSQL and MariaDB write to samples directly). A move is one transaction, so a
@@ -42,8 +42,8 @@ _STAMP = "UPDATE store_meta SET value = ? WHERE key = ?"
 # OR IGNORE: a (series_id, ts) already in samples keeps its first value (the insert into the head
 # does not see samples, so a duplicate is caught here rather than failing a poll's batch). Until the
 # move, reads see both rows. The move counts what it dropped (cleared minus moved: nothing else
-# writes between the two statements) and warns about it (warn_dropped). Why the write path does
-# not probe samples instead: docs/STORE-PERF.md, "Sixth round".
+# writes between the two statements) and warns about it (warn_dropped). The write path does not
+# probe samples instead: +6 µs per sample (docs/decisions/0009-sqlite-samples-head.md).
 _MOVE = (
     "INSERT OR IGNORE INTO samples (series_id, ts, value)"
     " SELECT series_id, ts, value FROM samples_head WHERE series_id >= ? AND series_id < ?"

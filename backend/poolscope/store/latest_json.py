@@ -11,8 +11,7 @@ previous one.
   analysis/last_made.py LastMade's; the carried waits; the variables) are the very objects of
   the last poll or equal ones: per target, such a part keeps its text, and the rest of the state
   is encoded without it and the kept texts put in at their places (`Spliced`). The info is one
-  pass: cutting its 3 kB text costs more than its repeated server and connection save
-  (docs/FLEET-PROFILE.md, sixth round).
+  pass: cutting its 3 kB text costs more than its repeated server and connection save.
 - The overview figures (overview_fields_json) repeat but for the poll time and a few figures:
   the rest is encoded once per distinct set of values and the floats are put in.
 

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from poolscope.schemas import AlertEvent, PollEvent
 
-# Poll results, and (issue #3) alert changes; subscribers pick what they need.
+# Poll results and alert changes; subscribers pick what they need.
 LiveEvent = PollEvent | AlertEvent
 
 SUBSCRIBER_BUFFER = 64

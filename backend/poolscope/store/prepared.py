@@ -1,8 +1,7 @@
 """Chart statements compiled once per shape and run on the driver.
 
 Building a SQLAlchemy statement and compiling it cost more than a short read itself: the
-recommender reads 300 s of history per target every recommend_interval_s (docs/STORE-PERF.md
-"Second round").
+recommender reads 300 s of history per target every recommend_interval_s.
 A statement is built from named bind parameters plus one expanding list (series ids, metric
 names), compiled once per dialect, shape and padded list length, and its SQL text is reused.
 The list is padded to a power of two by repeating its last item (an IN list does not mind), so
@@ -96,7 +95,7 @@ async def fetch_all(
     if name == "sqlite":
         driver: Any = (await conn.get_raw_connection()).driver_connection
         # One trip to aiosqlite's thread, not three (execute, fetchall, close): each trip cost about
-        # as much CPU as a short read itself (docs/FLEET-PROFILE.md, "Sixth round").
+        # as much CPU as a short read itself.
         return list(await driver.execute_fetchall(prepared.sql, params))
     if name == "postgresql":
         driver = (await conn.get_raw_connection()).driver_connection

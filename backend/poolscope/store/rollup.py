@@ -201,8 +201,8 @@ async def _roll_up(conn, source: Table, tier: Tier, now: float, columns) -> tupl
         if hi - lo <= step and lo == math.floor(lo / step) * step:
             # One step (every steady pass): its bucket is `lo`, and the rows come grouped by
             # series from the primary key. Bucketing by floor() sorted them all first and, on
-            # SQLite, called SQLAlchemy's Python floor() once per row with the GIL held
-            # (docs/STORE-PERF.md, "Fifth round").
+            # SQLite, called SQLAlchemy's Python floor() once per row with the GIL held (~1.1 s
+            # of CPU a pass at 12k series).
             rolled = (
                 select(source.c.series_id, literal(lo, Double()).label("bucket"), *columns)
                 .where(*where)

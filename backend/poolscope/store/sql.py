@@ -51,7 +51,7 @@ UNTOLD_LOG_EVERY_S = 60.0
 # WAL pages between automatic checkpoints (SQLite's default 1,000). Once each series fills a page
 # of its own, a poller's batch dirties a page per sample: at 300 targets ~12k pages a second, so
 # the default checkpointed (and fsynced) a dozen times a second. 10,000 pages (40 MB) cost 3-13 %
-# less CPU and 10-55 % less wall per sample (docs/STORE-PERF.md, "Fifth round"). A killed process
+# less CPU and 10-55 % less wall per sample (warmbench, 3.6 M rows). A killed process
 # loses nothing either way; power loss can lose what came since the last checkpoint
 # (synchronous=NORMAL): about a second of samples at 300 targets, longer for a small fleet (the
 # OS still writes the WAL file out within its dirty-page expiry, ~30 s on Linux).

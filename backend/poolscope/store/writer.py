@@ -8,7 +8,7 @@ memory. A failed batch is retried once, then each of its polls is written on its
 poll loses only itself. `stop()` flushes everything accepted.
 
 On PostgreSQL two batches are in flight at once, each on its own connection (with one at a time
-the writer and the server took turns; docs/STORE-PERF.md). Their samples are inserted side by side,
+the writer and the server took turns: docs/decisions/0007-batched-writes.md). Their samples are inserted side by side,
 but the latest rows keep batch order: a batch writes its latest rows and commits only after the
 batch before it is done (committed, or given up after its retries), so a target's latest row
 never goes back to an older poll and the rows' sequence follows commit order. A submitter is

@@ -154,7 +154,7 @@ def incident_load(
     """The stall recipe (more CPU-bound statements than a small pool has threads) with named SQL.
 
     Each connection first runs a visible `SELECT SLEEP(1.2) /* poolscope-incident warmup N */`, so
-    Poolscope has seen what it ran before it queues (a queued request has no SQL yet: FINDINGS.md);
+    Poolscope has seen what it ran before it queues (a queued request has no SQL yet: the server reads it only when a worker dequeues it);
     then CPU-bound statements of ~`seconds`. The caller shrinks the pool to make them stall.
     """
     loops = calibrate_benchmark(sandbox, seconds)

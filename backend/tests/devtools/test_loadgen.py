@@ -24,7 +24,7 @@ from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, M
 
 @pytest.fixture(scope="module")
 def tight_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDBSandbox]:
-    """One pool group and a 100 ms stall limit: the docs/SERVER-FACTS.md stall recipe's server."""
+    """One pool group and a 100 ms stall limit: the server of the stall recipe (loadgen's `stall`)."""
     sb = MariaDBSandbox(tmp_path_factory.mktemp("tight_pool"), thread_pool_size=1, stall_limit_ms=100)
     sb.start()
     try:

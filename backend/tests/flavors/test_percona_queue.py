@@ -1,6 +1,6 @@
 """Percona 8.4.10-10's queue monitoring, from the fixtures percona/8.4 (8.4.8-8) and percona/8.4.10.
 
-Sources (tests/fixtures/percona/8.4.10/README.md): psmysql-docs docs/threadpool.md and release
+Sources (tests/fixtures/percona/8.4.10/README.md): psmysql-docs/docs/threadpool.md and release
 notes 8.4.10-10 (PS-10083); percona-server sql/threadpool_unix.cc and sql-common/live_stats.h.
 """
 

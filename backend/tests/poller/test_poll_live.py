@@ -333,6 +333,6 @@ async def test_long_transactions_are_listed_and_named_short_ones_only_counted(
     else:
         # Active sessions only: the idle one holding the old transaction is named (asserted above)
         # by an id lookup or, when this poll already knew it, without one. Which of the two happens
-        # varies from run to run on MariaDB 10.11 (about 1 run in 3, with the poller of before
-        # issue #12 too; not explained yet), so only the naming is asserted.
+        # varies from run to run on MariaDB 10.11 (about 1 run in 3, with older pollers too; not
+        # explained yet), so only the naming is asserted.
         assert statuses["session_lookup"].ok

@@ -2,7 +2,8 @@
 
 Reads of information_schema tables with TEXT columns build on-disk Aria temporary tables; a
 window-function query over THREAD_POOL_QUEUES joined to PROCESSLIST held more of them, longer,
-and was the query that died when another server sharing the tmpdir started (docs/FINDINGS.md).
+and was the query that died when another server sharing the tmpdir started
+(docs/decisions/0003-plain-statements-decoded-by-the-poller.md).
 So: one information_schema table per statement, no window functions, no subqueries.
 """
 

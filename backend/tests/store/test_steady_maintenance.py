@@ -1,5 +1,5 @@
 """A running poller's maintenance pass (every 30 s) does work bounded by what is due, not by the
-store's size (docs/STORE-PERF.md, "Fifth round"): a one-step roll-up neither sorts the samples nor
+store's size: a one-step roll-up neither sorts the samples nor
 calls SQLAlchemy's Python floor() per row on SQLite, and a pass with no raw sample due for
 retention does not probe every series for the oldest sample; the marks stay exact."""
 

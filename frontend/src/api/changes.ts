@@ -1,4 +1,4 @@
-// Recommendations, apply/revert and the audit log (docs/API.md "Recommendations and changes"); shapes from schema.gen.ts.
+// Recommendations, apply/revert and the audit log; shapes from schema.gen.ts.
 import { mutate } from './auth';
 import { getJson } from './client';
 import type { components } from './schema.gen';

@@ -1,4 +1,4 @@
-// Thread-pool domain wording shared by the overview and target pages (server facts: docs/FINDINGS.md).
+// Thread-pool domain wording shared by the overview and target pages.
 import { flavorLabel, fmtNum } from './format';
 import type { Capability, CollectorStatus, GroupState, PoolKind, ServerInfo, StallReason, Target } from '../api/types';
 

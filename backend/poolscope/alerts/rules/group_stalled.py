@@ -1,6 +1,6 @@
 """A thread group is stalled: its STALLS counter rose, or its queue made no progress beyond the stall limit.
 
-IS_STALLED alone is not used (docs/SERVER-FACTS.md §1: it is set for an instant). The verdict comes from
+IS_STALLED alone is not used: it is set for an instant (0-2 of ~400 samples in a provoked stall). The verdict comes from
 analysis/stalls.py (StallDetector), computed by the poller; this rule turns it into an alert.
 """
 

@@ -8,7 +8,8 @@ Query shape rule: one information_schema table per statement, no window function
 derived tables between information_schema tables; join in Python instead. Each poll then
 creates as few on-disk temporary tables as possible, for as short a time: a server whose tmpdir
 is shared with another instance loses those files when the other one starts, and may crash
-mid-statement (docs/FINDINGS.md). tests/poller/test_query_safety.py enforces this. A plain
+mid-statement (docs/decisions/0003-plain-statements-decoded-by-the-poller.md).
+tests/poller/test_query_safety.py enforces this. A plain
 GROUP BY or ORDER BY over a table without TEXT columns stays in memory and is fine: it saves
 the poller a row per queued request during a burst (thread_pool_queue_summary).
 """

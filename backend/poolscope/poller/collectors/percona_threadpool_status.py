@@ -2,7 +2,7 @@
 
 Percona's pool has no per-group tables: what it offers is status variables, summed over all
 thread groups by the server. Threadpool_threads / Threadpool_idle_threads are numbers (charted by
-global_status). Percona 8.4.10-10 added (PS-10083; psmysql-docs docs/threadpool.md):
+global_status). Percona 8.4.10-10 added (PS-10083; psmysql-docs/docs/threadpool.md):
 
 - Threadpool_requests_waiting_in_queue / _in_hp_queue: requests queued now, normal and high
   priority, over the whole pool. Their sum feeds tp_queued_connections, the whole-pool queue

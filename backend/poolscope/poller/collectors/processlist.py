@@ -8,7 +8,7 @@ Two forms, the next poll's chosen by what this one read:
 - `SHOW FULL PROCESSLIST` while the server has at most SHOW_MAX_CONNECTIONS. It builds no
   temporary table: under a 100-thread load it cost the server 0.17 ms per poll (p50) against
   3.2 ms for information_schema.PROCESSLIST, whose TEXT column makes every read create and drop
-  an on-disk Aria table (docs/FINDINGS.md). Every session comes back, so every queued
+  an on-disk Aria table (docs/decisions/0002-processlist-by-server-size.md). Every session comes back, so every queued
   connection is named in the same round trip, and its rows are the connection count. Time is
   in whole seconds there, and statements come whole (up to max_allowed_packet).
 - information_schema.PROCESSLIST, active sessions only, statements cut to MAX_SQL_CHARS on the

@@ -1,7 +1,7 @@
 """thread_pool_exact_stats=ON when queue times are being read from the coarse timer.
 
 With OFF the enqueue time comes from the pool's timer tick: measured p50 299 ms where the
-truth was 8.7 ms (docs/SERVER-FACTS.md). Worth the small cost as soon as anyone reads queue times.
+truth was 8.7 ms. Worth the small cost as soon as anyone reads queue times.
 """
 
 from __future__ import annotations
