@@ -12,6 +12,7 @@ path, or failed; the old error and redaction then quoted the DSN as typed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from urllib.parse import unquote
 
 from pydantic import BaseModel, SecretStr
@@ -19,6 +20,11 @@ from pydantic import BaseModel, SecretStr
 DEFAULT_MYSQL_PORT = 3306
 SCHEMES = ("mysql", "mariadb")
 UNPARSEABLE = "<unparseable DSN>"
+REDACTED = "***"
+# A fragment of the userinfo this long is hidden too: a server may quote a user name cut short.
+MIN_FRAGMENT = 6
+# The only user names redact_dsn shows; any other may hold a password typed after a wrong separator.
+_PLAIN_USER = re.compile(r"[A-Za-z0-9_.$-]{1,80}")
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 # [IPv6] or a name / IPv4 (checked by _HOST_NAME), then an optional :port (checked apart).
@@ -36,6 +42,48 @@ class ParsedDsn(BaseModel):
     user: str
     password: SecretStr
     database: str | None = None
+
+    def redact(self, text: str) -> str:
+        """`text` (a server's message) without any part of this DSN's user or password."""
+        return redact_userinfo(text, (self.user, self.password.get_secret_value()))
+
+
+def redact_userinfo(text: str, secrets: Iterable[str]) -> str:
+    """`text` with every occurrence of each secret, and every run of MIN_FRAGMENT or more
+    characters found inside one, replaced by ***.
+
+    `mysql://mon@Secret@host/` (an @ typed for the :) makes the user name "mon@Secret", and the
+    server's "Access denied for user 'mon@Secret'@'host'" then quotes the password: so the user
+    name counts as a secret too, and so does a piece of it (a server may cut a long name short).
+    """
+    whole = sorted({s for s in secrets if s}, key=len, reverse=True)
+    for secret in whole:
+        if len(secret) >= MIN_FRAGMENT:
+            text = text.replace(secret, REDACTED)
+        else:  # a short name ("mon") only where it stands alone, not inside "month"
+            text = re.sub(rf"(?<![\w@.$-]){re.escape(secret)}(?![\w@.$-])", REDACTED, text)
+    pieces = [s for s in whole if len(s) >= MIN_FRAGMENT]
+    if not pieces:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        length = max((_common(text, i, s) for s in pieces), default=0)
+        if length >= MIN_FRAGMENT:
+            out.append(REDACTED)
+            i += length
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _common(text: str, start: int, secret: str) -> int:
+    """The length of the longest text[start:start + n] found in `secret`."""
+    n = 0
+    while start + n < len(text) and text[start : start + n + 1] in secret:
+        n += 1
+    return n
 
 
 class _Parts:
@@ -94,5 +142,6 @@ def redact_dsn(dsn: str) -> str:
         parts = _Parts(dsn.strip(), "dsn")
     except DsnError:
         return UNPARSEABLE
-    secret = ":***" if parts.has_password else ""
-    return f"{parts.scheme}://{parts.raw_user}{secret}@{parts.authority}/{parts.raw_database}"
+    secret = f":{REDACTED}" if parts.has_password else ""
+    user = parts.raw_user if _PLAIN_USER.fullmatch(parts.raw_user) else REDACTED
+    return f"{parts.scheme}://{user}{secret}@{parts.authority}/{parts.raw_database}"

@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 import aiomysql
+import pymysql
 from pymysql.constants import CLIENT
 
 from poolscope.config import TargetConfig
@@ -23,7 +24,7 @@ from poolscope.dsn import ParsedDsn
 from poolscope.poller.discovery import admin_port_of, discovery_statements, server_from_discovery
 
 # StatementResult lives beside the reader that makes it; callers import it from here as before.
-from poolscope.poller.wire import MultiReader
+from poolscope.poller.wire import MultiReader, redacted_args
 from poolscope.poller.wire import StatementResult as StatementResult
 from poolscope.schemas import AdminPortKind, ConnectionInfo, ServerInfo
 from poolscope.tls import TlsConfig, TlsError, client_context
@@ -37,7 +38,7 @@ class ConnectError(Exception):
 
 
 def describe_mysql_error(exc: BaseException) -> str:
-    """A one-line reason without credentials (PyMySQL messages carry user@host but never passwords)."""
+    """A one-line reason without credentials (a server message on our connections has no userinfo: _Connection)."""
     cause = exc.__cause__
     # aiomysql reports a failed handshake as "Can't connect" (2003) and keeps the why here.
     if isinstance(cause, ssl.SSLCertVerificationError):
@@ -55,7 +56,24 @@ def describe_mysql_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-class _TlsOnlyConnection(aiomysql.Connection):  # type: ignore[misc]
+class _Connection(aiomysql.Connection):  # type: ignore[misc]
+    """Every server error read on it is told without the DSN's user or password (dsn.py
+    redact_userinfo), whatever later shows it: the API, the live channel, alerts, webhooks,
+    `poolscope check`, the logs. poller/wire.py's own reader asks `redact` too."""
+
+    def __init__(self, *args: Any, redact: Callable[[str], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.redact = redact
+
+    async def _read_packet(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super()._read_packet(*args, **kwargs)
+        except pymysql.err.MySQLError as exc:
+            exc.args = redacted_args(exc.args, self.redact)
+            raise
+
+
+class _TlsOnlyConnection(_Connection):
     """Refuses a server that does not offer TLS before the credential is sent.
 
     aiomysql itself falls back to plain TCP in that case, which would let anyone in the middle
@@ -89,7 +107,8 @@ async def open_mysql(
             context = client_context(tls, what)
         except TlsError as exc:
             raise ConnectError(str(exc)) from None
-    conn = (_TlsOnlyConnection if context else aiomysql.Connection)(
+    conn = (_TlsOnlyConnection if context else _Connection)(
+        redact=params.redact,
         host=params.host,
         port=port,
         user=params.user,

@@ -161,10 +161,19 @@ def _more_after_ok(packet: bytes) -> bool:
     return bool(struct.unpack_from("<H", packet, pos)[0] & SERVER_STATUS.SERVER_MORE_RESULTS_EXISTS)
 
 
-def _server_error(packet: bytes) -> err.MySQLError:
+def redacted_args(args: tuple[Any, ...], redact: Callable[[str], str]) -> tuple[Any, ...]:
+    """An exception's args with every text passed through `redact`."""
+    return tuple(redact(a) if isinstance(a, str) else a for a in args)
+
+
+def _server_error(packet: bytes, conn: aiomysql.Connection) -> err.MySQLError:
+    """The server's error, told without the DSN's userinfo (poller/connection.py _Connection)."""
     try:
         err.raise_mysql_exception(packet)
     except err.MySQLError as exc:
+        redact = getattr(conn, "redact", None)
+        if redact is not None:
+            exc.args = redacted_args(exc.args, redact)
         return exc
     raise AssertionError("raise_mysql_exception always raises")  # pragma: no cover
 
@@ -361,7 +370,7 @@ class MultiReader:
         packets.at = begin + 1
         kind = first[0]
         if kind == 0xFF:  # the server stops a multi-statement at its first error
-            return StatementResult(None, _server_error(first), _ms(started)), False
+            return StatementResult(None, _server_error(first, conn), _ms(started)), False
         if kind == 0x00:
             return StatementResult([], None, _ms(started)), _more_after_ok(first)
         if kind == 0xFB:
@@ -406,7 +415,7 @@ class MultiReader:
             at += 1
             if packet[0] == 0xFF:  # an error while rows were being sent ends the statement
                 packets.at = at
-                return StatementResult(None, _server_error(packet), _ms(started)), False
+                return StatementResult(None, _server_error(packet, conn), _ms(started)), False
             if _is_eof(packet):
                 break
             rows.append(packet)

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from poolscope.config import TargetConfig
-from poolscope.dsn import UNPARSEABLE, DsnError, parse_dsn, redact_dsn
+from poolscope.dsn import UNPARSEABLE, DsnError, parse_dsn, redact_dsn, redact_userinfo
 
 # (as typed in the DSN, the password it means)
 PASSWORDS = [
@@ -70,6 +70,32 @@ def test_redaction_keeps_what_is_not_secret():
     assert redact_dsn("mysql://mon@h:3306/") == "mysql://mon@h:3306/"
     assert redact_dsn("MariaDB://mon:pw@[::1]/db") == "mariadb://mon:***@[::1]/db"
     assert parse_dsn(" mysql://mon:pw@[::1]/ \n").host == "::1"
+
+
+def test_an_at_typed_for_the_colon_shows_no_part_of_the_password():
+    # The rightmost @ ends the userinfo, so the password becomes part of the user name.
+    dsn = "mysql://mon@Secret123@db.example/"
+    params = parse_dsn(dsn)
+    assert (params.user, params.password.get_secret_value()) == ("mon@Secret123", "")
+    assert redact_dsn(dsn) == "mysql://***@db.example/"
+    said = "Access denied for user 'mon@Secret123'@'10.0.0.9' (using password: NO)"
+    assert params.redact(said) == "Access denied for user '***'@'10.0.0.9' (using password: NO)"
+    # A server that cuts a long name short still quotes a piece of it: pieces of 6+ characters go too.
+    assert params.redact("user 'mon@Secre' unknown") == "user '***' unknown"
+    assert params.redact("SELECT command denied to user 'mon@Secret123'@'%'") == (
+        "SELECT command denied to user '***'@'%'"
+    )
+
+
+def test_userinfo_redaction_leaves_the_rest_alone():
+    assert (
+        redact_userinfo("Access denied for user 'mon'@'h'", ("mon", "pw"))
+        == "Access denied for user '***'@'h'"
+    )
+    assert redact_userinfo("Unknown database 'app'", ("mon", "")) == "Unknown database 'app'"
+    assert redact_userinfo("nothing here", ()) == "nothing here"
+    # A short name is hidden where it stands alone, never inside a word or as a fragment.
+    assert redact_userinfo("a month of mon", ("mon",)) == "a month of ***"
 
 
 def test_target_errors_name_the_setting(monkeypatch):

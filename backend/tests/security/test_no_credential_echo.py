@@ -2,7 +2,9 @@
 
 A real uvicorn with users, a real MariaDB with accounts whose passwords hold `/ ? # @ % :` and
 non-latin-1 characters, targets with those DSNs well formed and mistyped, a good and a bad
-admin_dsn, a webhook receiver on loopback, a snapshot, the CLI's `check`. Every GET route of the
+admin_dsn, DSNs whose ':' was typed as '@' (the password becomes part of the user name, which the
+server's "Access denied for user ..." quotes), a webhook receiver and an Alertmanager on loopback,
+a snapshot, the CLI's `check`. Every GET route of the
 OpenAPI document (as operator, viewer and anonymous), the live channel, /metrics, the webhook
 bodies, the snapshot exports, every log line (DEBUG) and the CLI output are searched for the
 passwords' markers (echo_support.Secret).
@@ -30,7 +32,9 @@ from tests.waiting import wait_for
 from .echo_support import Answer, LiveReader, LogRecorder, Secret, Walker, leaks, readable
 
 MON, ADM, FLAKY = Secret("Mon"), Secret("Adm"), Secret("Flk")  # real accounts
-OTHERS = [Secret(t) for t in ("Wrg", "Ms1", "Ms2", "Ms3", "Ms4", "Ms5", "Esc", "Opt", "Cls", "Bad")]
+OTHERS = [
+    Secret(t) for t in ("Wrg", "Ms1", "Ms2", "Ms3", "Ms4", "Ms5", "Esc", "Opt", "Cls", "Bad", "Ats", "Ata")
+]
 SECRETS = [MON, ADM, FLAKY, *OTHERS]
 WEBHOOK_TOKEN, WEBHOOK_QUERY_TOKEN = "QzHookPathTok", "QzHookQueryTok"
 MARKERS = [m for s in SECRETS for m in s.markers] + [WEBHOOK_TOKEN, WEBHOOK_QUERY_TOKEN]
@@ -65,6 +69,12 @@ def targets(port: int) -> dict[str, dict[str, str]]:
         "badadmin": {
             "dsn": f"mysql://fz_mon:{MON.password}@{at}",
             "admin_dsn": f"mysql//fz_adm:{o['Bad']}@{at}",
+        },
+        # '@' typed for ':': the DSN parses, and the server is sent the user "fz_mon@<password>".
+        "atsep": {"dsn": f"mysql://fz_mon@{o['Ats']}@{at}"},
+        "atadmin": {
+            "dsn": f"mysql://fz_mon:{MON.password}@{at}",
+            "admin_dsn": f"mysql://fz_adm@{o['Ata']}@{at}",
         },
     }
 
@@ -129,6 +139,7 @@ def settings_for(mariadb: MariaDBSandbox, tmp: Path, hook_url: str) -> Settings:
         alerts={
             "thresholds": {"target_down_for_s": 0},
             "webhooks": [{"name": "hook", "url": hook_url, "backoff_initial_s": 0.2, "max_attempts": 2}],
+            "alertmanager": {"urls": [hook_url.split("/Qz")[0]], "resend_interval_s": 1},
         },
         snapshots={"window_after_s": 60, "auto_on_stall": False},
     )
@@ -203,7 +214,7 @@ def _scenario(
     out.reasons = {name: reason for name, (_, reason) in _statuses(op).items()}
     walker = Walker(op, {}, {})
     preview = "/api/targets/{}/apply/preview?variable=thread_pool_stall_limit&value=500"
-    answers += [walker.get(preview.format("good")), walker.get(preview.format("badadmin"))]
+    answers += [walker.get(preview.format(name)) for name in ("good", "badadmin", "atadmin")]
     body = {"variable": "thread_pool_stall_limit", "value": "500"}
     apply = op.post("/api/targets/badadmin/apply", json=body, headers=headers)
     answers.append(Answer("POST /api/targets/badadmin/apply", apply.status_code, readable(apply)))
@@ -260,7 +271,9 @@ def test_the_fuzzed_dsns_did_what_they_should(transcript):
     assert transcript.missed == []
     reasons = transcript.reasons
     assert reasons["good"] == "" and reasons["envpw"] == ""  # parsed and logged in, specials and all
-    assert "1045" in reasons["wrongpw"] and "fz_mon" in reasons["wrongpw"]
+    # The server quotes the user name: told as *** (it holds the password when the ':' was an '@').
+    for name in ("wrongpw", "atsep"):
+        assert "1045" in reasons[name] and "user '***'@" in reasons[name], reasons[name]
     for name in ("ms1", "ms2", "ms3", "ms5"):
         assert reasons[name] == f"dsn of target {name}: must start with mysql:// or mariadb://"
     assert reasons["ms4"].startswith("dsn of target ms4: ")
@@ -278,6 +291,8 @@ def test_the_fuzzed_dsns_did_what_they_should(transcript):
             by_what[what].status == 409
             and "admin_dsn of target badadmin: must start with" in by_what[what].text
         )
+    atadmin = by_what["GET /api/targets/atadmin/apply/preview?variable=thread_pool_stall_limit&value=500"]
+    assert atadmin.status == 502 and "1045" in atadmin.text and "user '***'@" in atadmin.text
     assert by_what["POST /api/targets/flaky/snapshots"].status == 201
     assert any("/archive" in a.what and a.status == 200 for a in transcript.answers)
     assert "HTTP Request: POST" in "\n".join(transcript.logs)  # httpx's request lines were recorded
@@ -297,8 +312,10 @@ def test_no_live_event_carries_a_password(transcript):
     assert leaks("\n".join(transcript.live), MARKERS) == []
 
 
-def test_no_webhook_body_carries_a_password(transcript):
-    assert any("target_down" in body for body in transcript.webhooks)
+def test_no_webhook_or_alertmanager_body_carries_a_password(transcript):
+    assert any("target_down" in body and body.startswith("{") for body in transcript.webhooks)
+    alertmanager = [body for body in transcript.webhooks if body.startswith("[")]
+    assert any("atsep" in body for body in alertmanager)
     assert leaks("\n".join(transcript.webhooks), MARKERS) == []
 
 
