@@ -223,7 +223,13 @@ class Settings(BaseSettings):
         default=False, description="unused: sessions set no cookie any more (kept so older configs load)"
     )
     login_attempts_per_minute: int = Field(
-        default=10, ge=1, le=1000, description="per user name (from any address); 3x that per address"
+        default=10,
+        ge=1,
+        le=1000,
+        description=(
+            "wrong passwords a minute for one user name (any address) before its logins are slowed"
+            " down, never refused; 3x that per address refuses that address"
+        ),
     )
     mutations_per_minute: int = Field(default=30, ge=1, le=10000, description="per user + address")
 

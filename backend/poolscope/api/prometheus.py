@@ -16,6 +16,8 @@ from fastapi.responses import PlainTextResponse
 from poolscope import __version__
 from poolscope.alerts.rules.group_stalled import ALERTING_REASONS
 from poolscope.api.deps import ServicesDep, SettingsDep, StoreDep
+from poolscope.auth.deps import AuthDep
+from poolscope.auth.service import LIMITS, AuthService
 from poolscope.metrics import Metric
 from poolscope.metrics.catalog import prometheus_families
 from poolscope.schemas import Sample, TargetInfo, TargetState
@@ -148,7 +150,9 @@ def _alert_metrics(out: Exposition, services: Services, targets: Iterable[str]) 
 
 
 @router.get("/metrics", response_class=PlainTextResponse)
-async def metrics(services: ServicesDep, store: StoreDep, settings: SettingsDep) -> PlainTextResponse:
+async def metrics(
+    services: ServicesDep, store: StoreDep, settings: SettingsDep, auth: AuthDep
+) -> PlainTextResponse:
     """Prometheus exposition of every target's last poll and of Poolscope's own health."""
     out = Exposition()
     out.add("poolscope_build_info", 1, version=__version__)
@@ -161,4 +165,17 @@ async def metrics(services: ServicesDep, store: StoreDep, settings: SettingsDep)
         if name in latest:
             _target_metrics(out, latest[name].info, latest[name].state, latest[name].samples)
     _alert_metrics(out, services, names)
+    _limit_metrics(out, auth)
     return PlainTextResponse(out.render(), media_type=CONTENT_TYPE)
+
+
+def _limit_metrics(out: Exposition, auth: AuthService) -> None:
+    limits = auth.login_limits
+    for outcome in ("ok", "wrong"):
+        out.add("poolscope_login_attempts_total", limits.outcomes[outcome], outcome=outcome)
+    refusals = auth.limit_refusals()
+    for limit in LIMITS:
+        out.add("poolscope_limit_refusals_total", refusals.get(limit, 0), limit=limit)
+    out.add("poolscope_login_slowed_total", limits.slowed)
+    out.add("poolscope_login_backoff_pairs", limits.backoff_pairs())
+    out.add("poolscope_login_names_slowed", limits.names_under_attack())

@@ -11,9 +11,9 @@ route also passes `auth.gate.read_gate` first.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 
 from poolscope.auth.service import NO_USERS_DETAIL, ROLE_RANK, AuthService, User
 from poolscope.auth.tokens import SessionClaims
@@ -27,6 +27,9 @@ READS_NEED_LOGIN = "log in to read: this Poolscope has users configured (and ano
 
 def get_auth(request: Request) -> AuthService:
     return request.app.state.auth  # type: ignore[no-any-return]
+
+
+AuthDep = Annotated[AuthService, Depends(get_auth)]
 
 
 def client_address(request: Request) -> str:

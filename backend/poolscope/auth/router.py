@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import Field
 
 from poolscope.auth.deps import (
     NOT_LOGGED_IN,
     READS_NEED_LOGIN,
+    AuthDep,
     client_address,
     get_auth,
     request_session,
 )
-from poolscope.auth.service import NO_USERS_DETAIL, AuthService
+from poolscope.auth.service import NO_USERS_DETAIL
 from poolscope.config import Role
 from poolscope.schemas.base import Schema
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
-
-AuthDep = Annotated[AuthService, Depends(get_auth)]
 
 
 class LoginIn(Schema):
@@ -56,20 +54,28 @@ async def login(body: LoginIn, request: Request, auth: AuthDep) -> SessionOut:
     """Check the password; the answer carries the session token (no cookie: it would reach every port)."""
     if not auth.enabled:
         raise HTTPException(status_code=403, detail=NO_USERS_DETAIL)
-    address = client_address(request)
-    # Per name whatever the address (so rotating addresses gains nothing), and per address.
-    wait = auth.login_limiter.hit((body.username,)) or auth.address_limiter.hit((address,))
-    if wait is not None:
+    address, name, limits = client_address(request), body.username, auth.login_limits
+    # Backoff per address and name, a cap per failing address; a name under attack is slowed
+    # down for everyone but refused to nobody who has not failed (auth/login_limits.py).
+    refused = limits.refusal(address, name)
+    if refused is not None:
+        wait = refused[1]
         raise HTTPException(
             status_code=429,
-            detail=f"too many login attempts; try again in {wait:.0f} s",
+            detail=f"too many wrong passwords from this address; try again in {wait:.0f} s",
             headers={"Retry-After": f"{wait:.0f}"},
         )
-    # scrypt takes tens of milliseconds: keep it off the event loop.
-    user = await asyncio.to_thread(auth.authenticate, body.username, body.password)
+    try:
+        await limits.clock.sleep(limits.slowdown_s(name))
+        # scrypt takes tens of milliseconds: keep it off the event loop.
+        user = await asyncio.to_thread(auth.authenticate, name, body.password)
+    except BaseException:
+        limits.abandoned(address, name)
+        raise
     if user is None:
+        limits.failed(address, name)
         raise HTTPException(status_code=401, detail="wrong user name or password")
-    auth.login_limiter.reset((body.username,))
+    limits.succeeded(address, name)
     token, claims = auth.issue(user)
     return SessionOut(name=user.name, role=user.role, token=token, expires_at=claims.expires_at)
 

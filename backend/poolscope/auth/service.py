@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from poolscope.auth.login_limits import LoginLimits
 from poolscope.auth.passwords import DUMMY_HASH, hash_password, verify_password
 from poolscope.auth.ratelimit import RateLimiter
 from poolscope.auth.tables import auth_revoked_sessions
@@ -20,10 +21,13 @@ from poolscope.config import Role, Settings
 log = logging.getLogger(__name__)
 
 ROLE_RANK: dict[str, int] = {"viewer": 0, "operator": 1}
+# Every limit that refuses with 429, as /metrics names it (poolscope_limit_refusals_total).
+LIMITS = ("login_backoff", "login_address", "login_in_flight", "mutations", "preview", "live_user")
 NO_USERS_DETAIL = (
     "no users configured: add [[users]] to the config (poolscope hash-password prints a password hash)"
 )
-# Spraying many user names from one address is limited too, at a multiple of the per-name limit.
+# Wrong passwords for many user names from one address are limited too, at a multiple of the
+# per-name limit.
 PER_ADDRESS_FACTOR = 3
 
 
@@ -68,10 +72,13 @@ class AuthService:
                     )
         self._revoked: dict[str, float] = {}
         self._engine: AsyncEngine | None = None
-        # Per user name whatever the address (rotating addresses does not help), and per address.
-        self.login_limiter = RateLimiter(settings.login_attempts_per_minute, 60)
-        self.address_limiter = RateLimiter(settings.login_attempts_per_minute * PER_ADDRESS_FACTOR, 60)
+        per_name = settings.login_attempts_per_minute
+        self.login_limits = LoginLimits(per_name, per_name * PER_ADDRESS_FACTOR)
         self.mutation_limiter = RateLimiter(settings.mutations_per_minute, 60)
+
+    def limit_refusals(self) -> dict[str, int]:
+        """Requests refused so far, per limit (for /metrics)."""
+        return {**self.login_limits.refused, "mutations": self.mutation_limiter.refused}
 
     @property
     def enabled(self) -> bool:

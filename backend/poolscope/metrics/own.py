@@ -81,6 +81,33 @@ METRICS = (
         labels=("receiver",),
     ),
     _family(
+        "poolscope_login_attempts_total",
+        "login attempts answered, by outcome: ok, or wrong (name or password); refused ones are in"
+        " poolscope_limit_refusals_total",
+        kind="counter",
+        labels=("outcome",),
+    ),
+    _family(
+        "poolscope_limit_refusals_total",
+        "requests refused by a limit (429), per limit: login_backoff (address and name), login_address,"
+        " login_in_flight, mutations, preview, live_user",
+        kind="counter",
+        labels=("limit",),
+    ),
+    _family(
+        "poolscope_login_slowed_total",
+        "login attempts held back because their user name was under attack (never refused for that)",
+        kind="counter",
+    ),
+    _family(
+        "poolscope_login_backoff_pairs",
+        "client address and user name pairs that must wait before their next login attempt",
+    ),
+    _family(
+        "poolscope_login_names_slowed",
+        "user names whose login attempts are slowed down now",
+    ),
+    _family(
         "poolscope_alertmanager_posts_total",
         "POSTs of alerts to an Alertmanager's v2 API, delivered (2xx) or failed",
         kind="counter",
