@@ -232,6 +232,12 @@ class Settings(BaseSettings):
         ),
     )
     mutations_per_minute: int = Field(default=30, ge=1, le=10000, description="per user + address")
+    previews_per_minute: int = Field(
+        default=30,
+        ge=1,
+        le=10000,
+        description="apply previews per user + address (each logs in with the admin credential)",
+    )
 
     # --- the HTTP perimeter: who may read, from where, how much ---
     anonymous_read: bool = Field(
@@ -264,6 +270,12 @@ class Settings(BaseSettings):
     )
     api_docs: bool = Field(
         default=False, description="serve Swagger UI at /api/docs (its files come with the built UI)"
+    )
+    live_max_streams_per_user: int = Field(
+        default=10,
+        ge=1,
+        le=10_000,
+        description="open /api/live streams per user (per address when anonymous); beyond it 429",
     )
     live_max_subscribers: int = Field(
         default=100, ge=1, le=100_000, description="open /api/live streams; beyond it 503"

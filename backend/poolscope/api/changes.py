@@ -20,7 +20,7 @@ from poolscope.api.deps import (
     TargetName,
 )
 from poolscope.auth import User, require_role
-from poolscope.auth.deps import client_address
+from poolscope.auth.deps import check_limit, client_address, get_auth
 from poolscope.recommend.models import RecommendationsOut
 
 router = APIRouter(prefix="/api/targets", tags=["recommendations"])
@@ -45,12 +45,15 @@ async def get_recommendations(
 @router.get("/{name}/apply/preview", response_model=ApplyPreview)
 async def preview_apply(
     name: TargetName,
-    _user: Operator,
+    user: Operator,
+    request: Request,
     applier: ApplierDep,
     variable: Annotated[str, Query(min_length=1, max_length=64)],
     value: Annotated[str, Query(min_length=1, max_length=64)],
 ) -> ApplyPreview:
     """What applying would do: current → proposed as the server will store it, limits, persistence."""
+    # Each preview logs in with the admin credential: limited like a change (previews_per_minute).
+    check_limit(get_auth(request).preview_limiter, user, request, "previews")
     return await applier.preview(name, variable, value)
 
 

@@ -12,6 +12,7 @@ from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from poolscope.api.deps import SettingsDep, StoreDep
+from poolscope.auth.deps import client_address, get_auth, request_session
 from poolscope.auth.gate import may_read
 from poolscope.schemas import AlertEvent, PollEvent
 from poolscope.schemas.base import Schema
@@ -23,6 +24,12 @@ KEEPALIVE_S = 15.0
 # An open stream re-checks its session this often, so a logout or a password change ends it too.
 SESSION_RECHECK_S = 15.0
 FULL_RETRY_AFTER_S = 10
+
+
+def stream_owner(request: Request) -> str:
+    """Whose stream it is, for live_max_streams_per_user: the user, or an anonymous reader's address."""
+    found = request_session(request)
+    return f"user:{found[0].name}" if found else f"anonymous:{client_address(request)}"
 
 
 class LiveEvents(Schema):
@@ -80,7 +87,16 @@ async def live(
     kinds = set((events or "poll,alert").split(","))
     if target is not None and target not in {t.name for t in settings.targets}:
         raise HTTPException(status_code=404, detail=f"unknown target {target!r}")
-    client = store.hub.open_client(settings.live_max_subscribers, frozenset(kinds), target)
+    owner = stream_owner(request)
+    per_user = settings.live_max_streams_per_user
+    if store.hub.clients_of(owner) >= per_user:
+        get_auth(request).live_refused += 1
+        raise HTTPException(
+            status_code=429,
+            detail=f"{per_user} live streams are open for you already (live_max_streams_per_user); close one",
+            headers={"Retry-After": str(FULL_RETRY_AFTER_S)},
+        )
+    client = store.hub.open_client(settings.live_max_subscribers, frozenset(kinds), target, owner)
     if client is None:
         raise HTTPException(
             status_code=503,

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 
+from poolscope.auth.ratelimit import RateLimiter
 from poolscope.auth.service import NO_USERS_DETAIL, ROLE_RANK, AuthService, User
 from poolscope.auth.tokens import SessionClaims
 from poolscope.config import Role
@@ -49,6 +50,17 @@ def request_session(request: Request) -> tuple[User, SessionClaims] | None:
     return get_auth(request).session_user(bearer_token(request))
 
 
+def check_limit(limiter: RateLimiter, user: User, request: Request, what: str) -> None:
+    """429 with Retry-After once `user` from this address is over `limiter`'s limit."""
+    wait = limiter.hit((user.name, client_address(request)))
+    if wait is not None:
+        raise HTTPException(
+            status_code=429,
+            detail=f"too many {what} from {user.name}; try again in {wait:.0f} s",
+            headers={"Retry-After": f"{wait:.0f}"},
+        )
+
+
 def anonymous_reader(auth: AuthService, request: Request) -> bool:
     """May this request read without a session? (No users at all, or anonymous_read for a GET.)"""
     if request.method in MUTATING_METHODS:
@@ -79,13 +91,7 @@ def require_role(role: Role) -> Callable[[Request], Coroutine[Any, Any, User]]:
                 status_code=403, detail=f"{user.name} is a {user.role}; this needs the {role} role"
             )
         if request.method in MUTATING_METHODS:
-            wait = auth.mutation_limiter.hit((user.name, client_address(request)))
-            if wait is not None:
-                raise HTTPException(
-                    status_code=429,
-                    detail=f"too many changes from {user.name}; try again in {wait:.0f} s",
-                    headers={"Retry-After": f"{wait:.0f}"},
-                )
+            check_limit(auth.mutation_limiter, user, request, "changes")
         request.state.user = user
         return user
 

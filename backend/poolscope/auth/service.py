@@ -75,10 +75,17 @@ class AuthService:
         per_name = settings.login_attempts_per_minute
         self.login_limits = LoginLimits(per_name, per_name * PER_ADDRESS_FACTOR)
         self.mutation_limiter = RateLimiter(settings.mutations_per_minute, 60)
+        self.preview_limiter = RateLimiter(settings.previews_per_minute, 60)
+        self.live_refused = 0  # streams refused by live_max_streams_per_user (api/live.py)
 
     def limit_refusals(self) -> dict[str, int]:
         """Requests refused so far, per limit (for /metrics)."""
-        return {**self.login_limits.refused, "mutations": self.mutation_limiter.refused}
+        return {
+            **self.login_limits.refused,
+            "mutations": self.mutation_limiter.refused,
+            "preview": self.preview_limiter.refused,
+            "live_user": self.live_refused,
+        }
 
     @property
     def enabled(self) -> bool:

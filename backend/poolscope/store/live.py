@@ -52,10 +52,13 @@ class ClientSubscription:
     queued for it, no others (a queue full of polls would drop an alert change); `close()`
     (idempotent) gives the place back."""
 
-    def __init__(self, hub: LiveHub, kinds: frozenset[str] = KINDS, target: str | None = None) -> None:
+    def __init__(
+        self, hub: LiveHub, kinds: frozenset[str] = KINDS, target: str | None = None, owner: str = ""
+    ) -> None:
         self.queue: asyncio.Queue[Frame] = asyncio.Queue(maxsize=SUBSCRIBER_BUFFER)
         self.kinds = kinds
         self.target = target
+        self.owner = owner  # whose stream (api/live.py caps them per user)
         self._hub = hub
 
     def wants(self, kind: str, target: str) -> bool:
@@ -114,13 +117,13 @@ class LiveHub:
             self._subscribers.discard(queue)
 
     def open_client(
-        self, limit: int, kinds: frozenset[str] = KINDS, target: str | None = None
+        self, limit: int, kinds: frozenset[str] = KINDS, target: str | None = None, owner: str = ""
     ) -> ClientSubscription | None:
         """A place for one more SSE client (of `kinds`, of `target` only when given), or None when
         `limit` are connected already."""
         if len(self._clients) >= limit:
             return None
-        client = ClientSubscription(self, kinds, target)
+        client = ClientSubscription(self, kinds, target, owner)
         self._clients.add(client)
         self._client_joined.set()
         return client
@@ -128,6 +131,10 @@ class LiveHub:
     @property
     def subscriber_count(self) -> int:
         return len(self._subscribers) + len(self._clients)
+
+    def clients_of(self, owner: str) -> int:
+        """Streams open for `owner`."""
+        return sum(1 for client in self._clients if client.owner == owner)
 
     @property
     def client_count(self) -> int:
