@@ -1,7 +1,8 @@
 """The one place the app's services are built, started and stopped.
 
 Each service gets what it depends on when it is constructed; nothing is attached afterwards. Data
-flows one way: pollers -> store -> live hub -> alert engine -> snapshots. The snapshot service
+flows one way: each poll goes from its poller to the live hub, the alert engine (-> snapshots) and
+the store, in that order (poller/scheduler.py); the store is one consumer among them. The snapshot service
 reads the servers' raw tables through the running pollers it was built with, and returns an
 automatic snapshot's id to the alert engine, which records the link on the alert itself.
 
@@ -32,7 +33,7 @@ from poolscope.auth import AuthService
 from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings
 from poolscope.fleet.leases import LeaseKeeper, default_node_id
-from poolscope.poller.scheduler import Scheduler
+from poolscope.poller.scheduler import Scheduler, target_pollers
 from poolscope.recommend.engine import Recommender
 from poolscope.snapshots.service import SnapshotService
 from poolscope.store.feed import AlertEventLog, LiveFeed
@@ -81,14 +82,14 @@ def build_services(
             ttl_s=settings.lease_ttl_s,
             clock=clock,
         )
-    scheduler = Scheduler(settings, store, ownership=fleet, clock=clock)
+    pollers = target_pollers(settings, clock)
     audit = AuditLog(store.engine)
     applier = Applier(settings, store, audit, clock)
     alert_repo = AlertRepository(store.engine)
     url = external_url(settings)
     dispatcher = WebhookDispatcher(settings.alerts.webhooks, alert_repo, url)
     # An API process runs no pollers: snapshots read the raw tables on a connection of their own.
-    snapshots = SnapshotService(settings, store, alert_repo, {} if role == "api" else scheduler.by_name)
+    snapshots = SnapshotService(settings, store, alert_repo, {} if role == "api" else pollers)
     alerts = alertmanager = None
     # Alerts are evaluated where the polls are (an API process reads them from the store).
     if settings.alerts.enabled and role != "api":
@@ -103,6 +104,7 @@ def build_services(
         )
         if settings.alerts.alertmanager.urls:
             alertmanager = AlertmanagerNotifier(settings.alerts.alertmanager, url, store.hub, alerts.current)
+    scheduler = Scheduler(settings, store, pollers, ownership=fleet, judge=alerts, clock=clock)
     return Services(
         settings=settings,
         store=store,
@@ -157,12 +159,10 @@ async def run_services(
             await services.snapshots.start()  # resumes unfinished snapshots: one process does it
         stack.push_async_callback(services.snapshots.stop)
         if services.alerts is not None and role != "api":
-            await services.alerts.start()
+            # A fleet poller owns no target yet: it reads a target's alerts back when it wins it
+            # (the scheduler tells it, Scheduler.on_ownership).
+            await services.alerts.start(restore=services.fleet is None)
             stack.push_async_callback(services.alerts.stop)
-            if services.fleet is not None:
-                # A poller owns no target yet: it reads a target's alerts back when it wins it.
-                await services.alerts.on_ownership(set(), {a.target for a in services.alerts.current()})
-                services.fleet.add_listener(services.alerts.on_ownership)
         if services.alertmanager is not None and role != "api":
             await services.alertmanager.start()
             stack.push_async_callback(services.alertmanager.stop)

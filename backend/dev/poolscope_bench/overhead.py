@@ -146,7 +146,7 @@ class PoolscopeMonitor:
         first = await self.poller.poll_once()
         await self.store.write_poll(first.info, first.state, first.samples, ts=time.time())
         self.poller.start_recording()
-        self.scheduler = Scheduler(settings, self.store, [self.poller])
+        self.scheduler = Scheduler(settings, self.store, {self.poller.name: self.poller})
         self._cpu0 = time.process_time()
         self._t0 = time.monotonic()
         self.scheduler.start()

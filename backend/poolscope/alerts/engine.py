@@ -1,6 +1,9 @@
-"""The alert engine: evaluates every rule on every poll, off the poller's path, and runs the lifecycle.
+"""The alert engine: judges every poll of this process's targets, in order, and runs the lifecycle.
 
-It subscribes to the store's live hub like any SSE client, so polling never waits for it.
+The scheduler hands it each poll as it is made, before the store has it (poller/scheduler.py):
+polls are judged by the process that made them, whether or not the store is up, and in a fleet
+also the polls in flight while a target's lease moves (the scheduler hands a target over only
+once its last poll here is judged; the new owner starts from the store's open alerts, take_over).
 Lifecycle per target + rule + group (the fingerprint):
   pending (condition seen) -> firing (held for the rule's for-duration) -> resolved (clear for
   resolve_after_s; the rule's resolve threshold, lower than the firing one, keeps it firing in
@@ -14,11 +17,10 @@ the engine records the snapshot's id on the alert itself, so snapshots never cal
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
 from collections import defaultdict, deque
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Collection, Iterable, Sequence
 from typing import Protocol
 
 from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, Observation
@@ -71,74 +73,72 @@ class AlertEngine:
         self.active: dict[str, Alert] = {}
         self._fire_times: dict[str, deque[float]] = defaultdict(deque)
         self._history: dict[str, deque[Observation]] = defaultdict(deque)
+        # Alerts read back from the store (start-up, take_over) whose condition this engine has not
+        # seen yet: when their first poll here came (None: none yet). They resolve only after
+        # resolve_after_s of polls here, not from their stored last_active_at: the polls between
+        # (a failover's, a restart's) were judged by no one, and the first poll after them knows
+        # less (a stall verdict needs a poll before it).
+        self._resumed: dict[str, float | None] = {}
         self.silences: list[Silence] = []
-        # In a fleet, the targets whose alerts this engine evaluates (on_ownership); None: all.
-        self._owned: set[str] | None = None
         # In a fleet, silences are changed through an API process: re-read them from the store.
         self.shared_silences = shared_silences
         self._silences_read_at = self.clock.monotonic()
         self.snapshots = snapshots
         self.evaluations = 0
-        self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
 
     # --- running ---------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        for alert in await self.repo.open_alerts():
-            self.active[alert.fingerprint] = alert
+    async def start(self, *, restore: bool = True) -> None:
+        """Read the silences and (restore) every alert open in the store back: one process judges
+        every target. A fleet poller restores a target's alerts when it takes the target over."""
+        if restore:
+            for alert in await self.repo.open_alerts():
+                self._resume(alert)
         self.silences = await self.repo.silences(active_at=self.clock.time())
-        ready = asyncio.Event()
-        self._task = asyncio.create_task(self._run(ready), name="alert-engine")
-        await ready.wait()  # subscribed: no poll after start() is missed
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
         for task in list(self._background):
             task.cancel()
         self._background.clear()
 
-    async def _run(self, ready: asyncio.Event) -> None:
-        async with self.hub.subscribe() as queue:
-            ready.set()
-            while True:
-                event = await queue.get()
-                if not isinstance(event, PollEvent):
-                    continue
-                try:
-                    await self.evaluate(event)
-                except Exception:
-                    log.exception("alert evaluation of %s failed", event.target)
-
-    async def on_ownership(self, gained: set[str], lost: set[str]) -> None:
-        """In a fleet (poolscope/fleet/): a target moved. A gained target's open alerts are read
-        back from the store, where its previous owner left them, so an alert still firing there is
-        continued here, not fired again; a lost target's are forgotten (its new owner goes on)."""
+    async def take_over(self, targets: Collection[str]) -> None:
+        """In a fleet (poolscope/fleet/): these targets' polls are judged here from now on. Their
+        open alerts are read back from the store, where their previous poller left them once it had
+        judged its last poll of them, so an alert still firing there continues here, never fires
+        again, and what this process knew of them before is replaced."""
+        gained = set(targets)
+        if not gained:
+            return
         async with self._lock:
-            owned = self._owned if self._owned is not None else set()
-            self._owned = (owned | gained) - lost
-            moved = gained | lost
-            for fp in [fp for fp, a in self.active.items() if a.target in moved]:
-                del self.active[fp]
-            for target in moved:
-                self._history.pop(target, None)
-            if gained:
-                for alert in await self.repo.open_alerts():
-                    if alert.target in gained:
-                        self.active[alert.fingerprint] = alert
+            self._forget(gained)
+            for alert in await self.repo.open_alerts():
+                if alert.target in gained:
+                    self._resume(alert)
+
+    async def hand_over(self, targets: Collection[str]) -> None:
+        """In a fleet: these targets are no longer polled here, and every poll made here is judged
+        (the scheduler says so only once their loops ended): their new owner goes on from the store."""
+        async with self._lock:
+            self._forget(set(targets))
+
+    def _resume(self, alert: Alert) -> None:
+        self.active[alert.fingerprint] = alert
+        self._resumed[alert.fingerprint] = None
+
+    def _forget(self, targets: set[str]) -> None:
+        for fp in [fp for fp, a in self.active.items() if a.target in targets]:
+            del self.active[fp]
+            self._resumed.pop(fp, None)
+        for target in targets:
+            self._history.pop(target, None)
 
     # --- evaluation ------------------------------------------------------------------------
 
     async def evaluate(self, event: PollEvent) -> None:
+        """Judge one poll (the scheduler awaits it: a target's polls are judged in order)."""
         async with self._lock:
-            if self._owned is not None and event.target not in self._owned:
-                # A poll of a target this poller has just handed over, still on its way from the
-                # store's write batch: the new owner evaluates the target now (it would fire again).
-                return
             await self._evaluate(event)
 
     async def _evaluate(self, event: PollEvent) -> None:
@@ -180,7 +180,13 @@ class AlertEngine:
                 )
                 continue
             delay = self.settings.flap_resolve_after_s if alert.flapping else self.settings.resolve_after_s
-            if now - alert.last_active_at >= delay:
+            clear_since = alert.last_active_at
+            if fp in self._resumed:
+                first_here = self._resumed[fp]
+                if first_here is None:
+                    first_here = self._resumed[fp] = now
+                clear_since = max(clear_since, first_here)
+            if now - clear_since >= delay:
                 await self._resolve(fp, alert, now)
         await self._apply_silences(now)
 
@@ -263,6 +269,7 @@ class AlertEngine:
             )
             alert.labels = {**alert.labels, **finding.labels}
             alert.last_active_at = now
+            self._resumed.pop(fp, None)
         if alert.status == "pending":
             if finding.level != "breach":
                 # Back under the firing threshold before the for-duration: it never fires.
@@ -307,6 +314,7 @@ class AlertEngine:
         alert.status = "resolved"
         alert.resolved_at = now
         del self.active[fp]
+        self._resumed.pop(fp, None)
         if alert.id is not None:
             await self.repo.save(alert)
         await self._publish(alert, "resolved")

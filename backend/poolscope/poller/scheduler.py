@@ -1,7 +1,9 @@
 """Runs every target's poller on its own schedule; polls of one target never overlap.
 
-A slow or dead target delays only its own next poll; a store error is logged and the next poll
-goes on, so one bad second never stops monitoring.
+Where a poll goes, in this order, from the target's own loop: the live hub (SSE clients of this
+process), the alert engine (the judge: it judges the poll here, in order, store or no store), then
+the store's writer, one consumer among them. A slow or dead target delays only its own next poll;
+a store error is logged and the next poll goes on, so one bad second never stops monitoring.
 
 Hundreds of targets in one process: targets started together get their first polls spread over one
 interval on a grid of POLL_SLOTS slots (and keep that phase), and polls wait for a turn
@@ -12,7 +14,10 @@ was closed, and the retries met the same herd, so at 1,000 targets nothing ever 
 
 In a fleet (poolscope/fleet/) the scheduler polls only the targets whose lease this process
 holds: the lease is checked before each poll (and again when a queued poll gets its turn), and
-the lease keeper tells it (on_ownership) when one is won or given up. The target list can change
+the lease keeper tells it (on_ownership) when one is won or given up. It tells the judge in turn:
+a target won is taken over (its open alerts read back) before its first poll here, and a target
+given up is handed over only once its loop ended, so the polls in flight while its lease moves
+are judged here, once; the lease is freed for the new owner after that. The target list can change
 while it runs (set_targets): a target whose configuration did not change keeps its poller, its
 connection and its schedule.
 """
@@ -23,11 +28,14 @@ import asyncio
 import contextlib
 import logging
 import math
+from collections.abc import Collection
 from typing import Protocol
 
 from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.target_poller import PollResult, TargetPoller
+from poolscope.schemas import PollEvent
+from poolscope.store.live import LiveHub
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
@@ -80,29 +88,43 @@ class Ownership(Protocol):
     def holds(self, target: str) -> bool: ...
 
 
+class Judge(Protocol):
+    """What judges the polls (the alert engine): each poll in order, and which targets are its."""
+
+    async def evaluate(self, event: PollEvent) -> None: ...
+
+    async def take_over(self, targets: Collection[str]) -> None: ...
+
+    async def hand_over(self, targets: Collection[str]) -> None: ...
+
+
+def target_pollers(settings: Settings, clock: Clock = SYSTEM) -> dict[str, TargetPoller]:
+    """A poller for each configured target, by name (a Scheduler's `by_name`)."""
+    return {t.name: TargetPoller(t, settings, clock=clock) for t in settings.targets}
+
+
 class Scheduler:
     def __init__(
         self,
         settings: Settings,
         store: SqlStore,
-        pollers: list[TargetPoller] | None = None,
+        by_name: dict[str, TargetPoller] | None = None,
         *,
         ownership: Ownership | None = None,
+        judge: Judge | None = None,
+        hub: LiveHub | None = None,
         clock: Clock = SYSTEM,
     ) -> None:
         self.settings = settings
         self.store = store
         self.ownership = ownership
+        self.judge = judge
+        self.hub = hub if hub is not None else store.hub
         self.clock = clock
         # Changed in place by set_targets: the snapshot service reads pollers through this dict.
-        self.by_name: dict[str, TargetPoller] = {
-            p.name: p
-            for p in (
-                pollers
-                if pollers is not None
-                else [TargetPoller(t, settings, clock=clock) for t in settings.targets]
-            )
-        }
+        self.by_name: dict[str, TargetPoller] = (
+            by_name if by_name is not None else target_pollers(settings, clock)
+        )
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._loops: dict[str, _Loop] = {}
         self._in_flight = asyncio.Semaphore(MAX_POLLS_IN_FLIGHT)
@@ -195,11 +217,17 @@ class Scheduler:
             self.store.forget(name)
 
     async def on_ownership(self, gained: set[str], lost: set[str]) -> None:
-        """Leases changed: stop what we may no longer poll (before its lease is freed), start the rest."""
+        """Leases changed: stop what we may no longer poll and hand it over to its next judge
+        (before its lease is freed), take over what we won, then start polling it."""
         async with self._changing:
             if not self._running:
                 return
             await self._stop_tasks([name for name in self._tasks if not self._may_poll(name)])
+            if self.judge is not None:
+                if lost := lost - {MAINTENANCE_LEASE}:
+                    await self.judge.hand_over(lost)
+                if gained := gained - {MAINTENANCE_LEASE}:
+                    await self.judge.take_over(gained)
             self._start_tasks()
 
     async def set_targets(self, targets: list[TargetConfig]) -> None:
@@ -252,16 +280,29 @@ class Scheduler:
                 # An overrun skips the missed ticks instead of bursting to catch up.
                 next_at = _next_tick(next_at, self.clock.monotonic(), interval)
                 result.info.retry_in_s = None
+            await self._deliver(result)
+
+    async def _deliver(self, result: PollResult) -> None:
+        """The poll to each of its consumers in turn; one that fails keeps it from no other."""
+        info = result.info
+        ts = info.last_poll_at or self.clock.time()
+        event = PollEvent(
+            target=info.name, ts=ts, target_info=info, state=result.state, samples=list(result.samples)
+        )
+        try:
+            self.hub.publish(event)
+        except Exception:
+            log.exception("target %s: telling live subscribers of the poll failed", info.name)
+        if self.judge is not None:
             try:
-                # Batched with other targets' polls (store/writer.py); returns once committed.
-                await self.store.writer.submit(
-                    result.info,
-                    result.state,
-                    result.samples,
-                    ts=result.info.last_poll_at or self.clock.time(),
-                )
+                await self.judge.evaluate(event)
             except Exception:
-                log.exception("target %s: storing the poll failed", poller.name)
+                log.exception("alert evaluation of %s failed", info.name)
+        try:
+            # Batched with other targets' polls (store/writer.py); returns once committed.
+            await self.store.writer.submit(info, result.state, result.samples, ts=ts)
+        except Exception:
+            log.exception("target %s: storing the poll failed", info.name)
 
     async def _poll(self, poller: TargetPoller, loop: _Loop, *, retrying: bool) -> PollResult | None:
         """One poll once it has a turn: its timeout counts from then, not while it queued. A halt

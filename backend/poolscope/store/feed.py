@@ -254,7 +254,7 @@ class AlertEventLog:
         self._task = None
 
     async def _run(self, ready: asyncio.Event) -> None:
-        async with self.hub.subscribe() as queue:
+        async with self.hub.subscribe(frozenset({"alert"})) as queue:
             ready.set()
             while True:
                 event: Any = await queue.get()

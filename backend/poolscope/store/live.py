@@ -1,6 +1,6 @@
 """Fan-out of poll events to live subscribers (SSE clients); a slow client never slows the poller.
 
-In-process subscribers (the alert engine) get the event objects. SSE clients get `Frame`s: each
+In-process subscribers (the alert change log, the Alertmanager notifier) get the event objects. SSE clients get `Frame`s: each
 event is encoded once, at publish, and the same bytes go to every client that asked for it (its
 kinds, its target); nothing is encoded for nobody.
 """
@@ -70,15 +70,17 @@ class ClientSubscription:
 
 class LiveHub:
     def __init__(self) -> None:
-        self._subscribers: set[asyncio.Queue[LiveEvent]] = set()
+        # In-process subscribers, each with the kinds it wants ("poll", "alert").
+        self._subscribers: dict[asyncio.Queue[LiveEvent], frozenset[str]] = {}
         self._clients: set[ClientSubscription] = set()
         self._client_joined = asyncio.Event()
 
     def publish(self, event: LiveEvent) -> None:
-        for queue in self._subscribers:
-            _offer(queue, event)
+        kind = "alert" if isinstance(event, AlertEvent) else "poll"
+        for queue, kinds in self._subscribers.items():
+            if kind in kinds:
+                _offer(queue, event)
         if self._clients:
-            kind = "alert" if isinstance(event, AlertEvent) else "poll"
             wanting = [c for c in self._clients if c.wants(kind, event.target)]
             if wanting:
                 frame = encode(event)
@@ -108,13 +110,15 @@ class LiveHub:
             await self._client_joined.wait()
 
     @contextlib.asynccontextmanager
-    async def subscribe(self) -> AsyncIterator[asyncio.Queue[LiveEvent]]:
+    async def subscribe(self, kinds: frozenset[str] = KINDS) -> AsyncIterator[asyncio.Queue[LiveEvent]]:
+        """An in-process subscriber's queue of the events of `kinds`: one that wants only alert
+        changes never has them pushed out by polls (a full queue drops its oldest)."""
         queue: asyncio.Queue[LiveEvent] = asyncio.Queue(maxsize=SUBSCRIBER_BUFFER)
-        self._subscribers.add(queue)
+        self._subscribers[queue] = kinds
         try:
             yield queue
         finally:
-            self._subscribers.discard(queue)
+            self._subscribers.pop(queue, None)
 
     def open_client(
         self, limit: int, kinds: frozenset[str] = KINDS, target: str | None = None, owner: str = ""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from dataclasses import replace
@@ -21,7 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from poolscope.metrics import Aggregation
-from poolscope.schemas import MetricsOut, PollEvent, Sample, TargetInfo, TargetState
+from poolscope.schemas import MetricsOut, Sample, TargetInfo, TargetState
 from poolscope.store.head import MOVE_INTERVAL_S, MOVE_SLICE_SERIES, move_head, uses_head, warn_dropped
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
@@ -46,8 +45,6 @@ __all__ = ["ROLLUP_HWM_KEY", "Poll", "SqlStore", "canonical_labels"]
 # Tier marks read from the database (another process may be the one running maintain()) are
 # re-read after this long.
 MARKS_TTL_S = 10.0
-# At most one log line per this many seconds about stored polls that subscribers were not told of.
-UNTOLD_LOG_EVERY_S = 60.0
 # WAL pages between automatic checkpoints (SQLite's default 1,000). Once each series fills a page
 # of its own, a poller's batch dirties a page per sample: at 300 targets ~12k pages a second, so
 # the default checkpointed (and fsynced) a dozen times a second. 10,000 pages (40 MB) cost 3-13 %
@@ -91,6 +88,8 @@ class SqlStore:
         self.dialect = make_url(url).get_backend_name()
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_tuning)
+        # The live channel of this process: the scheduler publishes each poll to it (and the alert
+        # engine its changes) as they are made; in an API process store/feed.py fills it from the store.
         self.hub = LiveHub()
         # Sample rows and their bulk insert (store/ingest.py).
         self.samples = SampleIngest(self.dialect)
@@ -110,9 +109,6 @@ class SqlStore:
         # SQLite: when this process next offers to move the samples head (store/head.py).
         self._next_move = time.monotonic() + MOVE_INTERVAL_S
         self._mover: asyncio.Task[None] | None = None
-        # Stored polls that subscribers were not told of since the last log line about it.
-        self._untold = 0
-        self._untold_logged_at = -math.inf
 
     async def close(self) -> None:
         await self.writer.stop()  # what it accepted is stored before the engine goes
@@ -145,11 +141,12 @@ class SqlStore:
     async def write_poll(
         self, info: TargetInfo, state: TargetState | None, poll_samples: Sequence[Sample], ts: float
     ) -> None:
-        """Store one poll's samples and the target's latest state, then tell live subscribers."""
+        """Store one poll's samples and the target's latest state."""
         await self.write_polls([Poll(info, state, poll_samples, ts)])
 
     async def write_polls(self, polls: Sequence[Poll], *, after: Awaitable[None] | None = None) -> None:
-        """Store many polls (of any targets) in one transaction, then tell live subscribers.
+        """Store many polls (of any targets) in one transaction. Live subscribers and the alert
+        engine had each poll from the scheduler already (poller/scheduler.py).
 
         All or nothing: on an error nothing of the batch is stored (store/writer.py retries).
         `after` (store/writer.py, batches in flight): the samples are inserted first, then this is
@@ -178,23 +175,6 @@ class SqlStore:
     def _after_commit(self, polls: Sequence[Poll], rows: Sequence[Any]) -> None:
         """The batch is committed: nothing here raises, or the batch writer would write it again
         (and once a move took its rows out of the head, the head would take them twice)."""
-        untold, error = 0, None
-        for poll in polls:  # each on its own: one that fails does not keep the others from anyone
-            try:
-                self._published(poll)
-            except Exception as exc:
-                untold, error = untold + 1, exc
-        if untold:
-            self._untold += untold
-            now = time.monotonic()
-            if now - self._untold_logged_at >= UNTOLD_LOG_EVERY_S:  # a broken subscriber: no flood
-                log.error(
-                    "store: %d stored poll(s) not told to live subscribers and the alert engine (in %.0f s at most)",
-                    self._untold,
-                    UNTOLD_LOG_EVERY_S,
-                    exc_info=error,
-                )
-                self._untold, self._untold_logged_at = 0, now
         if uses_head(self.dialect) and time.monotonic() >= self._next_move:
             self._next_move = time.monotonic() + MOVE_INTERVAL_S
             if self._mover is None or self._mover.done():
@@ -253,12 +233,6 @@ class SqlStore:
             log.warning(
                 "moving the samples head failed; it is retried in %.0f s", MOVE_INTERVAL_S, exc_info=True
             )
-
-    def _published(self, poll: Poll) -> None:
-        info, state = poll.info, poll.state
-        self.hub.publish(
-            PollEvent(target=info.name, ts=poll.ts, target_info=info, state=state, samples=list(poll.samples))
-        )
 
     # --- reading -------------------------------------------------------------------------
 

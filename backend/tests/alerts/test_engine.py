@@ -35,13 +35,13 @@ async def make_engine(tmp_path):
     db = create_async_engine(url)
     made = []
 
-    async def make(shared_silences: bool = False, **settings):
+    async def make(shared_silences: bool = False, restore: bool = True, **settings):
         hub = LiveHub()
         engine = AlertEngine(
             AlertSettings(**settings), hub, AlertRepository(db), shared_silences=shared_silences
         )
         engine.dispatcher = Recorder()  # type: ignore[assignment]
-        await engine.start()
+        await engine.start(restore=restore)
         made.append(engine)
         return engine
 
@@ -166,16 +166,23 @@ async def test_an_engine_without_shared_silences_keeps_its_own(make_engine, monk
     assert engine.current()[0].silenced_by is None  # one process: silences come through the engine
 
 
-async def test_a_poller_engine_ignores_polls_of_a_target_it_handed_over(make_engine):
-    """A poll still on its way from the write batch after the hand-over must not fire here again."""
-    engine = await make_engine(resolve_after_s=0)
-    await engine.on_ownership({"db1"}, set())
-    await engine.evaluate(stalled(100))
-    assert len(engine.current()) == 1
-    await engine.on_ownership(set(), {"db1"})
-    await engine.evaluate(stalled(101))
-    assert engine.current() == []
-    assert [a.target for a in await engine.repo.open_alerts()] == ["db1"]  # one row, the first
+async def test_a_target_taken_over_continues_the_alert_its_previous_poller_left_firing(make_engine):
+    """The previous poller judged its last poll and left the alert firing in the store: the new
+    one continues it (no second firing row, no second notification) and resolves it."""
+    before = await make_engine(resolve_after_s=0)
+    await before.evaluate(stalled(100))
+    await before.hand_over({"db1"})
+    assert before.current() == []
+    after = await make_engine(restore=False, resolve_after_s=0)  # a fleet poller's
+    assert after.current() == []
+    await after.take_over({"db1"})
+    assert [a.status for a in after.current()] == ["firing"]
+    await after.evaluate(stalled(101))
+    await after.evaluate(calm(102))
+    (stored,) = await after.repo.history()
+    assert stored.status == "resolved" and stored.resolved_at == 102
+    assert before.dispatcher.sent == [("group_stalled", "firing")]
+    assert after.dispatcher.sent == [("group_stalled", "resolved")]
 
 
 async def test_an_ack_stored_by_another_process_survives_the_engines_next_save(make_engine):
@@ -222,9 +229,15 @@ async def test_firing_alerts_survive_a_restart(make_engine):
     second = await make_engine(resolve_after_s=5)
     (restored,) = second.current()
     assert restored.rule == "group_stalled" and restored.status == "firing"
+    # Nobody judged the 100 s between, and the first poll after a restart cannot show a stall (the
+    # verdict needs a poll before it): it resolves after resolve_after_s of polls here, not at once.
     await second.evaluate(calm(200))
+    await second.evaluate(calm(204.9))
+    assert [a.status for a in second.current()] == ["firing"]
+    await second.evaluate(calm(205))
     assert second.current() == []
-    assert (await second.repo.get(restored.id)).status == "resolved"
+    stored = await second.repo.get(restored.id)
+    assert stored.status == "resolved" and stored.resolved_at == 205
 
 
 async def test_a_failing_rule_does_not_resolve_its_alerts_or_stop_the_others(make_engine):

@@ -16,6 +16,7 @@ from poolscope.poller.scheduler import MAINTENANCE_LEASE, Scheduler
 from poolscope.schemas import PollEvent
 from poolscope.store.head import readable_samples_sql
 from tests.clock import FakeClock
+from tests.fleet.stalls import poll_times
 
 DSN = "fixture://percona/8.4.10"
 TTL_S = 8.0
@@ -243,3 +244,58 @@ async def test_two_members_on_one_clock_hand_a_silent_members_targets_over_never
         assert first_b - silent_at <= TTL_S + b.renew_s + settings.poll_interval_s
     # Every instant, each target polled at most once.
     assert len(polls) == len({(at, name) for at, _, name in polls})
+
+
+class Judge:
+    """Records what it judges; raises on the polls numbered in `failing`."""
+
+    def __init__(self, failing: tuple[int, ...] = ()) -> None:
+        self.judged: list[tuple[str, float]] = []
+        self.failing = failing
+
+    async def evaluate(self, event: PollEvent) -> None:
+        self.judged.append((event.target, event.ts))
+        if len(self.judged) in self.failing:
+            raise RuntimeError("a rule broke")
+
+    async def take_over(self, targets) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+    async def hand_over(self, targets) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+
+async def test_each_poll_reaches_the_live_hub_the_judge_and_the_store_whichever_of_them_fails(store, caplog):
+    """Where a poll goes (poller/scheduler.py): to the hub, the judge and the store in turn, from
+    the target's loop; one that fails keeps it from no other, and the store failing keeps it
+    from neither the live view nor the alert engine."""
+    clock = FakeClock()
+    settings = Settings(poll_interval_s=0.5, targets=[target("a")])
+    judge = Judge(failing=(2,))
+    scheduler = Scheduler(settings, store, judge=judge, clock=clock)
+    published = store.hub.publish
+    told: list[float] = []
+
+    def publish(event) -> None:  # type: ignore[no-untyped-def]
+        told.append(event.ts)
+        if len(told) == 3:
+            raise RuntimeError("a subscriber broke")
+        published(event)
+
+    store.hub.publish = publish  # type: ignore[method-assign]
+    scheduler.start()
+    try:
+        await clock.settle(*scheduler._tasks.values())
+        await clock.advance(2.0)
+        assert len(told) == 5 and [ts for _, ts in judge.judged] == told
+        assert await poll_times(store, "a") == told
+        assert "a rule broke" in caplog.text and "telling live subscribers of the poll failed" in caplog.text
+
+        # The store cannot write (its tables gone): the polls are still judged and published.
+        async with store.engine.begin() as conn:
+            await conn.execute(text("DROP TABLE target_latest"))
+        await clock.advance(1.0)
+        assert len(told) == 7 and len(judge.judged) == 7
+        assert "storing the poll failed" in caplog.text
+    finally:
+        await scheduler.stop()

@@ -29,7 +29,7 @@ async def test_a_poller_process_logs_its_alert_changes_for_the_api_processes(tmp
     async with run_services(settings, AuthService(settings), start_poller=False, role="poller") as services:
         assert services.alerts is not None and services.feed is None
         # A poller evaluates the alerts of the targets it holds the lease of (here: given by hand).
-        await services.alerts.on_ownership({"db1"}, set())
+        await services.alerts.take_over({"db1"})
         now = time.time()
         await write_polls(services.store, now)
         await services.alerts.evaluate(stalled(now))

@@ -1,6 +1,5 @@
 """The samples head (store/head.py) when things go wrong: a (series, ts) stored twice is read twice
-until the move drops the second and says how many it dropped; a committed batch is never written
-again because telling subscribers failed; close() and maintenance say when a move fails and go on,
+until the move drops the second and says how many it dropped; close() and maintenance say when a move fails and go on,
 and a pass whose move fails still rolls up and drops expired samples without losing a head row."""
 
 import logging
@@ -80,54 +79,6 @@ async def test_a_duplicate_is_read_twice_until_the_move_drops_it_and_counts_it_o
         await store.write_polls([poll("db-a", 10)])
         assert await store.move_head() == 3
         assert len(dropped_warnings(caplog)) == 1
-    finally:
-        await store.close()
-
-
-def break_publish(store: sql.SqlStore, failing: tuple[int, ...]) -> list[float]:
-    """The ts of each poll the store tells its hub of; the calls numbered in `failing` raise."""
-    told: list[float] = []
-
-    def publish(event) -> None:  # type: ignore[no-untyped-def]
-        told.append(event.ts)
-        if len(told) in failing:
-            raise RuntimeError("a subscriber broke")
-
-    store.hub.publish = publish  # type: ignore[method-assign]
-    return told
-
-
-async def test_a_committed_batch_is_not_written_again_when_telling_subscribers_fails(sqlite_url, caplog):
-    store = make_store(sqlite_url)
-    break_publish(store, failing=(1,))
-    try:
-        polls = [poll("db-a", i) for i in range(3)]
-        # Through the batch writer, which writes a batch again when write_polls raises: with the
-        # rows moved out of the head meanwhile, the head would take them a second time.
-        for p in polls:
-            await store.writer.submit(p.info, p.state, p.samples, p.ts)
-        assert "not told to live subscribers" in caplog.text
-        assert store.writer.batches_written == 3
-        assert await counts(store) == (0, 9)
-        assert await store.move_head() == 9
-        assert await every_sample(store) == stored("db-a", range(3))
-        assert dropped_warnings(caplog) == []
-    finally:
-        await store.close()
-
-
-async def test_one_subscriber_failure_keeps_no_other_poll_from_them_and_is_logged_once(sqlite_url, caplog):
-    store = make_store(sqlite_url)
-    told = break_publish(store, failing=(1, 5))
-    try:
-        await store.write_polls([poll(name, 0) for name in ("db-a", "db-b", "db-c")])
-        await store.write_polls([poll(name, 1) for name in ("db-a", "db-b", "db-c")])
-        # Every poll of both batches reached the hub, though one in each failed.
-        assert len(told) == 6
-        assert await counts(store) == (0, 18)
-        errors = [r for r in caplog.records if "not told to live subscribers" in r.getMessage()]
-        # The second batch's failure within the minute is counted, not logged again.
-        assert len(errors) == 1 and errors[0].exc_info is not None and store._untold == 1
     finally:
         await store.close()
 

@@ -202,15 +202,3 @@ async def test_non_finite_values_are_stored_as_gaps(store_url):
     out = await store.query("db1", ["tp_group_queue_length"], T0, T0 + 3, points=100)
     assert [v for _, v in out.series[0].points] == [1.0]
     await store.close()
-
-
-async def test_live_subscribers_get_each_poll(store_url):
-    store = make_store(store_url)
-    async with store.hub.subscribe() as queue:
-        await write_series(store, T0, 2, float)
-        first = queue.get_nowait()
-        second = queue.get_nowait()
-    assert (first.ts, second.ts) == (T0, T0 + 1)
-    assert first.samples[0].metric == "tp_group_queue_length"
-    assert store.hub.subscriber_count == 0
-    await store.close()

@@ -148,7 +148,7 @@ class AlertmanagerNotifier:
     # --- tasks ------------------------------------------------------------------------------
 
     async def _watch(self, ready: asyncio.Event) -> None:
-        async with self.hub.subscribe() as queue:
+        async with self.hub.subscribe(frozenset({"alert"})) as queue:
             ready.set()
             while True:
                 event = await queue.get()
