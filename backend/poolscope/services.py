@@ -30,6 +30,7 @@ from poolscope.alerts.notifiers.alertmanager import AlertmanagerNotifier
 from poolscope.alerts.notifiers.webhook import WebhookDispatcher
 from poolscope.alerts.repository import AlertRepository
 from poolscope.auth import AuthService
+from poolscope.auth.revocations import RevocationWatcher
 from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings
 from poolscope.fleet.leases import LeaseKeeper, default_node_id
@@ -149,6 +150,10 @@ async def run_services(
         if serves_http:
             assert auth is not None, "the API roles need the auth service"
             await auth.attach(store.engine)
+            # Logouts taken by the other API processes of a fleet, within seconds.
+            revocations = RevocationWatcher(auth, store.url, postgres=store.latest_rows.postgres, clock=clock)
+            revocations.start()
+            stack.push_async_callback(revocations.stop)
             # Guards run where their apply ran: an API process (a poller restart must not touch them).
             await services.audit.interrupt_watches()
         stack.push_async_callback(services.guard.stop)

@@ -8,12 +8,13 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from poolscope.auth.login_limits import LoginLimits
 from poolscope.auth.passwords import DUMMY_HASH, hash_password, verify_password
 from poolscope.auth.ratelimit import RateLimiter
+from poolscope.auth.revocations import CHANNEL as REVOKED_CHANNEL
 from poolscope.auth.tables import auth_revoked_sessions
 from poolscope.auth.tokens import SessionClaims, TokenSigner
 from poolscope.config import Role, Settings
@@ -92,13 +93,25 @@ class AuthService:
         return bool(self._roles)
 
     async def attach(self, engine: AsyncEngine) -> None:
-        """Keep revocations in the store from now on, and load those still in force."""
-        now = time.time()
+        """Keep revocations in the store from now on, and load those still in force; the other API
+        processes' later ones arrive through auth/revocations.py."""
         async with engine.begin() as conn:
-            await conn.execute(delete(auth_revoked_sessions).where(auth_revoked_sessions.c.expires_at <= now))
-            rows = (await conn.execute(select(auth_revoked_sessions))).all()
-        self._revoked.update({row.sid: row.expires_at for row in rows})
+            await conn.execute(
+                delete(auth_revoked_sessions).where(auth_revoked_sessions.c.expires_at <= time.time())
+            )
         self._engine = engine
+        await self.load_revoked()
+
+    async def load_revoked(self) -> None:
+        """Every revocation in the store, added to those known here."""
+        assert self._engine is not None
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(select(auth_revoked_sessions))).all()
+        for row in rows:
+            self.note_revoked(row.sid, row.expires_at)
+
+    def note_revoked(self, sid: str, expires_at: float) -> None:
+        self._revoked[sid] = expires_at
 
     def authenticate(self, name: str, password: str) -> User | None:
         stored = self._hashes.get(name)
@@ -140,3 +153,7 @@ class AuthService:
             await conn.execute(
                 insert(auth_revoked_sessions).values(sid=claims.sid, expires_at=claims.expires_at)
             )
+            if conn.dialect.name == "postgresql":
+                # Delivered at commit to every API process listening (auth/revocations.py).
+                payload = f"{claims.sid} {claims.expires_at!r}"
+                await conn.execute(select(func.pg_notify(REVOKED_CHANNEL, payload)))
