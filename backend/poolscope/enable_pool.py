@@ -8,6 +8,10 @@ against that version's documented options (tests/fixtures/server-options/, sourc
 - MariaDB: thread_handling=pool-of-threads (restart), thread_pool_exact_stats (10.5+), extra_port.
 - Percona < 8.0.14 (5.7): the same switch, thread_pool_high_prio_mode, extra_port.
 - Percona 8.0.14+: extra_port is gone; MySQL's admin_address + admin_port replace it.
+- Percona 9.7.2+ that lists none of its built-in pool's variables: only MySQL's thread_pool
+  plugin is left (psmysql-docs says 9.7.2-2 removes them), so plugin-load-add, never
+  pool-of-threads or thread_pool_high_prio_mode. A 9.7 build that still lists them keeps the
+  built-in switch (poolscope/flavors.py, percona_plugin_only()).
 - AliSQL 5.6/5.7: the Percona-derived switch; no admin-port line (not verified for AliSQL).
 - Alibaba Cloud RDS and MySQL-8-based AliSQL: thread_pool_enabled (dynamic, no restart);
   thread_handling has no effect there and pool-of-threads is not one of its values.
@@ -17,6 +21,8 @@ against that version's documented options (tests/fixtures/server-options/, sourc
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from poolscope.flavors import PERCONA_PLUGIN_SINCE
 
 # The variable Alibaba Cloud RDS (and MySQL-8-based AliSQL) switches its pool with.
 RDS_SWITCH = "thread_pool_enabled"
@@ -60,11 +66,27 @@ def _lines(*items: tuple[str, str, str]) -> tuple[ConfigLine, ...]:
     return tuple(ConfigLine(*item) for item in items)
 
 
-def pool_switch(flavor: str, version: tuple[int, int, int], has_rds_switch: bool) -> PoolSwitch | None:
+def pool_switch(
+    flavor: str, version: tuple[int, int, int], has_rds_switch: bool, plugin_only: bool = False
+) -> PoolSwitch | None:
     """How a server of this flavor and version turns its pool on (None: no pool we know of).
 
     `has_rds_switch`: the server has thread_pool_enabled (Alibaba Cloud RDS / AliSQL 8).
+    `plugin_only`: a Percona build whose only pool is MySQL's thread_pool plugin
+    (flavors.percona_plugin_only()).
     """
+    if flavor == "percona" and plugin_only:
+        return PoolSwitch(
+            variable="plugin-load-add",
+            value="thread_pool.so",
+            restart=True,
+            hint=(
+                f"Percona Server {version[0]}.{version[1]}.{version[2]} lists none of its built-in pool's"
+                " variables: its pool is MySQL's thread_pool plugin, loaded at startup (restart)."
+                " thread_pool_stall_limit counts 10 ms units there and thread_pool_size is startup-only."
+            ),
+            lines=_lines(("plugin-load-add", "thread_pool.so", ""), *ADMIN_PORT_LINES),
+        )
     if has_rds_switch or (flavor == "alisql" and version >= (8, 0, 0)):
         return PoolSwitch(
             variable=RDS_SWITCH,
@@ -101,7 +123,13 @@ def pool_switch(flavor: str, version: tuple[int, int, int], has_rds_switch: bool
             variable="thread_handling",
             value="pool-of-threads",
             restart=True,
-            hint="thread_handling is read-only at runtime: set it in my.cnf and restart.",
+            hint="thread_handling is read-only at runtime: set it in my.cnf and restart."
+            + (
+                " This version also carries MySQL's thread_pool plugin; only one pool runs at a time"
+                " and this turns on Percona's own."
+                if flavor == "percona" and version >= PERCONA_PLUGIN_SINCE
+                else ""
+            ),
             lines=_lines(
                 ("thread_handling", "pool-of-threads", ""),
                 ("thread_pool_high_prio_mode", "transactions", ""),
@@ -126,10 +154,11 @@ def pool_switch(flavor: str, version: tuple[int, int, int], has_rds_switch: bool
 
 
 def how_to_enable(
-    flavor: str, version: tuple[int, int, int], edition: str | None, has_rds_switch: bool
+    flavor: str, version: tuple[int, int, int], edition: str | None, has_rds_switch: bool, plugin_only: bool
 ) -> tuple[str | None, str | None]:
-    """For a server with the pool off: what enabling it involves, and a config snippet."""
-    switch = pool_switch(flavor, version, has_rds_switch)
+    """For a server with the pool off: what enabling it involves, and a config snippet
+    (`plugin_only`: flavors.percona_plugin_only())."""
+    switch = pool_switch(flavor, version, has_rds_switch, plugin_only)
     if switch is None:
         return None, None
     hint = switch.hint

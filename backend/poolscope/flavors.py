@@ -16,7 +16,9 @@ Usage from another module (e.g. a recommendation rule):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 
 from poolscope.schemas import PoolKind, ServerInfo
 
@@ -60,15 +62,19 @@ class VariableSpec:
     max_value: float | None = None
     default: str | None = None
     dynamic: bool = True
+    # Where the pool acts on a different duration than the raw value says (a plugin that rounds
+    # and clamps the server's variable into its own units): the ms it acts on, from the raw ms.
+    acts_on_ms: Callable[[float], float] | None = None
 
     def to_ms(self, raw: str | float | None) -> float | None:
-        """The raw value in ms; None when it is missing, unreadable, or not a duration."""
+        """The duration in ms the pool acts on; None when missing, unreadable, or not a duration."""
         if raw is None or self.unit_ms is None:
             return None
         try:
-            return float(raw) * self.unit_ms
+            ms = float(raw) * self.unit_ms
         except (TypeError, ValueError):
             return None
+        return self.acts_on_ms(ms) if self.acts_on_ms is not None else ms
 
     def from_ms(self, ms: float) -> int:
         """The raw value to set for `ms` milliseconds, clamped to the documented range."""
@@ -198,6 +204,54 @@ MYSQL_ENTERPRISE = FlavorSpec(
     },
 )
 
+# Percona Server 9.7 carries MySQL's thread_pool plugin (percona-server plugin/thread_pool/, from
+# MySQL 9.7) beside its own pool. Two builds of it are documented; the server tells them apart
+# (docs/development/server-facts.md, "Percona Server 9.7"):
+# - the plugin as psmysql-docs' 9.7 pages describe it (its mysql-thread-pool page, PR #782): it owns
+#   thread_pool_size and thread_pool_stall_limit (10 ms units) and Percona's own pool variables
+#   are gone, so it reads exactly as MySQL Enterprise's plugin (PERCONA_PLUGIN);
+# - the PERCONA_THREADPOOL_COMPAT build in percona/percona-server (plugin/thread_pool/CMakeLists.txt,
+#   commit f1baae3d): Percona's server variables stay, so thread_pool_stall_limit is Percona's, in
+#   ms (VALID_RANGE(10, UINT_MAX), dynamic), and the plugin acts on it rounded up to its 10 ms
+#   units within 4..600 (thread_pool.h, percona_stall_limit_to_plugin_units(), read live);
+#   thread_pool_size is Percona's too but the plugin reads it once, at start (thread_pool_plugin.cc,
+#   update_config_defaults()). Recognised by Percona's own variables beside the tp_* tables.
+PERCONA_BUILTIN_VARIABLES = (
+    "thread_pool_high_prio_mode",
+    "thread_pool_high_prio_tickets",
+    "thread_pool_oversubscribe",
+    "thread_pool_max_threads",
+    "thread_pool_idle_timeout",
+)
+# Percona 9.7.2-2 is the first release said to carry the plugin (psmysql-docs' mysql-thread-pool
+# page); before it only the built-in pool exists.
+PERCONA_PLUGIN_SINCE = (9, 7, 2)
+
+
+def _plugin_stall_ms(ms: float) -> float:
+    """The compat plugin's stall limit for Percona's ms value: (ms + 9) / 10 units of 10 ms, 4..600."""
+    return float(min(max(math.ceil(ms / 10), 4), 600) * 10)
+
+
+PERCONA_PLUGIN = replace(
+    MYSQL_ENTERPRISE, label="MySQL thread_pool plugin of Percona Server", known_versions=((9, 7), (9, 7))
+)
+PERCONA_PLUGIN_COMPAT = replace(
+    PERCONA_PLUGIN,
+    label="MySQL thread_pool plugin of Percona Server (compat build)",
+    stall_limit=VariableSpec(
+        "thread_pool_stall_limit",
+        unit_ms=1,
+        unit_label="ms",
+        # What the plugin acts on: 40 ms to 6 s (the server itself takes 10..4294967295).
+        min_value=40,
+        max_value=6000,
+        default="500",
+        acts_on_ms=_plugin_stall_ms,
+    ),
+    size=VariableSpec("thread_pool_size", min_value=1, max_value=512, default="CPU count", dynamic=False),
+)
+
 SPECS: dict[PoolKind, FlavorSpec] = {
     "mariadb": MARIADB,
     "percona": PERCONA,
@@ -213,10 +267,17 @@ ENABLE_KIND_BY_FLAVOR: dict[str, PoolKind] = {
 }
 
 
+def lists_percona_pool(variables: Iterable[str]) -> bool:
+    """Percona's own pool variables are among these: the build has its built-in pool."""
+    return not set(PERCONA_BUILTIN_VARIABLES).isdisjoint(variables)
+
+
 def flavor_spec(server: ServerInfo | None) -> FlavorSpec | None:
     """The spec of the server's pool implementation, or None when it has none we know."""
     if server is None or server.pool_kind is None:
         return None
+    if server.pool_kind == "mysql_enterprise" and server.flavor == "percona":
+        return PERCONA_PLUGIN_COMPAT if server.percona_builtin_pool else PERCONA_PLUGIN
     return SPECS[server.pool_kind]
 
 
@@ -229,8 +290,20 @@ def stall_limit_ms(server: ServerInfo | None, variables: dict[str, str]) -> floa
 
 def enable_spec(server: ServerInfo) -> FlavorSpec | None:
     """For a server with the pool off: which implementation it could turn on."""
+    if server.pool_kind is None and percona_plugin_only(server):
+        return PERCONA_PLUGIN
     kind = server.pool_kind or ENABLE_KIND_BY_FLAVOR.get(server.flavor)
     return SPECS[kind] if kind else None
+
+
+def percona_plugin_only(server: ServerInfo) -> bool:
+    """A Percona 9.7.2+ build without its built-in pool (none of its variables listed): the only
+    pool it can turn on is MySQL's thread_pool plugin."""
+    return (
+        server.flavor == "percona"
+        and server.version_tuple >= PERCONA_PLUGIN_SINCE
+        and not server.percona_builtin_pool
+    )
 
 
 def admin_port_variable(flavor: str, version: tuple[int, int, int]) -> str | None:

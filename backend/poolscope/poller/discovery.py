@@ -18,6 +18,13 @@ from poolscope.variables import NAMES as VARIABLE_NAMES
 
 POOL_TABLES = ("THREAD_POOL_GROUPS", "THREAD_POOL_QUEUES", "THREAD_POOL_STATS", "THREAD_POOL_WAITS")
 MYSQL_TP_TABLES = ("tp_thread_group_state", "tp_thread_group_stats", "tp_thread_state")
+# Percona 9.7's compat build: the plugin runs, Percona's variables stay (poolscope/flavors.py).
+PERCONA_COMPAT_NOTE = (
+    "MySQL's thread_pool plugin runs on a Percona build that keeps Percona's own pool variables:"
+    " thread_pool_stall_limit is Percona's, in ms, and the plugin acts on it in 10 ms steps from"
+    " 40 ms to 6 s; thread_pool_size is read once, at start; thread_pool_oversubscribe, _max_threads,"
+    " _idle_timeout and _high_prio_* belong to the built-in pool and do not act on the plugin."
+)
 
 
 def parse_version(version: str) -> tuple[int, int, int]:
@@ -94,18 +101,21 @@ def server_from_discovery(
         # The MySQL admin interface exists only when admin_address is set.
         admin_port=(int_or_none(variables.get("admin_port")) or 0) if admin_address else 0,
         pool_kind=pool_kind,
+        percona_builtin_pool=flavor == "percona" and flavors.lists_percona_pool(variables),
         pool_grant_needed=grant_needed,
         edition=version_comment or None,
         known_variables=[n for n in VARIABLE_NAMES if n in variables],
         notes=notes,
     )
+    if server.pool_kind == "mysql_enterprise" and server.percona_builtin_pool:
+        server.notes.append(PERCONA_COMPAT_NOTE)
     spec = flavors.flavor_spec(server)
     if spec is not None and not spec.size.dynamic:
         server.startup_pool_size = int_or_none(variables.get(spec.size.name))
     server.capabilities = capabilities(server)
     if not server.pool_enabled:
         server.enable_hint, server.enable_snippet = how_to_enable(
-            flavor, version_tuple, server.edition, rds_switch is not None
+            flavor, version_tuple, server.edition, rds_switch is not None, flavors.percona_plugin_only(server)
         )
     note = flavors.version_note(server)
     if note:

@@ -11,7 +11,14 @@ import math
 from dataclasses import dataclass
 
 from poolscope.enable_pool import RDS_SWITCH
-from poolscope.flavors import CAP_GROUPS, CAP_QUEUE_DEPTH, ENABLE_KIND_BY_FLAVOR, VariableSpec, flavor_spec
+from poolscope.flavors import (
+    CAP_GROUPS,
+    CAP_QUEUE_DEPTH,
+    ENABLE_KIND_BY_FLAVOR,
+    PERCONA_BUILTIN_VARIABLES,
+    VariableSpec,
+    flavor_spec,
+)
 from poolscope.recommend.flavors import spec
 from poolscope.recommend.models import ApplyKind, Evidence
 from poolscope.recommend.window import Window
@@ -201,8 +208,11 @@ def read_more(ctx: RecommendContext, variable: str) -> str:
         return MARIADB_DOCS.format(page=page, variable=variable)
     kind = server.pool_kind or ENABLE_KIND_BY_FLAVOR.get(server.flavor)
     if pool_variable and server.flavor == "percona" and kind == "mysql_enterprise":
-        # 9.7.2+ documents MySQL's thread_pool plugin on a page of its own.
-        return PERCONA_DOCS.format(version=f"{major}.{minor}", page="mysql-thread-pool", variable=variable)
+        # 9.7.2+ documents MySQL's thread_pool plugin on a page of its own; on the compat build the
+        # size, the stall limit (ms) and the built-in pool's variables are Percona's own (flavors.py).
+        own = variable in ("thread_pool_size", "thread_pool_stall_limit", *PERCONA_BUILTIN_VARIABLES)
+        page = "threadpool" if own and server.percona_builtin_pool else "mysql-thread-pool"
+        return PERCONA_DOCS.format(version=f"{major}.{minor}", page=page, variable=variable)
     if pool_variable and kind == "percona":
         # Percona's pool, or one derived from it on another build (its variables tell): Percona's
         # manual for the nearest version it has (5.7's page sits elsewhere).

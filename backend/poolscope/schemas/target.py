@@ -64,6 +64,10 @@ class ServerInfo(Schema):
     pool_kind: PoolKind | None = None
     """Which pool implementation runs; null when none runs. Decides the collectors and the
     variable names and units."""
+    percona_builtin_pool: bool = False
+    """Percona Server lists its built-in pool's variables (thread_pool_high_prio_mode, ...): this
+    build has that pool. With MySQL's thread_pool plugin running beside them (a 9.7 compat
+    build), thread_pool_stall_limit is Percona's, in ms, not the plugin's 10 ms units."""
     edition: str | None = None
     """@@version_comment: "MySQL Enterprise", "Percona Server", ... as the server announces
     itself."""

@@ -20,19 +20,23 @@ OPTIONS = json.loads(
 )
 _LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*=\s*(\S+)")
 
-# (flavor, version, has thread_pool_enabled) -> the options.json entry that version answers to.
+# (flavor, version, has thread_pool_enabled, only the thread_pool plugin) -> the options.json entry
+# that version answers to.
 CASES = [
-    ("mariadb", (10, 11, 19), False, "mariadb-10.11"),
-    ("percona", (5, 7, 44), False, "percona-5.7"),
-    ("percona", (8, 0, 36), False, "percona-8.0"),
-    ("percona", (8, 4, 8), False, "percona-8.4"),
-    ("percona", (8, 4, 10), False, "percona-8.4"),
-    ("alisql", (5, 6, 16), False, "alisql-5.6"),
-    ("alisql", (8, 0, 36), False, "alisql-8.0"),
-    ("mysql", (8, 0, 36), True, "alisql-8.0"),  # Alibaba Cloud RDS: MySQL with thread_pool_enabled
-    ("mysql", (8, 0, 36), False, "mysql-enterprise-8.0"),
-    ("mysql", (8, 4, 3), False, "mysql-enterprise-8.4"),
-    ("mysql", (9, 7, 2), False, "mysql-enterprise-9.7"),
+    ("mariadb", (10, 11, 19), False, False, "mariadb-10.11"),
+    ("percona", (5, 7, 44), False, False, "percona-5.7"),
+    ("percona", (8, 0, 36), False, False, "percona-8.0"),
+    ("percona", (8, 4, 8), False, False, "percona-8.4"),
+    ("percona", (8, 4, 10), False, False, "percona-8.4"),
+    ("percona", (9, 7, 1), False, False, "percona-9.7"),
+    ("percona", (9, 7, 2), False, False, "percona-9.7"),  # a 9.7.2 build that lists its built-in pool
+    ("percona", (9, 7, 2), False, True, "percona-9.7-plugin"),  # one that does not: the plugin only
+    ("alisql", (5, 6, 16), False, False, "alisql-5.6"),
+    ("alisql", (8, 0, 36), False, False, "alisql-8.0"),
+    ("mysql", (8, 0, 36), True, False, "alisql-8.0"),  # Alibaba Cloud RDS: MySQL with thread_pool_enabled
+    ("mysql", (8, 0, 36), False, False, "mysql-enterprise-8.0"),
+    ("mysql", (8, 4, 3), False, False, "mysql-enterprise-8.4"),
+    ("mysql", (9, 7, 2), False, False, "mysql-enterprise-9.7"),
 ]
 
 
@@ -48,9 +52,9 @@ def _norm(option: str) -> str:
     return option.replace("-", "_")
 
 
-@pytest.mark.parametrize(("flavor", "version", "rds", "entry"), CASES)
-def test_each_snippet_names_only_what_that_version_has(flavor, version, rds, entry):
-    switch = pool_switch(flavor, version, rds)
+@pytest.mark.parametrize(("flavor", "version", "rds", "plugin_only", "entry"), CASES)
+def test_each_snippet_names_only_what_that_version_has(flavor, version, rds, plugin_only, entry):
+    switch = pool_switch(flavor, version, rds, plugin_only)
     assert switch is not None
     known = OPTIONS[entry]
     names = {_norm(o) for o in known["options"]}
@@ -93,6 +97,24 @@ def test_mysql8_based_alisql_switches_with_thread_pool_enabled_not_thread_handli
         (
             {"version": "8.0.36", "version_comment": "Source distribution", "thread_pool_enabled": "OFF"},
             "alisql-8.0",
+        ),
+        # Percona 9.7: the server's own variables tell which pool the build has.
+        (
+            {
+                "version": "9.7.2-2",
+                "version_comment": "Percona Server (GPL), Release '2'",
+                "thread_pool_high_prio_mode": "transactions",
+                "thread_pool_oversubscribe": "3",
+            },
+            "percona-9.7",
+        ),
+        (
+            {
+                "version": "9.7.2-2",
+                "version_comment": "Percona Server (GPL), Release '2'",
+                "thread_pool_size": "16",
+            },
+            "percona-9.7-plugin",
         ),
     ],
 )

@@ -26,6 +26,9 @@ FIXTURES = [
     "percona/8.0",
     "percona/8.4",
     "percona/8.4.10",
+    "percona/9.7.1",
+    "percona/9.7.2",
+    "percona/9.7.2-compat",
     "alisql/5.6",
     "alibaba-rds/8.0",
     "mysql-enterprise/8.0",
@@ -74,7 +77,9 @@ async def test_mariadb_captured_live_maps_groups_queue_and_waits():
     assert result.state.pool.stall_limit_ms == 500
 
 
-@pytest.mark.parametrize("fixture", ["percona/5.7", "percona/8.0", "percona/8.4", "percona/8.4.10"])
+@pytest.mark.parametrize(
+    "fixture", ["percona/5.7", "percona/8.0", "percona/8.4", "percona/8.4.10", "percona/9.7.1"]
+)
 async def test_percona_reads_pool_threads_and_priority_settings_without_groups(fixture):
     result = (await polls(fixture))[-1]
     server, state = result.info.server, result.state
@@ -84,7 +89,7 @@ async def test_percona_reads_pool_threads_and_priority_settings_without_groups(f
     skipped = {c.name: c.skipped for c in state.collectors if c.skipped}
     assert "thread_pool_groups" in skipped and "MariaDB's" in skipped["thread_pool_groups"]
     # Frame 2 of global_status: 36 pool threads, 6 idle (8.4.10: 31 / 19, the calm before its stall).
-    expected = (31, 19) if fixture == "percona/8.4.10" else (36, 6)
+    expected = (31, 19) if fixture in ("percona/8.4.10", "percona/9.7.1") else (36, 6)
     assert (state.pool.threads, state.pool.idle_threads) == expected
     assert (state.threads.pool_threads, state.threads.pool_idle_threads) == expected
     assert state.pool.high_prio_mode == "transactions"

@@ -16,6 +16,7 @@ from poolscope.poller.collectors.mysql_tp_thread_state import MysqlTpThreadState
 from poolscope.recommend.rules import thread_pool_stall_limit
 from poolscope.schemas import ServerInfo
 from tests.flavors.replay import polls, stalled_poll
+from tests.recommend.builders import LONG_QUEUE_WAITS
 from tests.recommend.builders import ctx as rule_ctx
 
 WAIT_TYPES = {
@@ -158,18 +159,7 @@ async def test_without_the_pools_summary_the_alert_still_reads_the_stall_limit_i
 
 
 def test_a_stall_limit_proposal_is_in_10_ms_units_and_its_title_says_what_it_sets():
-    n = 60
-    c = rule_ctx(
-        {"thread_pool_stall_limit": "60"},  # 600 ms
-        {
-            "tp_group_queue_length": {"0": [3] * n},
-            "tp_queue_wait_max_ms": [590] * n,
-            "tp_group_stalled": {"0": [0] * n},
-            "threads_running": [2] * n,
-            "qps": [1000] * n,
-        },
-        flavor="mysql",
-    )
+    c = rule_ctx({"thread_pool_stall_limit": "60"}, LONG_QUEUE_WAITS, flavor="mysql")  # 600 ms
     f = thread_pool_stall_limit.evaluate(c)
     # 30 ms wanted; the plugin's minimum is 4 (40 ms): the title names the 40 ms actually set.
     assert (f.variable, f.current, f.proposed, f.unit) == ("thread_pool_stall_limit", "60", "4", "×10 ms")

@@ -11,6 +11,15 @@ from poolscope.recommend.window import Window
 from poolscope.schemas import SeriesOut, ServerInfo, TargetInfo, TargetState
 
 NOW = 1_700_000_000.0
+# A minute of one group queueing with waits near 600 ms and statements of about 1 ms (2 running
+# at 1000 QPS): what makes the stall-limit rule propose lowering a 600 ms limit.
+LONG_QUEUE_WAITS: dict[str, list[float] | dict[str, list[float]]] = {
+    "tp_group_queue_length": {"0": [3] * 60},
+    "tp_queue_wait_max_ms": [590] * 60,
+    "tp_group_stalled": {"0": [0] * 60},
+    "threads_running": [2] * 60,
+    "qps": [1000] * 60,
+}
 
 
 def ctx(

@@ -2338,6 +2338,14 @@ export interface components {
              */
             notes: string[];
             /**
+             * Percona Builtin Pool
+             * @description Percona Server lists its built-in pool's variables (thread_pool_high_prio_mode, ...): this
+             *     build has that pool. With MySQL's thread_pool plugin running beside them (a 9.7 compat
+             *     build), thread_pool_stall_limit is Percona's, in ms, not the plugin's 10 ms units.
+             * @default false
+             */
+            percona_builtin_pool: boolean;
+            /**
              * Pool Enabled
              * @description The thread pool runs.
              */

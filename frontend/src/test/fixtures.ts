@@ -18,6 +18,7 @@ export function makeTarget(over: Partial<Target> = {}): Target {
       extra_port: 3307,
       version_tuple: [10, 11, 19],
       pool_kind: 'mariadb',
+      percona_builtin_pool: false,
       edition: null,
       admin_port: 0,
       capabilities: ['groups', 'group_stats', 'queue_entries', 'waits', 'pool_threads'],

@@ -37,6 +37,7 @@ OTHERS = (
     "Uptime",
 )
 NAMES = (*GAUGES, *RATES, *OTHERS)
+POOL_STATUS = ("Threadpool_threads", "Threadpool_idle_threads")
 # Each rate's status name, metric and counter-memory key, made once.
 RATE_KEYS = tuple((name, metric, ("status", name)) for name, metric in RATES.items())
 SQL = "SHOW GLOBAL STATUS WHERE Variable_name IN ({})".format(", ".join(f"'{n}'" for n in NAMES))
@@ -112,6 +113,11 @@ class GlobalStatus(Collector[StatusSection]):
 
     def _output(self, values: dict[str, float], ctx: ParseContext) -> CollectorOutput[StatusSection]:
         rate, now = ctx.counters.rate, ctx.now
+        if ctx.server.pool_kind == "mysql_enterprise":
+            # The plugin runs the pool: a Percona 9.7 build still lists its idle built-in pool's
+            # Threadpool_* status (0), which says nothing about this pool.
+            for name in POOL_STATUS:
+                values.pop(name, None)
         samples = [sample(metric, values[name]) for name, metric in GAUGES.items() if name in values]
         rates: dict[str, float | None] = {
             metric: rate(key, now, values.get(name)) for name, metric, key in RATE_KEYS

@@ -3,13 +3,15 @@
 One thread per connection spends CPU on context switches and memory on stacks when hundreds of
 connections are busy; MySQLTuner suggests the pool above ~512 concurrent connections. What to
 change comes from poolscope/enable_pool.py: thread_handling=pool-of-threads (MariaDB, Percona,
-AliSQL 5.x; restart), the Enterprise thread_pool plugin (MySQL; restart), or thread_pool_enabled
-(Alibaba Cloud RDS / MySQL-8-based AliSQL; no restart). The config snippet is that version's.
+AliSQL 5.x; restart), the thread_pool plugin (MySQL, and Percona 9.7.2+ builds without their
+built-in pool; restart), or thread_pool_enabled (Alibaba Cloud RDS / MySQL-8-based AliSQL; no
+restart). The config snippet is that version's.
 """
 
 from __future__ import annotations
 
 from poolscope.enable_pool import RDS_SWITCH, pool_switch
+from poolscope.flavors import percona_plugin_only
 from poolscope.recommend.base import (
     Clear,
     RecommendContext,
@@ -41,7 +43,9 @@ def evaluate(ctx: RecommendContext) -> RecommendFinding | Clear:
     server = ctx.server
     if server.pool_enabled:
         return Clear(f"the thread pool is on ({pool_on(ctx)})")
-    switch = pool_switch(server.flavor, server.version_tuple, RDS_SWITCH in ctx.variables)
+    switch = pool_switch(
+        server.flavor, server.version_tuple, RDS_SWITCH in ctx.variables, percona_plugin_only(server)
+    )
     if switch is None:
         return Clear(f"no thread pool is known for {server.flavor}")
     if (short := too_little(ctx, "threads_connected")) is not None:

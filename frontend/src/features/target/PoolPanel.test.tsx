@@ -16,6 +16,7 @@ const percona: ServerInfo = {
   extra_port: 0,
   version_tuple: [8, 4, 2],
   pool_kind: 'percona',
+  percona_builtin_pool: true,
   edition: null,
   admin_port: 0,
   capabilities: ['pool_threads', 'queue_wait_stats'],
