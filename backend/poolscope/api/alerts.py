@@ -136,10 +136,15 @@ async def _stored_alerts(repo: AlertRepository, services: Services, now: float) 
 async def alert_history(
     reader: AlertReaderDep,
     target: Annotated[str | None, Query(max_length=64)] = None,
+    from_: Annotated[float | None, Query(alias="from", description="epoch seconds")] = None,
+    to: Annotated[float | None, Query(description="epoch seconds")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[Alert]:
-    """Alerts that fired (firing or resolved), newest first."""
-    return await reader.repo.history(target=target, limit=limit)
+    """Alerts that fired (firing or resolved), newest first; with from/to, those firing at some
+    moment of that range (the target page draws them as bands on its charts)."""
+    if from_ is not None and to is not None and from_ > to:
+        raise HTTPException(status_code=422, detail="from must not be after to")
+    return await reader.repo.history(target=target, since=from_, until=to, limit=limit)
 
 
 @router.get("/rules", response_model=RulesOut)

@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
 
+from poolscope.alerts.repository import AlertRepository
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
+from poolscope.schemas import Alert
 from tests.alerts.support import login, served
 
 OPERATOR_PW = "alerts-operator-pw"
@@ -15,10 +20,15 @@ VIEWER_PW = "alerts-viewer-pw"
 
 
 @pytest.fixture(scope="module")
-def app(monitor_dsn, tmp_path_factory):
+def store_url(tmp_path_factory):
+    return f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('alerts') / 'store.db'}"
+
+
+@pytest.fixture(scope="module")
+def app(monitor_dsn, store_url):
     settings = Settings(
         poll_interval_s=0.5,
-        store_url=f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('alerts') / 'store.db'}",
+        store_url=store_url,
         targets=[TargetConfig(name="db1", dsn=monitor_dsn)],
         users=[
             UserConfig(name="op", role="operator", password_hash=hash_password(OPERATOR_PW)),
@@ -90,3 +100,45 @@ def test_silences_need_an_operator_and_say_what_is_wrong(app):
 
 def test_live_channel_can_carry_only_alert_events(app):
     assert app.get("/api/live", params={"events": "nonsense"}).status_code == 422
+
+
+def _stored_alert(n: int, fired_at: float, resolved_at: float | None) -> Alert:
+    return Alert(
+        fingerprint=f"bands-{n}",
+        target="bands",
+        rule="group_stalled",
+        group="0",
+        severity="critical",
+        status="resolved" if resolved_at else "firing",
+        summary=f"alert {n}",
+        description="",
+        started_at=fired_at,
+        fired_at=fired_at,
+        resolved_at=resolved_at,
+        last_active_at=resolved_at or fired_at,
+    )
+
+
+def test_history_lists_the_alerts_firing_at_some_moment_of_a_range(app, store_url):
+    async def insert() -> None:
+        db = create_async_engine(store_url)
+        repo = AlertRepository(db)
+        for n, (fired, resolved) in enumerate([(1000.0, 1100.0), (2000.0, 2100.0), (3000.0, None)]):
+            await repo.insert(_stored_alert(n, fired, resolved))
+        await db.dispose()
+
+    asyncio.run(insert())
+
+    def summaries(**params: float) -> list[str]:
+        answer = app.get("/api/alerts/history", params={"target": "bands", **params})
+        assert answer.status_code == 200, answer.text
+        return [a["summary"] for a in answer.json()]
+
+    assert summaries() == ["alert 2", "alert 1", "alert 0"]
+    # Overlap, not containment: an alert that began before `from` or ends after `to` is in.
+    assert summaries(**{"from": 1050, "to": 2050}) == ["alert 1", "alert 0"]
+    assert summaries(**{"from": 2101, "to": 2999}) == []
+    # One still firing is in every range after it fired.
+    assert summaries(**{"from": 5000, "to": 6000}) == ["alert 2"]
+    wrong = app.get("/api/alerts/history", params={"from": 10, "to": 5})
+    assert wrong.status_code == 422 and "from" in wrong.text

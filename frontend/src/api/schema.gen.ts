@@ -53,7 +53,8 @@ export interface paths {
         };
         /**
          * Alert History
-         * @description Alerts that fired (firing or resolved), newest first.
+         * @description Alerts that fired (firing or resolved), newest first; with from/to, those firing at some
+         *     moment of that range (the target page draws them as bands on its charts).
          */
         get: operations["alert_history_api_alerts_history_get"];
         put?: never;
@@ -3509,6 +3510,10 @@ export interface operations {
         parameters: {
             query?: {
                 target?: string | null;
+                /** @description epoch seconds */
+                from?: number | null;
+                /** @description epoch seconds */
+                to?: number | null;
                 limit?: number;
             };
             header?: never;
