@@ -1,37 +1,12 @@
-// Login state and mutating requests: `mutate()` sends the session token, `useAuth()` shares who is logged in.
+// Login state: `useAuth()` shares who is logged in; login and logout go through the typed client.
 import { useSyncExternalStore } from 'react';
-import { ApiError, apiFetch, detailFromBody, jsonBody, setUnauthorizedHandler } from './client';
+import { ApiError, detailFromBody, setUnauthorizedHandler } from './client';
+import { getRaw, post, postRaw } from './http';
 import type { components } from './schema.gen';
 import { endSession, onSessionChange, sessionToken, startSession } from './session';
 
 export type AuthUser = components['schemas']['UserOut'];
 export type Role = AuthUser['role'];
-type NewSession = components['schemas']['SessionOut'];
-
-/**
- * POST/PUT/PATCH/DELETE with the session token (apiFetch); a raw Blob body is sent as it is.
- * Errors become ApiError with the backend's `detail`; a 401 also forgets the logged-in user.
- */
-export async function mutate<T = unknown>(
-  url: string,
-  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE' = 'POST',
-  body?: unknown,
-): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  const raw = body instanceof Blob;
-  if (body !== undefined) headers['Content-Type'] = raw ? 'application/octet-stream' : 'application/json';
-  const res = await apiFetch(url, {
-    method,
-    headers,
-    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
-  });
-  const parsed = await jsonBody(res);
-  if (!res.ok) {
-    if (res.status === 401) setAuth({ status: 'anonymous', user: null, note: detailFromBody(parsed) });
-    throw new ApiError(detailFromBody(parsed) ?? `HTTP ${res.status} ${res.statusText}`.trim(), res.status, 'http');
-  }
-  return parsed as T;
-}
 
 export interface AuthState {
   status: 'unknown' | 'anonymous' | 'user';
@@ -57,8 +32,10 @@ function subscribe(cb: () => void): () => void {
 }
 
 // A read refused with 401 (never logged in, session expired or revoked): the app shows the login page.
-setUnauthorizedHandler((detail) => {
-  if (!state.loginRequired || state.user) setAuth({ status: 'anonymous', user: null, note: detail, loginRequired: true });
+// A change refused with 401: the session is gone, nobody is logged in here any more.
+setUnauthorizedHandler((detail, read) => {
+  if (!read) setAuth({ status: 'anonymous', user: null, note: detail });
+  else if (!state.loginRequired || state.user) setAuth({ status: 'anonymous', user: null, note: detail, loginRequired: true });
 });
 
 // Another tab ended the session this tab shared (logged out there): nobody is logged in here either.
@@ -73,13 +50,12 @@ export function refreshAuth(force = false): Promise<void> {
   if (inflight && !force) return inflight;
   inflight = (async () => {
     try {
-      const res = await apiFetch('/api/auth/me', { headers: { Accept: 'application/json' } });
-      const body = await jsonBody(res);
+      const { data, error, response } = await getRaw('/api/auth/me');
       // The backend says whether reads need a login here, so the login page can come first.
-      const reads = res.headers.get('X-Poolscope-Reads');
+      const reads = response.headers.get('X-Poolscope-Reads');
       const loginRequired = reads === 'login' ? true : reads === 'open' ? false : undefined;
-      if (res.ok) setAuth({ status: 'user', user: body as AuthUser, note: null, loginRequired });
-      else setAuth({ status: 'anonymous', user: null, note: detailFromBody(body), loginRequired });
+      if (response.ok && data) setAuth({ status: 'user', user: data as AuthUser, note: null, loginRequired });
+      else setAuth({ status: 'anonymous', user: null, note: detailFromBody(error), loginRequired });
     } catch {
       setAuth({ status: 'anonymous', user: null, note: 'the Poolscope API did not answer' });
     }
@@ -88,7 +64,10 @@ export function refreshAuth(force = false): Promise<void> {
 }
 
 export async function login(username: string, password: string): Promise<AuthUser> {
-  const session = await mutate<NewSession>('/api/auth/login', 'POST', { username, password });
+  const { data, error, response } = await postRaw('/api/auth/login', { body: { username, password } });
+  // A refused login is the form's own error, shown once there: not a note about the session.
+  if (!response.ok || !data) throw new ApiError(detailFromBody(error) ?? `HTTP ${response.status}`, response.status, 'http');
+  const session = data as components['schemas']['SessionOut'];
   startSession(session.token);
   const user: AuthUser = { name: session.name, role: session.role };
   setAuth({ status: 'user', user, note: null });
@@ -97,7 +76,7 @@ export async function login(username: string, password: string): Promise<AuthUse
 
 export async function logout(): Promise<void> {
   try {
-    await mutate('/api/auth/logout', 'POST');
+    await post('/api/auth/logout');
   } finally {
     endSession();
     setAuth({ status: 'anonymous', user: null, note: null });

@@ -1,6 +1,6 @@
 // Recommendations, apply/revert and the audit log; shapes from schema.gen.ts.
-import { mutate } from './auth';
-import { getJson } from './client';
+// Reading them is a query (queries.ts); these are the one-off reads and the changes.
+import { get, post } from './http';
 import type { components } from './schema.gen';
 
 type Schemas = components['schemas'];
@@ -29,29 +29,20 @@ export function tookEffect(result: AuditResult): boolean {
 export type MetricChange = Schemas['MetricChange'];
 export type Comparison = Schemas['Comparison'];
 
-const enc = encodeURIComponent;
+const path = (name: string) => ({ path: { name } });
 
-export function fetchRecommendations(target: string, signal?: AbortSignal): Promise<Recommendations> {
-  return getJson<Recommendations>(`/api/targets/${enc(target)}/recommendations`, signal);
+export function fetchPreview(target: string, variable: string, value: string, signal?: AbortSignal): Promise<ApplyPreview> {
+  return get('/api/targets/{name}/apply/preview', { params: { ...path(target), query: { variable, value } }, signal });
 }
 
-export function fetchAudit(target: string, signal?: AbortSignal): Promise<AuditEntry[]> {
-  return getJson<AuditEntry[]>(`/api/targets/${enc(target)}/audit`, signal);
-}
-
-export function fetchPreview(target: string, variable: string, value: string): Promise<ApplyPreview> {
-  const q = new URLSearchParams({ variable, value });
-  return getJson<ApplyPreview>(`/api/targets/${enc(target)}/apply/preview?${q.toString()}`);
-}
-
-export function fetchComparison(target: string, id: number): Promise<Comparison> {
-  return getJson<Comparison>(`/api/targets/${enc(target)}/audit/${id}/compare`);
+export function fetchComparison(target: string, id: number, signal?: AbortSignal): Promise<Comparison> {
+  return get('/api/targets/{name}/audit/{change_id}/compare', { params: { path: { name: target, change_id: id } }, signal });
 }
 
 export function applyChange(target: string, body: ApplyRequest): Promise<AuditEntry> {
-  return mutate<AuditEntry>(`/api/targets/${enc(target)}/apply`, 'POST', body);
+  return post('/api/targets/{name}/apply', { params: path(target), body });
 }
 
 export function revertChange(target: string, id: number): Promise<AuditEntry> {
-  return mutate<AuditEntry>(`/api/targets/${enc(target)}/audit/${id}/revert`, 'POST');
+  return post('/api/targets/{name}/audit/{change_id}/revert', { params: { path: { name: target, change_id: id } } });
 }

@@ -1,19 +1,24 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, detailFromBody, fetchTarget, metricsUrl } from './client';
+import { ApiError, detailFromBody } from './client';
+import { get } from './http';
+import { resetSessionForTests } from './session';
+import { asRequest, stubFetch } from '../test/fakes';
 
 afterEach(() => vi.unstubAllGlobals());
 
-function stubFetch(status: number, body: string) {
+function answer(status: number, body: string) {
   vi.stubGlobal(
     'fetch',
     vi.fn(async () => new Response(body, { status, statusText: 'X' })),
   );
 }
 
+const target = (name: string) => get('/api/targets/{name}', { params: { path: { name } } });
+
 describe('api client', () => {
   it('surfaces the backend detail message with its status', async () => {
-    stubFetch(404, JSON.stringify({ detail: "unknown target 'x'" }));
-    const err = await fetchTarget('x').catch((e: unknown) => e);
+    answer(404, JSON.stringify({ detail: "unknown target 'x'" }));
+    const err = await target('x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).message).toBe("unknown target 'x'");
     expect((err as ApiError).kind).toBe('not_found');
@@ -21,8 +26,8 @@ describe('api client', () => {
   });
 
   it('classifies 503 as not ready', async () => {
-    stubFetch(503, JSON.stringify({ detail: 'no poll yet for sandbox' }));
-    const err = (await fetchTarget('sandbox').catch((e: unknown) => e)) as ApiError;
+    answer(503, JSON.stringify({ detail: 'no poll yet for sandbox' }));
+    const err = (await target('sandbox').catch((e: unknown) => e)) as ApiError;
     expect(err.kind).toBe('not_ready');
     expect(err.message).toBe('no poll yet for sandbox');
   });
@@ -32,11 +37,11 @@ describe('api client', () => {
       'fetch',
       vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
     );
-    const e1 = (await fetchTarget('a').catch((e: unknown) => e)) as ApiError;
+    const e1 = (await target('a').catch((e: unknown) => e)) as ApiError;
     expect(e1.kind).toBe('unreachable');
     expect(e1.message).toContain('No answer from the Poolscope API');
-    stubFetch(502, '');
-    const e2 = (await fetchTarget('a').catch((e: unknown) => e)) as ApiError;
+    answer(502, '');
+    const e2 = (await target('a').catch((e: unknown) => e)) as ApiError;
     expect(e2.kind).toBe('unreachable');
   });
 
@@ -45,8 +50,16 @@ describe('api client', () => {
     expect(detailFromBody('nope')).toBeNull();
   });
 
-  it('builds metrics URLs with repeated metric params and clamped points', () => {
-    const url = metricsUrl('my db', { metrics: ['qps', 'tps'], from: 10.7, to: 20.2, points: 99999 });
-    expect(url).toBe('/api/targets/my%20db/metrics?metric=qps&metric=tps&from=10&to=21&points=5000');
+  it('sends reads with the session token, no cookie, and repeated metric params', async () => {
+    resetSessionForTests('v3.tok.sig');
+    const fn = stubFetch({ '/api/targets/my%20db/metrics': () => ({ body: { series: [] } }) });
+    await get('/api/targets/{name}/metrics', {
+      params: { path: { name: 'my db' }, query: { metric: ['qps', 'tps'], from: 10, to: 21, points: 600 } },
+    });
+    const sent = asRequest(fn.mock.calls[0]);
+    const url = new URL(sent.url);
+    expect(url.pathname + url.search).toBe('/api/targets/my%20db/metrics?metric=qps&metric=tps&from=10&to=21&points=600');
+    expect(sent.headers.get('authorization')).toBe('Bearer v3.tok.sig');
+    expect(sent.credentials).toBe('omit');
   });
 });

@@ -1,7 +1,7 @@
-// Typed fetch wrappers for the Poolscope HTTP API; every failure becomes an ApiError carrying the backend's `detail`.
-// Every request goes through apiFetch, which sends the session token (session.ts) as `Authorization: Bearer`.
+// How the UI talks to the Poolscope API: every request carries the session token (session.ts) as
+// `Authorization: Bearer` (authorize), every failure becomes an ApiError with the backend's `detail`.
+// JSON reads and writes go through the typed client (http.ts); streams and downloads through apiFetch.
 import { sessionReady, sessionToken } from './session';
-import type { MetricsResponse, Overview, Target, TargetState } from './types';
 
 export type ApiErrorKind = 'unreachable' | 'not_found' | 'not_ready' | 'http';
 
@@ -45,33 +45,44 @@ function kindFor(status: number): ApiErrorKind {
   return 'http';
 }
 
-type UnauthorizedHandler = (detail: string | null) => void;
+type UnauthorizedHandler = (detail: string | null, read: boolean) => void;
 let onUnauthorized: UnauthorizedHandler = () => undefined;
 
-/** Called with the backend's detail when a read answers 401 (api/auth.ts then shows the login page). */
+/** Called with the backend's detail when a request answers 401 (api/auth.ts then shows the login page). */
 export function setUnauthorizedHandler(handler: UnauthorizedHandler): void {
   onUnauthorized = handler;
 }
 
-/**
- * fetch() for the Poolscope API: the session token (if any) as `Authorization: Bearer`, never a
- * cookie (`credentials: 'omit'`). A network failure becomes an ApiError of kind 'unreachable'.
- */
-export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+/** Puts the session token (if any) on a request's headers: every call to the API goes through here. */
+export async function authorize(headers: Headers): Promise<void> {
   await sessionReady();
-  const headers = new Headers(init.headers);
   const token = sessionToken();
   if (token) headers.set('Authorization', `Bearer ${token}`);
+}
+
+/**
+ * fetch() for the Poolscope API: never a cookie (`credentials: 'omit'`), nothing cached. A network
+ * failure becomes an ApiError of kind 'unreachable'; an abort stays an AbortError.
+ */
+export async function send(request: Request): Promise<Response> {
   try {
-    return await fetch(path, { ...init, headers: Object.fromEntries(headers), credentials: 'omit', cache: 'no-store' });
+    return await fetch(request);
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    if (request.signal?.aborted) throw new DOMException('aborted', 'AbortError');
     throw new ApiError(
       `No answer from the Poolscope API (${err instanceof Error ? err.message : String(err)})`,
       0,
       'unreachable',
     );
   }
+}
+
+/** A request to the API with the session header (for streams, downloads and raw uploads; JSON goes through http.ts). */
+export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  await authorize(headers);
+  return send(new Request(new URL(path, window.location.origin), { ...init, headers, credentials: 'omit', cache: 'no-store' }));
 }
 
 /** The body as JSON, or null when it is empty or not JSON. */
@@ -85,66 +96,21 @@ export async function jsonBody(res: Response): Promise<unknown> {
   }
 }
 
-export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  const res = await apiFetch(path, { signal, headers: { Accept: 'application/json' } });
-  const body = await jsonBody(res);
-  if (!res.ok) {
-    const detail = detailFromBody(body);
-    if (res.status === 401) onUnauthorized(detail);
-    let kind = kindFor(res.status);
-    // A 502 carrying a FastAPI detail came from the backend itself, not from a dead proxy target.
-    if (kind === 'unreachable' && detail) kind = 'http';
-    const fallback =
-      kind === 'unreachable'
-        ? `No answer from the Poolscope API (HTTP ${res.status} from the proxy in front of it)`
-        : `HTTP ${res.status} ${res.statusText}`.trim();
-    throw new ApiError(detail ?? fallback, res.status, kind);
-  }
-  if (body === null) throw new ApiError(`Invalid JSON from ${path}`, res.status, 'http');
-  return body as T;
-}
-
-const enc = encodeURIComponent;
-
-export function fetchTargets(signal?: AbortSignal): Promise<Target[]> {
-  return getJson<Target[]>('/api/targets', signal);
-}
-
-export function fetchOverview(signal?: AbortSignal): Promise<Overview> {
-  return getJson<Overview>('/api/overview', signal);
-}
-
-export function fetchTarget(name: string, signal?: AbortSignal): Promise<Target> {
-  return getJson<Target>(`/api/targets/${enc(name)}`, signal);
-}
-
-export function fetchTargetState(name: string, signal?: AbortSignal): Promise<TargetState> {
-  return getJson<TargetState>(`/api/targets/${enc(name)}/state`, signal);
-}
-
-export type MetricsAgg = 'avg' | 'max' | 'min';
-
-export interface MetricsQuery {
-  metrics: readonly string[];
-  /** How samples inside one bucket combine; the backend default is avg. */
-  agg?: MetricsAgg;
-  from?: number;
-  to?: number;
-  points?: number;
-}
-
-export function metricsUrl(name: string, q: MetricsQuery): string {
-  const params = new URLSearchParams();
-  for (const m of q.metrics) params.append('metric', m);
-  if (q.from !== undefined) params.set('from', String(Math.floor(q.from)));
-  if (q.to !== undefined) params.set('to', String(Math.ceil(q.to)));
-  if (q.points !== undefined) params.set('points', String(Math.max(10, Math.min(5000, Math.round(q.points)))));
-  if (q.agg) params.set('agg', q.agg);
-  return `/api/targets/${enc(name)}/metrics?${params.toString()}`;
-}
-
-export function fetchMetrics(name: string, q: MetricsQuery, signal?: AbortSignal): Promise<MetricsResponse> {
-  return getJson<MetricsResponse>(metricsUrl(name, q), signal);
+/**
+ * The ApiError for an answer that is not ok, from its parsed body; a 401 tells the auth state
+ * (`read`: a GET was refused, so this backend needs a login to read).
+ */
+export function failure(res: Response, body: unknown, read: boolean): ApiError {
+  const detail = detailFromBody(body);
+  if (res.status === 401) onUnauthorized(detail, read);
+  let kind = kindFor(res.status);
+  // A 502 carrying a FastAPI detail came from the backend itself, not from a dead proxy target.
+  if (kind === 'unreachable' && detail) kind = 'http';
+  const fallback =
+    kind === 'unreachable'
+      ? `No answer from the Poolscope API (HTTP ${res.status} from the proxy in front of it)`
+      : `HTTP ${res.status} ${res.statusText}`.trim();
+  return new ApiError(detail ?? fallback, res.status, kind);
 }
 
 /**
@@ -153,17 +119,18 @@ export function fetchMetrics(name: string, q: MetricsQuery, signal?: AbortSignal
  */
 export async function download(path: string, fallback: string): Promise<void> {
   const res = await apiFetch(path);
-  if (!res.ok) {
-    const detail = detailFromBody(await jsonBody(res));
-    if (res.status === 401) onUnauthorized(detail);
-    throw new ApiError(detail ?? `HTTP ${res.status} ${res.statusText}`.trim(), res.status, kindFor(res.status));
-  }
+  if (!res.ok) throw failure(res, await jsonBody(res), true);
   const named = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '');
-  const url = URL.createObjectURL(await res.blob());
+  saveBlob(await res.blob(), named?.[1] ?? fallback);
+}
+
+/** Hand a blob to the browser as a download named `name`. */
+export function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
   try {
     const a = document.createElement('a');
     a.href = url;
-    a.download = named?.[1] ?? fallback;
+    a.download = name;
     document.body.append(a);
     a.click();
     a.remove();
@@ -173,8 +140,9 @@ export async function download(path: string, fallback: string): Promise<void> {
   }
 }
 
+/** The live channel's polls: of one target, or of all of them. */
 export function liveUrl(target?: string): string {
-  return target ? `/api/live?target=${enc(target)}` : '/api/live';
+  return target ? `/api/live?target=${encodeURIComponent(target)}&events=poll` : '/api/live?events=poll';
 }
 
 export function errorMessage(err: unknown): string {

@@ -1,25 +1,16 @@
 // Incident snapshots: list, read, capture on demand, import a file, download its exports.
-import { mutate } from './auth';
-import { download, getJson } from './client';
+import { apiFetch, download, failure, jsonBody } from './client';
+import { del, post } from './http';
 import type { components } from './schema.gen';
-import type { SnapshotDocument, SnapshotSummary } from './types';
 
 type Created = components['schemas']['Created'];
 
-export function fetchSnapshots(signal?: AbortSignal): Promise<SnapshotSummary[]> {
-  return getJson<SnapshotSummary[]>('/api/snapshots', signal);
-}
-
-export function fetchSnapshot(id: number, signal?: AbortSignal): Promise<SnapshotDocument> {
-  return getJson<SnapshotDocument>(`/api/snapshots/${id}`, signal);
-}
-
 export function captureSnapshot(target: string, title?: string): Promise<Created> {
-  return mutate<Created>(`/api/targets/${encodeURIComponent(target)}/snapshots`, 'POST', title ? { title } : {});
+  return post('/api/targets/{name}/snapshots', { params: { path: { name: target } }, body: title ? { title } : {} });
 }
 
 export function deleteSnapshot(id: number): Promise<unknown> {
-  return mutate(`/api/snapshots/${id}`, 'DELETE');
+  return del('/api/snapshots/{snapshot_id}', { params: { path: { snapshot_id: id } } });
 }
 
 export type SnapshotExport = 'json' | 'archive' | 'report';
@@ -36,6 +27,14 @@ export function downloadSnapshot(id: number, kind: SnapshotExport): Promise<void
 }
 
 /** Upload an exported snapshot (JSON or zip) as the raw body; the backend validates it. */
-export function importSnapshot(file: Blob): Promise<Created> {
-  return mutate<Created>('/api/snapshots/import', 'POST', file);
+export async function importSnapshot(file: Blob): Promise<Created> {
+  // The document declares no body for it (the backend reads the raw bytes): not the typed client.
+  const res = await apiFetch('/api/snapshots/import', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/octet-stream', Accept: 'application/json' },
+    body: file,
+  });
+  const body = await jsonBody(res);
+  if (!res.ok) throw failure(res, body, false);
+  return body as Created;
 }

@@ -38,9 +38,9 @@ describe('live stream', () => {
     await vi.waitFor(() => expect(seen).toEqual(['open']));
     push('event: alert\ndata: {"x":1}\n\n');
     await vi.waitFor(() => expect(seen).toEqual(['open', '{"x":1}']));
-    const init = fetchMock.mock.calls[0][1] as RequestInit;
-    expect((init.headers as Record<string, string>).authorization).toBe('Bearer v3.tok.sig');
-    expect(init.credentials).toBe('omit');
+    const sent = fetchMock.mock.calls[0][0] as unknown as Request;
+    expect(sent.headers.get('authorization')).toBe('Bearer v3.tok.sig');
+    expect(sent.credentials).toBe('omit');
     stream.close();
     push('event: alert\ndata: late\n\n');
     await new Promise((r) => setTimeout(r, 20));

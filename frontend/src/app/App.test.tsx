@@ -2,7 +2,7 @@ import { act, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetAuthForTests } from '../api/auth';
 import { makeRow, makeState, makeTarget } from '../test/fixtures';
-import { installEventSource, stubFetch } from '../test/fakes';
+import { calledUrls, installEventSource, stubFetch } from '../test/fakes';
 import { App } from './App';
 
 let fetchMock: ReturnType<typeof stubFetch>;
@@ -29,15 +29,11 @@ afterEach(() => vi.unstubAllGlobals());
 
 /** The avg-aggregated /metrics requests (one per history load; a second one asks agg=max for group metrics). */
 function metricCalls(): URL[] {
-  return fetchMock.mock.calls
-    .map(([input]) => new URL(String(input), 'http://localhost'))
-    .filter((u) => u.pathname.endsWith('/metrics') && !u.searchParams.has('agg'));
+  return calledUrls(fetchMock).filter((u) => u.pathname.endsWith('/metrics') && !u.searchParams.has('agg'));
 }
 
 function maxCalls(): URL[] {
-  return fetchMock.mock.calls
-    .map(([input]) => new URL(String(input), 'http://localhost'))
-    .filter((u) => u.pathname.endsWith('/metrics') && u.searchParams.get('agg') === 'max');
+  return calledUrls(fetchMock).filter((u) => u.pathname.endsWith('/metrics') && u.searchParams.get('agg') === 'max');
 }
 
 describe('App routing and URL range', () => {

@@ -1,6 +1,8 @@
 // App shell: header with navigation, the alert banner (every page) and the route switch.
-import { Suspense } from 'react';
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { Suspense, useState } from 'react';
 import { useAuth } from '../api/auth';
+import { makeQueryClient } from '../api/queries';
 import { AlertBanner } from '../features/alerts/AlertBanner';
 import { LoginForm, UserMenu } from '../features/auth/LoginForm';
 import { OverviewPage } from '../features/overview/OverviewPage';
@@ -17,7 +19,17 @@ const AlertsPage = lazyPage(() => import('../features/alerts/AlertsPage').then((
 const SnapshotsPage = lazyPage(() => import('../features/snapshots/SnapshotsPage').then((m) => m.SnapshotsPage));
 const SnapshotView = lazyPage(() => import('../features/snapshots/SnapshotView').then((m) => m.SnapshotView));
 
-export function App() {
+/** The app with its query cache (one per page load; a test renders its own). */
+export function App({ client }: { client?: QueryClient }) {
+  const [own] = useState(() => client ?? makeQueryClient());
+  return (
+    <QueryClientProvider client={own}>
+      <Shell />
+    </QueryClientProvider>
+  );
+}
+
+function Shell() {
   const { pathname, search } = useLocation();
   const route = parseRoute(pathname);
   const auth = useAuth();

@@ -9,6 +9,7 @@ const TEXT: Record<LiveStatus, { label: string; title: string }> = {
     title: 'The /api/live event stream failed; the browser keeps retrying it.',
   },
   unsupported: { label: 'no SSE — refetching every 5 s', title: 'This browser cannot read a streamed answer.' },
+  paused: { label: 'paused', title: 'Refreshing is paused: the ▶ button in the top bar resumes it.' },
 };
 
 export function LiveIndicator({ status }: { status: LiveStatus }) {

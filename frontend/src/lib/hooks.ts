@@ -1,4 +1,4 @@
-// Small generic React hooks: a ticking clock, an interval, and element width tracking.
+// Small generic React hooks: a ticking clock and element width tracking.
 import { useCallback, useEffect, useRef, useState } from 'react';
 
 /** Current epoch seconds, re-rendering every `ms` (for "last poll 3 s ago"). */
@@ -9,19 +9,6 @@ export function useNow(ms = 1000): number {
     return () => window.clearInterval(id);
   }, [ms]);
   return now;
-}
-
-/** Run `fn` every `ms` while `active`; the latest `fn` is always called. */
-export function useInterval(fn: () => void, ms: number, active: boolean): void {
-  const ref = useRef(fn);
-  useEffect(() => {
-    ref.current = fn;
-  });
-  useEffect(() => {
-    if (!active) return;
-    const id = window.setInterval(() => ref.current(), ms);
-    return () => window.clearInterval(id);
-  }, [ms, active]);
 }
 
 /** Callback ref + measured content width (0 until measured; jsdom never measures). */

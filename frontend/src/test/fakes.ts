@@ -2,18 +2,34 @@
 import { vi } from 'vitest';
 import { setStreamOpenerForTests } from '../api/stream';
 
-export type Routes = Record<string, (url: URL) => { status?: number; body: unknown; headers?: Record<string, string> }>;
+export type Routes = Record<
+  string,
+  (url: URL, request: Request) => { status?: number; body: unknown; headers?: Record<string, string> }
+>;
+
+type FetchArgs = [input: RequestInfo | URL, init?: RequestInit];
+
+/** One call of the stubbed fetch as a Request (the app sends Requests; a bare URL and init become one). */
+export function asRequest([input, init]: FetchArgs): Request {
+  return input instanceof Request ? input : new Request(new URL(String(input), 'http://localhost'), init);
+}
+
+/** The URLs the stubbed fetch was called with, in order. */
+export function calledUrls(fn: { mock: { calls: FetchArgs[] } }): URL[] {
+  return fn.mock.calls.map((c) => new URL(asRequest(c).url));
+}
 
 /** Stub fetch; the first route whose key is a prefix of the path (+query) answers. Unmatched → 404. */
 export function stubFetch(routes: Routes) {
-  const fn = vi.fn<(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>(async (input) => {
-    const url = new URL(String(input), 'http://localhost');
+  const fn = vi.fn<(...args: FetchArgs) => Promise<Response>>(async (...args) => {
+    const request = asRequest(args);
+    const url = new URL(request.url);
     const path = url.pathname + url.search;
     const key = Object.keys(routes)
       .toSorted((a, b) => b.length - a.length)
       .find((k) => path === k || path.startsWith(k.endsWith('?') ? k : `${k}?`) || path === k.replace(/\?$/, ''));
     if (!key) return new Response(JSON.stringify({ detail: `no route for ${path}` }), { status: 404 });
-    const { status = 200, body, headers = {} } = routes[key](url);
+    const { status = 200, body, headers = {} } = routes[key](url, request);
     return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
   });
   vi.stubGlobal('fetch', fn);

@@ -1,9 +1,12 @@
-import { act, render, screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { applyAlertEvent, parseAlertEvent, resetAlertsForTests, sortAlerts } from '../../api/alerts';
-import type { Alert } from '../../api/types';
+import { sortAlerts } from '../../api/alerts';
+import { applyAlertEvent, parseAlertEvent } from '../../api/live';
+import { keys } from '../../api/queries';
+import type { Alert, AlertsResponse } from '../../api/types';
 import { FakeEventSource, installEventSource, stubFetch } from '../../test/fakes';
 import { AlertBanner } from './AlertBanner';
+import { renderWithClient } from '../../test/render';
 
 function makeAlert(over: Partial<Alert> = {}): Alert {
   return {
@@ -34,17 +37,29 @@ function makeAlert(over: Partial<Alert> = {}): Alert {
 
 describe('alert state', () => {
   it('adds firing alerts and drops resolved ones by fingerprint', () => {
-    let active = new Map<string, Alert>();
-    active = applyAlertEvent(active, { target: 'db1', ts: 1, transition: 'firing', alert: makeAlert() });
-    active = applyAlertEvent(active, {
+    let current: AlertsResponse = { active: [], silences: [] };
+    current = applyAlertEvent(current, { target: 'db1', ts: 1, transition: 'firing', alert: makeAlert() });
+    current = applyAlertEvent(current, {
       target: 'db1',
       ts: 2,
       transition: 'firing',
       alert: makeAlert({ fingerprint: 'fp2', group: '1' }),
     });
-    expect([...active.keys()]).toEqual(['fp1', 'fp2']);
-    active = applyAlertEvent(active, { target: 'db1', ts: 3, transition: 'resolved', alert: makeAlert({ status: 'resolved' }) });
-    expect([...active.keys()]).toEqual(['fp2']);
+    expect(current.active.map((a) => a.fingerprint)).toEqual(['fp1', 'fp2']);
+    current = applyAlertEvent(current, {
+      target: 'db1',
+      ts: 3,
+      transition: 'acknowledged',
+      alert: makeAlert({ acked_by: 'op' }),
+    });
+    expect(current.active.find((a) => a.fingerprint === 'fp1')?.acked_by).toBe('op');
+    current = applyAlertEvent(current, {
+      target: 'db1',
+      ts: 4,
+      transition: 'resolved',
+      alert: makeAlert({ status: 'resolved' }),
+    });
+    expect(current.active.map((a) => a.fingerprint)).toEqual(['fp2']);
   });
 
   it('orders firing critical first, then newest', () => {
@@ -65,26 +80,24 @@ describe('alert state', () => {
 
 describe('AlertBanner', () => {
   beforeEach(() => {
-    resetAlertsForTests();
     installEventSource();
     stubFetch({ '/api/alerts': () => ({ body: { active: [], silences: [] } }) });
   });
-  afterEach(() => {
-    resetAlertsForTests();
-    vi.unstubAllGlobals();
-  });
+  afterEach(() => vi.unstubAllGlobals());
 
   it('shows an alert pushed over the live channel and hides it when resolved', async () => {
-    render(<AlertBanner />);
+    const { client } = renderWithClient(<AlertBanner />);
     await waitFor(() => expect(FakeEventSource.instances.length).toBe(1));
     const es = FakeEventSource.latest();
     expect(es.url).toBe('/api/live?events=alert');
+    // The first list arrives before the stream's changes are applied to it.
+    await waitFor(() => expect(client.getQueryData(keys.current)).toEqual({ active: [], silences: [] }));
     expect(screen.queryByTestId('alert-banner')).toBeNull();
     act(() => es.emit('alert', { target: 'db1', ts: 1, transition: 'firing', alert: makeAlert() }));
-    expect(screen.getByTestId('alert-banner-count').textContent).toContain('1 alert firing');
+    expect((await screen.findByTestId('alert-banner-count')).textContent).toContain('1 alert firing');
     expect(screen.getByTestId('alert-banner-item').textContent).toContain('db1: thread group 0 stalled');
     act(() => es.emit('alert', { target: 'db1', ts: 2, transition: 'resolved', alert: makeAlert({ status: 'resolved' }) }));
-    expect(screen.queryByTestId('alert-banner')).toBeNull();
+    await waitFor(() => expect(screen.queryByTestId('alert-banner')).toBeNull());
   });
 
   it('says how many are silenced and does not count pending ones', async () => {
@@ -96,7 +109,7 @@ describe('AlertBanner', () => {
         },
       }),
     });
-    render(<AlertBanner />);
+    renderWithClient(<AlertBanner />);
     expect((await screen.findByTestId('alert-banner-count')).textContent).toContain('1 alert firing (1 silenced)');
     expect(screen.getByTestId('alert-banner').className).toContain('alert-banner-muted');
   });

@@ -1,6 +1,7 @@
 // Shown on every page: what is firing now (links to the alert list), and the offer to allow desktop notifications.
 import { useState } from 'react';
-import { notificationsSupported, sortAlerts, useAlerts } from '../../api/alerts';
+import { sortAlerts, useAlerts } from '../../api/alerts';
+import { notificationsSupported } from '../../api/live';
 import { Link } from '../../ui/ui';
 import './alerts.css';
 

@@ -1,20 +1,12 @@
 // The alert list: firing and pending alerts (acknowledge, silence), silences in effect, history, webhook delivery log.
-import { useCallback, useEffect, useState } from 'react';
-import {
-  acknowledge,
-  addSilence,
-  expireSilence,
-  fetchAlertHistory,
-  fetchDeliveries,
-  refreshAlerts,
-  sortAlerts,
-  useAlerts,
-} from '../../api/alerts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { acknowledge, addSilence, expireSilence, sortAlerts, useAlerts } from '../../api/alerts';
 import { useAuth } from '../../api/auth';
-import { errorMessage } from '../../api/client';
-import type { Alert, Delivery } from '../../api/types';
+import { alertHistoryQuery, deliveriesQuery, keys } from '../../api/queries';
+import type { Alert } from '../../api/types';
 import { fmtAgo, fmtDateTime } from '../../lib/format';
-import { useInterval, useNow } from '../../lib/hooks';
+import { useNow } from '../../lib/hooks';
+import { refreshEvery, usePrefs } from '../../lib/prefs';
 import { Badge, Link, Notice, Panel } from '../../ui/ui';
 import './alerts.css';
 
@@ -52,28 +44,19 @@ export function AlertsPage() {
   const alerts = useAlerts();
   const auth = useAuth();
   const now = useNow(1000);
-  const [history, setHistory] = useState<Alert[] | null>(null);
-  const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const qc = useQueryClient();
+  const every = refreshEvery(usePrefs(), LOGS_REFRESH_MS);
+  const historyQ = useQuery({ ...alertHistoryQuery, refetchInterval: every });
+  const history = historyQ.data ?? null;
+  const deliveries = useQuery({ ...deliveriesQuery, refetchInterval: every }).data ?? null;
   const operator = auth.can('operator');
-
-  const loadLogs = useCallback(() => {
-    fetchAlertHistory().then(setHistory, (e: unknown) => setError(errorMessage(e)));
-    fetchDeliveries().then(setDeliveries, () => undefined);
-  }, []);
-  useEffect(() => loadLogs(), [loadLogs]);
-  useInterval(loadLogs, LOGS_REFRESH_MS, true);
-
-  async function run(action: () => Promise<unknown>) {
-    setError(null);
-    try {
-      await action();
-      await refreshAlerts();
-      loadLogs();
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }
+  // Every action changes the alert list and its logs: all of them are fetched again.
+  const action = useMutation({
+    mutationFn: (act: () => Promise<unknown>) => act(),
+    onSettled: () => qc.invalidateQueries({ queryKey: keys.alerts }),
+  });
+  const run = (act: () => Promise<unknown>) => action.mutate(act);
+  const error = action.error?.message ?? null;
 
   const active = sortAlerts(alerts.active.values());
   return (
@@ -150,7 +133,7 @@ export function AlertsPage() {
                               type="button"
                               className="btn btn-small"
                               data-testid="alert-ack"
-                              onClick={() => void run(() => acknowledge(a.id!))}
+                              onClick={() => run(() => acknowledge(a.id!))}
                             >
                               Acknowledge
                             </button>
@@ -163,7 +146,7 @@ export function AlertsPage() {
                                   className="btn btn-small"
                                   data-testid="alert-silence"
                                   onClick={() =>
-                                    void run(() =>
+                                    run(() =>
                                       addSilence({
                                         target: a.target,
                                         rule: a.rule,
@@ -219,7 +202,7 @@ export function AlertsPage() {
                         type="button"
                         className="btn btn-small"
                         data-testid="silence-expire"
-                        onClick={() => void run(() => expireSilence(s.id))}
+                        onClick={() => run(() => expireSilence(s.id))}
                       >
                         End now
                       </button>
@@ -233,7 +216,13 @@ export function AlertsPage() {
       </Panel>
       <Panel title="History (fired alerts, newest first)" testId="alerts-history">
         {!history ? (
-          <div className="loading">Loading…</div>
+          historyQ.error ? (
+            <Notice tone="bad" title="Could not read the alert history" testId="alerts-history-error">
+              {historyQ.error.message}
+            </Notice>
+          ) : (
+            <div className="loading">Loading…</div>
+          )
         ) : history.length === 0 ? (
           <div className="empty">No alert has fired yet.</div>
         ) : (

@@ -1,9 +1,12 @@
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { logout, mutate, resetAuthForTests } from '../../api/auth';
+import { logout, resetAuthForTests } from '../../api/auth';
+import { acknowledge } from '../../api/alerts';
 import { resetSessionForTests, sessionToken } from '../../api/session';
 import { loginNext } from '../../app/router';
 import { LoginForm, UserMenu } from './LoginForm';
+import { asRequest, stubFetch } from '../../test/fakes';
+import { renderWithClient } from '../../test/render';
 
 function jsonResponse(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -17,27 +20,26 @@ describe('auth', () => {
     sessionStorage.clear();
   });
 
-  it('mutate sends the session token as a bearer header, no cookie, and surfaces the detail of an error', async () => {
+  it('a change sends the session token as a bearer header, no cookie, and surfaces the detail of an error', async () => {
     resetSessionForTests('v3.tok.sig');
-    const fetchMock = vi
-      .fn<(url: string, init?: RequestInit) => Promise<Response>>()
-      .mockResolvedValue(jsonResponse(403, { detail: 'bob is a viewer; this needs the operator role' }));
-    vi.stubGlobal('fetch', fetchMock);
-    await expect(mutate('/api/x', 'POST', { a: 1 })).rejects.toThrow('bob is a viewer; this needs the operator role');
-    const init = fetchMock.mock.calls[0][1] as RequestInit;
-    expect((init.headers as Record<string, string>).authorization).toBe('Bearer v3.tok.sig');
-    expect(init.credentials).toBe('omit');
-    expect(init.body).toBe('{"a":1}');
+    const fetchMock = stubFetch({
+      '/api/alerts/7/ack': () => ({ status: 403, body: { detail: 'bob is a viewer; this needs the operator role' } }),
+    });
+    await expect(acknowledge(7)).rejects.toThrow('bob is a viewer; this needs the operator role');
+    const sent = asRequest(fetchMock.mock.calls[0]);
+    expect(sent.method).toBe('POST');
+    expect(sent.headers.get('authorization')).toBe('Bearer v3.tok.sig');
+    expect(sent.credentials).toBe('omit');
   });
 
   it('keeps the token in sessionStorage after login and forgets it on logout', async () => {
-    const fetchMock = vi.fn<(url: string, init?: RequestInit) => Promise<Response>>(async (url: string) =>
-      url === '/api/auth/login'
+    const fetchMock = vi.fn<(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>(async (input) =>
+      new URL(asRequest([input]).url).pathname === '/api/auth/login'
         ? jsonResponse(200, { name: 'op', role: 'operator', token: 'v3.new.sig', expires_at: 1 })
         : new Response(null, { status: 204 }),
     );
     vi.stubGlobal('fetch', fetchMock);
-    render(<LoginForm />);
+    renderWithClient(<LoginForm />);
     fireEvent.change(screen.getByTestId('login-username'), { target: { value: 'op' } });
     fireEvent.change(screen.getByTestId('login-password'), { target: { value: 'pw' } });
     fireEvent.click(screen.getByTestId('login-submit'));
@@ -45,19 +47,18 @@ describe('auth', () => {
     expect(sessionStorage.getItem('poolscope.session')).toBe('v3.new.sig');
     expect(document.cookie).toBe('');
     await logout();
-    const sent = fetchMock.mock.calls.find(([url]) => url === '/api/auth/logout')?.[1] as RequestInit;
-    expect((sent.headers as Record<string, string>).authorization).toBe('Bearer v3.new.sig');
+    const sent = fetchMock.mock.calls.map(asRequest).find((r) => new URL(r.url).pathname === '/api/auth/logout');
+    expect(sent?.headers.get('authorization')).toBe('Bearer v3.new.sig');
     expect(sessionToken()).toBeNull();
     expect(sessionStorage.getItem('poolscope.session')).toBeNull();
   });
 
   it('logs in and shows the user with the role', async () => {
-    const fetchMock = vi.fn<(url: string) => Promise<Response>>(async (url: string) => {
-      if (url === '/api/auth/me') return jsonResponse(401, { detail: 'not logged in' });
-      return jsonResponse(200, { name: 'op', role: 'operator', token: 'v3.t.s', expires_at: 1 });
+    stubFetch({
+      '/api/auth/me': () => ({ status: 401, body: { detail: 'not logged in' } }),
+      '/api/auth/login': () => ({ body: { name: 'op', role: 'operator', token: 'v3.t.s', expires_at: 1 } }),
     });
-    vi.stubGlobal('fetch', fetchMock);
-    render(
+    renderWithClient(
       <>
         <UserMenu />
         <LoginForm />
@@ -71,20 +72,18 @@ describe('auth', () => {
     expect(screen.getByTestId('user-name').textContent).toBe('op');
   });
 
-  it('shows why a login failed', async () => {
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string) =>
-        url === '/api/auth/me'
-          ? jsonResponse(401, { detail: 'not logged in' })
-          : jsonResponse(401, { detail: 'wrong user name or password' }),
-      ),
-    );
-    render(<LoginForm />);
+  it('shows why a login failed, once', async () => {
+    stubFetch({
+      '/api/auth/me': () => ({ status: 401, body: { detail: 'not logged in' } }),
+      '/api/auth/login': () => ({ status: 401, body: { detail: 'wrong user name or password' } }),
+    });
+    renderWithClient(<LoginForm />);
     fireEvent.change(screen.getByTestId('login-username'), { target: { value: 'op' } });
     fireEvent.change(screen.getByTestId('login-password'), { target: { value: 'bad' } });
     fireEvent.click(screen.getByTestId('login-submit'));
     expect((await screen.findByTestId('login-error')).textContent).toContain('wrong user name or password');
+    const page = screen.getByTestId('login-page').textContent ?? '';
+    expect(page.split('wrong user name or password')).toHaveLength(2);
   });
 
   it('only follows same-site paths after login', () => {

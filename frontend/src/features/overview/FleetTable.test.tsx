@@ -1,10 +1,11 @@
-import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OverviewRow } from '../../api/types';
 import { makeRow } from '../../test/fixtures';
 import { stubFetch } from '../../test/fakes';
 import { applyQuery, DEFAULT_QUERY, parseQuery, queryToSearch } from './fleet';
 import { OverviewPage } from './OverviewPage';
+import { renderWithClient } from '../../test/render';
 
 const FLEET: OverviewRow[] = [
   makeRow({ name: 'calm', tags: { cluster: 'eu', role: 'replica' }, queue_length: 0, qps: 900 }),
@@ -31,7 +32,7 @@ const names = () =>
 async function renderAt(url: string, rows: OverviewRow[] = FLEET) {
   window.history.replaceState(null, '', url);
   const fetchMock = stubFetch({ '/api/overview': () => ({ body: { ts: 1700000000, targets: rows } }) });
-  render(<OverviewPage />);
+  renderWithClient(<OverviewPage />);
   await screen.findByTestId('fleet');
   return fetchMock;
 }
@@ -133,7 +134,7 @@ describe('FleetTable on the overview page', () => {
     const fetchMock = stubFetch({
       '/api/overview': () => ({ body: { ts: 1, targets: [makeRow({ name: 'one', queue_length: queue })] } }),
     });
-    render(<OverviewPage />);
+    renderWithClient(<OverviewPage />);
     await act(async () => {
       await vi.advanceTimersByTimeAsync(10);
     });

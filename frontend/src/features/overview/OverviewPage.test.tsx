@@ -1,8 +1,9 @@
-import { act, render, screen, within } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTarget } from '../../test/fixtures';
-import { FakeEventSource, installEventSource, stubFetch } from '../../test/fakes';
+import { calledUrls, FakeEventSource, installEventSource, stubFetch } from '../../test/fakes';
 import { OverviewPage } from './OverviewPage';
+import { renderWithClient } from '../../test/render';
 
 beforeEach(() => {
   installEventSource();
@@ -14,16 +15,16 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const targetCalls = (f: ReturnType<typeof stubFetch>) => f.mock.calls.filter(([u]) => String(u) === '/api/targets').length;
+const targetCalls = (f: ReturnType<typeof stubFetch>) => calledUrls(f).filter((u) => u.pathname === '/api/targets').length;
 
 describe('OverviewPage', () => {
   it('updates a card from SSE poll events', async () => {
     stubFetch({ '/api/targets': () => ({ body: [makeTarget()] }) });
-    render(<OverviewPage />);
+    renderWithClient(<OverviewPage />);
     const card = await screen.findByTestId('target-card-sandbox');
     expect(within(card).getByTestId('summary-queue-length').textContent).toContain('3');
     const es = FakeEventSource.latest();
-    expect(es.url).toBe('/api/live');
+    expect(es.url).toBe('/api/live?events=poll');
     act(() => {
       es.emit('open');
       es.emit('poll', {
@@ -42,7 +43,7 @@ describe('OverviewPage', () => {
   it('falls back to refetching every 5 s while the live stream is broken', async () => {
     vi.useFakeTimers();
     const fetchMock = stubFetch({ '/api/targets': () => ({ body: [makeTarget()] }) });
-    render(<OverviewPage />);
+    renderWithClient(<OverviewPage />);
     await act(async () => {
       await vi.advanceTimersByTimeAsync(10);
     });
@@ -70,7 +71,7 @@ describe('OverviewPage', () => {
       'fetch',
       vi.fn<() => Promise<Response>>(async () => Promise.reject(new TypeError('Failed to fetch'))),
     );
-    render(<OverviewPage />);
+    renderWithClient(<OverviewPage />);
     const err = await screen.findByTestId('backend-error');
     expect(err.textContent).toContain('Backend unreachable');
     expect(err.textContent).toContain('No answer from the Poolscope API');

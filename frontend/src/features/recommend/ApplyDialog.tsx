@@ -1,5 +1,6 @@
 // Confirm step of one-click apply: current → proposed as the server will store it, what happens, optional guard.
-import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useAuth } from '../../api/auth';
 import { applyChange, fetchPreview, type ApplyPreview, type AuditEntry } from '../../api/changes';
 import { errorMessage } from '../../api/client';
@@ -26,20 +27,18 @@ export function ApplyDialog({
   onApplied: (entry: AuditEntry) => void;
 }) {
   const auth = useAuth();
-  const [preview, setPreview] = useState<ApplyPreview | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // What the server would store, checked now: never from the cache of an earlier dialog.
+  const previewQ = useQuery({
+    queryKey: ['target', target, 'preview', request.variable, request.value],
+    queryFn: ({ signal }) => fetchPreview(target, request.variable, request.value, signal),
+    gcTime: 0,
+    retry: false,
+  });
+  const preview: ApplyPreview | null = previewQ.data ?? null;
+  const [applyError, setError] = useState<string | null>(null);
+  const error = applyError ?? (previewQ.error ? errorMessage(previewQ.error) : null);
   const [guard, setGuard] = useState(false);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    let live = true;
-    fetchPreview(target, request.variable, request.value)
-      .then((p) => live && setPreview(p))
-      .catch((err: unknown) => live && setError(errorMessage(err)));
-    return () => {
-      live = false;
-    };
-  }, [target, request.variable, request.value]);
 
   async function confirm() {
     setBusy(true);

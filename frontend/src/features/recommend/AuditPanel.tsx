@@ -1,4 +1,5 @@
 // The audit log of a target: who changed what when, the outcome, guard verdicts, revert and before/after.
+import { useQuery } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { useAuth } from '../../api/auth';
 import { fetchComparison, revertChange, tookEffect, type AuditEntry, type AuditResult, type Comparison } from '../../api/changes';
@@ -34,6 +35,17 @@ function ComparisonTable({ c }: { c: Comparison }) {
   );
 }
 
+/** The before/after comparison of one change, fetched when opened. */
+function ComparisonRow({ target, id }: { target: string; id: number }) {
+  const q = useQuery({
+    queryKey: ['target', target, 'compare', id],
+    queryFn: ({ signal }) => fetchComparison(target, id, signal),
+    retry: false,
+  });
+  if (q.error) return <span className="text-bad">{errorMessage(q.error)}</span>;
+  return q.data ? <ComparisonTable c={q.data} /> : <span className="muted small">Loading…</span>;
+}
+
 const RESULT: Record<AuditResult, { tone: Tone; label: string; title: string }> = {
   applied: { tone: 'ok', label: 'applied', title: 'set and read back' },
   unverified: {
@@ -64,7 +76,7 @@ export function AuditPanel({
   const auth = useAuth();
   const [busy, setBusy] = useState<number | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
-  const [open, setOpen] = useState<Record<number, Comparison | string>>({});
+  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
 
   async function revert(e: AuditEntry) {
     setBusy(e.id);
@@ -78,19 +90,10 @@ export function AuditPanel({
     }
   }
 
-  async function toggleCompare(id: number) {
-    if (open[id]) {
-      const next = { ...open };
-      delete next[id];
-      setOpen(next);
-      return;
-    }
-    try {
-      const c = await fetchComparison(target, id);
-      setOpen((o) => ({ ...o, [id]: c }));
-    } catch (err) {
-      setOpen((o) => ({ ...o, [id]: errorMessage(err) }));
-    }
+  function toggleCompare(id: number) {
+    const next = new Set(open);
+    if (!next.delete(id)) next.add(id);
+    setOpen(next);
   }
 
   return (
@@ -128,7 +131,7 @@ export function AuditPanel({
             </thead>
             <tbody>
               {entries.map((e) => {
-                const cmp = open[e.id];
+                const cmp = open.has(e.id);
                 const revertable = tookEffect(e.result) && e.action === 'apply' && e.reverted_by_id === null;
                 const result = RESULT[e.result];
                 return (
@@ -159,7 +162,7 @@ export function AuditPanel({
                         <button
                           type="button"
                           className="link-btn"
-                          onClick={() => void toggleCompare(e.id)}
+                          onClick={() => toggleCompare(e.id)}
                           data-testid={`audit-compare-${e.id}`}
                         >
                           {cmp ? 'hide' : 'before/after'}
@@ -180,7 +183,7 @@ export function AuditPanel({
                     {cmp ? (
                       <tr>
                         <td colSpan={9}>
-                          {typeof cmp === 'string' ? <span className="text-bad">{cmp}</span> : <ComparisonTable c={cmp} />}
+                          <ComparisonRow target={target} id={e.id} />
                         </td>
                       </tr>
                     ) : null}

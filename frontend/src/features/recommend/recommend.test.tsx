@@ -1,10 +1,12 @@
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetAuthForTests } from '../../api/auth';
 import type { AuditEntry, Recommendations } from '../../api/changes';
 import { AuditPanel } from './AuditPanel';
 import { RecommendationsPanel } from './RecommendationsPanel';
 import { auditMarkers } from './useChanges';
+import { renderWithClient } from '../../test/render';
+import { asRequest } from '../../test/fakes';
 
 const NOW = 1_700_000_300;
 
@@ -88,7 +90,7 @@ describe('recommendations and audit', () => {
   });
 
   it('shows evidence, the window link and the vanished note; operators get an apply button', () => {
-    render(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={() => {}} />);
+    renderWithClient(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={() => {}} />);
     const card = screen.getByTestId('rec-thread_pool_stall_limit');
     expect(card.textContent).toContain('thread_pool_stall_limit: 500 → 30 ms');
     expect(screen.getByTestId('rec-evidence').textContent).toContain('longest queue wait480 ms');
@@ -99,18 +101,19 @@ describe('recommendations and audit', () => {
 
   it('viewers see no apply button', () => {
     resetAuthForTests({ status: 'user', user: { name: 'vi', role: 'viewer' }, note: null });
-    render(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={() => {}} />);
+    renderWithClient(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={() => {}} />);
     expect(screen.queryByTestId('rec-apply-thread_pool_stall_limit')).toBeNull();
     expect(screen.getByTestId('rec-thread_pool_stall_limit').textContent).toContain('log in as an operator');
   });
 
   it('apply previews, then confirms with the recommendation id and the guard choice', async () => {
-    const calls: { url: string; init?: RequestInit }[] = [];
+    const calls: Request[] = [];
     vi.stubGlobal(
       'fetch',
-      vi.fn<(url: string, init?: RequestInit) => Promise<Response>>(async (url, init) => {
-        calls.push({ url, init });
-        if (url.includes('/apply/preview'))
+      vi.fn<(...args: [RequestInfo | URL, RequestInit?]) => Promise<Response>>(async (...args) => {
+        const request = asRequest(args);
+        calls.push(request);
+        if (request.url.includes('/apply/preview'))
           return json(200, {
             target: 'db',
             variable: 'thread_pool_stall_limit',
@@ -133,16 +136,16 @@ describe('recommendations and audit', () => {
       }),
     );
     const onChanged = vi.fn<(e: AuditEntry) => void>();
-    render(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={onChanged} />);
+    renderWithClient(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={onChanged} />);
     fireEvent.click(screen.getByTestId('rec-apply-thread_pool_stall_limit'));
     expect((await screen.findByTestId('apply-proposed')).textContent).toBe('30');
     expect(screen.getByTestId('apply-current').textContent).toBe('500');
     fireEvent.click(screen.getByTestId('apply-guard'));
     fireEvent.click(screen.getByTestId('apply-confirm'));
     await waitFor(() => expect(onChanged).toHaveBeenCalledWith(ENTRY));
-    const post = calls.find((c) => c.init?.method === 'POST');
-    expect(post?.url).toBe('/api/targets/db/apply');
-    expect(JSON.parse(String(post?.init?.body))).toEqual({
+    const post = calls.find((c) => c.method === 'POST');
+    expect(new URL(post!.url).pathname).toBe('/api/targets/db/apply');
+    expect(JSON.parse(await post!.text())).toEqual({
       variable: 'thread_pool_stall_limit',
       value: '30',
       recommendation_id: 'db:thread_pool_stall_limit',
@@ -155,19 +158,19 @@ describe('recommendations and audit', () => {
       'fetch',
       vi.fn<() => Promise<Response>>(async () => json(409, { detail: 'thread_pool_stall_limit is 40 now' })),
     );
-    render(<AuditPanel target="db" entries={[ENTRY]} error={null} onChanged={() => {}} />);
+    renderWithClient(<AuditPanel target="db" entries={[ENTRY]} error={null} onChanged={() => {}} />);
     expect(screen.getByTestId('audit-row-7').textContent).toContain('500 → 30');
     fireEvent.click(screen.getByTestId('audit-revert-7'));
     expect((await screen.findByTestId('audit-error')).textContent).toContain('is 40 now');
   });
 
   it('an applied change whose read-back failed says so and can be reverted; failed ones cannot', async () => {
-    const calls: { url: string; init?: RequestInit }[] = [];
+    const calls: Request[] = [];
     const reverted: AuditEntry = { ...ENTRY, id: 9, action: 'revert', old_value: '30', new_value: '500', reverts_id: 8 };
     vi.stubGlobal(
       'fetch',
-      vi.fn<(url: string, init?: RequestInit) => Promise<Response>>(async (url, init) => {
-        calls.push({ url, init });
+      vi.fn<(...args: [RequestInfo | URL, RequestInit?]) => Promise<Response>>(async (...args) => {
+        calls.push(asRequest(args));
         return json(200, reverted);
       }),
     );
@@ -179,7 +182,7 @@ describe('recommendations and audit', () => {
       detail: 'SET GLOBAL was accepted but reading the value back failed; a revert puts back 500',
     };
     const failed: AuditEntry = { ...ENTRY, id: 6, result: 'failed', detail: 'the server refused' };
-    render(<AuditPanel target="db" entries={[unverified, ENTRY, failed]} error={null} onChanged={onChanged} />);
+    renderWithClient(<AuditPanel target="db" entries={[unverified, ENTRY, failed]} error={null} onChanged={onChanged} />);
     const row = screen.getByTestId('audit-row-8');
     expect(row.getAttribute('data-result')).toBe('unverified');
     expect(within(row).getByTestId('audit-result').textContent).toBe('applied, read-back failed');
@@ -188,7 +191,7 @@ describe('recommendations and audit', () => {
     expect(screen.queryByTestId('audit-revert-6')).toBeNull();
     fireEvent.click(screen.getByTestId('audit-revert-8'));
     await waitFor(() => expect(onChanged).toHaveBeenCalledWith(reverted));
-    expect(calls.find((c) => c.init?.method === 'POST')?.url).toBe('/api/targets/db/audit/8/revert');
+    expect(new URL(calls.find((c) => c.method === 'POST')!.url).pathname).toBe('/api/targets/db/audit/8/revert');
   });
 
   it('turns changes that took effect into chart markers', () => {

@@ -1,40 +1,22 @@
-// Data hooks for the target page's recommendations and audit log: fetched now, then every few seconds.
-import { useCallback, useEffect, useState } from 'react';
-import { fetchAudit, fetchRecommendations, tookEffect, type AuditEntry, type Recommendations } from '../../api/changes';
-import { errorMessage } from '../../api/client';
+// The target page's recommendations and audit log: queries refetched every few seconds.
+import { useQuery } from '@tanstack/react-query';
+import { tookEffect, type AuditEntry } from '../../api/changes';
+import { auditQuery, recommendationsQuery } from '../../api/queries';
 import type { ChartMarker } from '../../charts/TimeSeriesChart';
-import { useInterval } from '../../lib/hooks';
+import { refreshEvery, usePrefs } from '../../lib/prefs';
 
 export const CHANGES_REFRESH_MS = 5000;
 
-function usePolled<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[]) {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
-  const refresh = useCallback(() => setTick((n) => n + 1), []);
-  useEffect(() => {
-    const ctrl = new AbortController();
-    load(ctrl.signal)
-      .then((d) => {
-        setData(d);
-        setError(null);
-      })
-      .catch((err: unknown) => {
-        if (!ctrl.signal.aborted) setError(errorMessage(err));
-      });
-    return () => ctrl.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, tick]);
-  useInterval(refresh, CHANGES_REFRESH_MS, true);
-  return { data, error, refresh };
-}
-
 export function useRecommendations(target: string) {
-  return usePolled<Recommendations>((s) => fetchRecommendations(target, s), [target]);
+  const every = refreshEvery(usePrefs(), CHANGES_REFRESH_MS);
+  const q = useQuery({ ...recommendationsQuery(target), refetchInterval: every });
+  return { data: q.data ?? null, error: q.error?.message ?? null };
 }
 
 export function useAudit(target: string) {
-  return usePolled<AuditEntry[]>((s) => fetchAudit(target, s), [target]);
+  const every = refreshEvery(usePrefs(), CHANGES_REFRESH_MS);
+  const q = useQuery({ ...auditQuery(target), refetchInterval: every });
+  return { data: q.data ?? null, error: q.error?.message ?? null };
 }
 
 /** Audit entries as chart markers: changes that took effect (or probably did), auto-reverts in red. */

@@ -1,7 +1,9 @@
 // "Capture snapshot": on the snapshot list and, for operators, in the top bar of every page.
-import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useAuth } from '../../api/auth';
-import { errorMessage, fetchTargets } from '../../api/client';
+import { errorMessage } from '../../api/client';
+import { targetsQuery } from '../../api/queries';
 import { captureSnapshot } from '../../api/snapshots';
 import { navigate } from '../../app/router';
 import '../alerts/alerts.css';
@@ -61,15 +63,8 @@ export function CaptureSnapshot({ targets, initial }: { targets: string[]; initi
 /** The top bar's capture control, on every page (operators only); preselects the target being viewed. */
 export function TopbarCapture({ current }: { current?: string }) {
   const auth = useAuth();
-  const [targets, setTargets] = useState<string[]>([]);
   const operator = auth.can('operator');
-  useEffect(() => {
-    if (operator)
-      fetchTargets().then(
-        (t) => setTargets(t.map((x) => x.name)),
-        () => undefined,
-      );
-  }, [operator]);
+  const targets = useQuery({ ...targetsQuery, enabled: operator }).data?.map((t) => t.name) ?? [];
   if (!operator || !targets.length) return null;
   return <CaptureSnapshot key={current ?? ''} targets={targets} initial={current} />;
 }

@@ -1,11 +1,12 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resetSessionForTests } from '../../api/session';
 import type { SnapshotDocument } from '../../api/types';
 import { makeGroup, makeState, makeTarget } from '../../test/fixtures';
-import { stubFetch } from '../../test/fakes';
+import { stubFetch, asRequest } from '../../test/fakes';
 import { parseRoute } from '../../app/router';
 import { snapshotHistory, SnapshotView } from './SnapshotView';
+import { renderWithClient } from '../../test/render';
 
 function makeDoc(): SnapshotDocument {
   return {
@@ -62,7 +63,7 @@ describe('snapshot view', () => {
 
   it('renders the moment with the target page tables', async () => {
     stubFetch({ '/api/snapshots/3': () => ({ body: makeDoc() }) });
-    render(<SnapshotView id={3} />);
+    renderWithClient(<SnapshotView id={3} />);
     expect((await screen.findByTestId('snapshot-title')).textContent).toContain('db1: thread group 0 stalled');
     expect(screen.getByTestId('groups-panel')).toBeTruthy();
     expect(screen.getByTestId('queue-panel')).toBeTruthy();
@@ -81,19 +82,19 @@ describe('snapshot view', () => {
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       clicked.push(this);
     });
-    render(<SnapshotView id={3} />);
+    renderWithClient(<SnapshotView id={3} />);
     fireEvent.click(await screen.findByTestId('snapshot-download-archive'));
     await waitFor(() => expect(clicked).toHaveLength(1));
     expect([clicked[0].download, clicked[0].href]).toEqual(['s3.zip', 'blob:archive']);
-    const [, init] = fetchMock.mock.calls.find(([url]) => String(url) === '/api/snapshots/3/archive') ?? [];
-    expect(((init as RequestInit).headers as Record<string, string>).authorization).toBe('Bearer v3.tok.sig');
+    const sent = fetchMock.mock.calls.map(asRequest).find((r) => new URL(r.url).pathname === '/api/snapshots/3/archive');
+    expect(sent?.headers.get('authorization')).toBe('Bearer v3.tok.sig');
     click.mockRestore();
     [URL.createObjectURL, URL.revokeObjectURL] = saved;
   });
 
   it('says why a snapshot cannot be opened', async () => {
     stubFetch({ '/api/snapshots/9': () => ({ status: 404, body: { detail: 'no snapshot 9' } }) });
-    render(<SnapshotView id={9} />);
+    renderWithClient(<SnapshotView id={9} />);
     expect((await screen.findByTestId('snapshot-error')).textContent).toContain('no snapshot 9');
   });
 });

@@ -1,7 +1,8 @@
 // One snapshot, shown with the target page's own charts and tables, fed from the snapshot instead of the live API.
-import { useEffect, useMemo, useState } from 'react';
-import { errorMessage } from '../../api/client';
-import { fetchSnapshot } from '../../api/snapshots';
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import type { History } from '../../api/history';
+import { snapshotQuery } from '../../api/queries';
 import type { SnapshotDocument } from '../../api/types';
 import { isPoolOff } from '../../lib/domain';
 import { fmtDateTime, fmtNum, fmtSeconds, flavorLabel } from '../../lib/format';
@@ -12,13 +13,11 @@ import { HeatmapPanel, TargetCharts } from '../target/TargetCharts';
 import { stallLimitMs, stallLimitText } from '../target/stallLimit';
 import { StalledBanner } from '../target/TargetStatus';
 import { ThreadsPanel, VariablesTable } from '../target/ThreadsPanel';
-import type { History } from '../target/useTargetData';
 import { SnapshotDownloads } from './SnapshotDownloads';
 
 /** The snapshot's metric window as the target page's History. Exported for tests. */
 export function snapshotHistory(doc: SnapshotDocument): History {
   return {
-    key: `snapshot:${doc.created_at}`,
     series: doc.series,
     from: doc.window.from,
     to: doc.window.to,
@@ -28,13 +27,9 @@ export function snapshotHistory(doc: SnapshotDocument): History {
 }
 
 export function SnapshotView({ id }: { id: number }) {
-  const [doc, setDoc] = useState<SnapshotDocument | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    const ac = new AbortController();
-    fetchSnapshot(id, ac.signal).then(setDoc, (e: unknown) => !ac.signal.aborted && setError(errorMessage(e)));
-    return () => ac.abort();
-  }, [id]);
+  const q = useQuery(snapshotQuery(id));
+  const doc = q.data ?? null;
+  const error = q.error?.message ?? null;
   const history = useMemo(() => (doc ? snapshotHistory(doc) : null), [doc]);
   const retired = useMemo(
     () => new Set((doc?.state.groups ?? []).filter((g) => g.retired).map((g) => String(g.group_id))),

@@ -1,9 +1,10 @@
 // The snapshot list: capture one now, import a file a colleague sent, open / download / delete.
-import { useCallback, useEffect, useState, type ChangeEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type ChangeEvent } from 'react';
 import { useAuth } from '../../api/auth';
-import { errorMessage, fetchTargets } from '../../api/client';
-import { deleteSnapshot, fetchSnapshots, importSnapshot } from '../../api/snapshots';
-import type { SnapshotSummary, Target } from '../../api/types';
+import { errorMessage } from '../../api/client';
+import { keys, snapshotsQuery, targetsQuery } from '../../api/queries';
+import { deleteSnapshot, importSnapshot } from '../../api/snapshots';
 import { fmtDateTime } from '../../lib/format';
 import { Badge, Link, Notice, Panel } from '../../ui/ui';
 import { CaptureSnapshot } from './CaptureSnapshot';
@@ -14,24 +15,14 @@ const fmtSize = (bytes: number) => (bytes >= 1048576 ? `${(bytes / 1048576).toFi
 
 export function SnapshotsPage() {
   const auth = useAuth();
-  const [items, setItems] = useState<SnapshotSummary[] | null>(null);
-  const [targets, setTargets] = useState<Target[]>([]);
-  const [error, setError] = useState<string | null>(null);
+  const qc = useQueryClient();
+  const list = useQuery(snapshotsQuery);
+  const items = list.data ?? null;
+  const targets = useQuery(targetsQuery).data ?? [];
   const [importMessage, setImportMessage] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
-
-  const load = useCallback(() => {
-    fetchSnapshots().then(
-      (s) => {
-        setItems(s);
-        setError(null);
-      },
-      (e: unknown) => setError(errorMessage(e)),
-    );
-  }, []);
-  useEffect(() => {
-    load();
-    fetchTargets().then(setTargets, () => undefined);
-  }, [load]);
+  const load = () => void qc.invalidateQueries({ queryKey: keys.snapshots });
+  const remove = useMutation({ mutationFn: deleteSnapshot, onSuccess: load });
+  const error = list.error?.message ?? (remove.error ? errorMessage(remove.error) : null);
 
   async function onImport(e: ChangeEvent<HTMLInputElement>) {
     const file = e.target.files?.[0];
@@ -122,11 +113,7 @@ export function SnapshotsPage() {
                   </td>
                   <td>
                     {auth.can('operator') ? (
-                      <button
-                        type="button"
-                        className="btn btn-small"
-                        onClick={() => void deleteSnapshot(s.id).then(load, (e: unknown) => setError(errorMessage(e)))}
-                      >
+                      <button type="button" className="btn btn-small" onClick={() => remove.mutate(s.id)}>
                         Delete
                       </button>
                     ) : null}

@@ -1,9 +1,10 @@
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MetricsResponse, PollEvent } from '../../api/types';
 import { makeGroup, makePool, makeState, makeTarget } from '../../test/fixtures';
 import { FakeEventSource, installEventSource, stubFetch } from '../../test/fakes';
 import { TargetPage } from './TargetPage';
+import { renderWithClient } from '../../test/render';
 
 const emptyMetrics = (url: URL): MetricsResponse => ({
   from: Number(url.searchParams.get('from')),
@@ -32,7 +33,7 @@ describe('TargetPage', () => {
       '/api/targets/sandbox/state': () => ({ status: 503, body: { detail: 'no poll yet for sandbox' } }),
       '/api/targets/sandbox/metrics': (u) => ({ body: emptyMetrics(u) }),
     });
-    render(<TargetPage name="sandbox" />);
+    renderWithClient(<TargetPage name="sandbox" />);
     const notice = await screen.findByTestId('target-down');
     expect(within(notice).getByTestId('target-down-reason').textContent).toContain("Can't connect to MySQL server");
     expect(notice.textContent).toMatch(/Last successful poll: \d{4}-\d{2}-\d{2} /);
@@ -52,7 +53,7 @@ describe('TargetPage', () => {
       '/api/targets/sandbox/state': () => ({ body: makeState({ groups: [], queue: [], waits: [] }) }),
       '/api/targets/sandbox/metrics': (u) => ({ body: emptyMetrics(u) }),
     });
-    render(<TargetPage name="sandbox" />);
+    renderWithClient(<TargetPage name="sandbox" />);
     const notice = await screen.findByTestId('pool-off-notice');
     expect(notice.textContent).toContain(
       'Thread pool off (one-thread-per-connection): per-group data needs thread_handling=pool-of-threads, which requires a restart',
@@ -78,7 +79,7 @@ describe('TargetPage', () => {
       '/api/targets/sandbox/state': () => ({ body: state }),
       '/api/targets/sandbox/metrics': (u) => ({ body: emptyMetrics(u) }),
     });
-    render(<TargetPage name="sandbox" />);
+    renderWithClient(<TargetPage name="sandbox" />);
     expect((await screen.findByTestId('stalled-banner')).textContent).toContain('group 1: STALLED (stall counter rose)');
     expect(screen.getByTestId('group-row-1').className).toContain('row-stalled');
     expect(screen.getByTestId('queue-time-mode').textContent).toBe(
@@ -100,12 +101,12 @@ describe('TargetPage', () => {
       '/api/targets/sandbox/state': () => ({ body: state }),
       '/api/targets/sandbox/metrics': (u) => ({ body: emptyMetrics(u) }),
     });
-    const { unmount } = render(<TargetPage name="sandbox" />);
+    const { unmount } = renderWithClient(<TargetPage name="sandbox" />);
     await waitFor(() => expect(screen.getByTestId('groups-panel').textContent).toContain('stall_limit 60 ms'));
     unmount();
     // The backend could not tell the unit: the raw value with its unit, never "6 ms".
     state = makeState({ pool: { ...pool, stall_limit_ms: null }, variables });
-    render(<TargetPage name="sandbox" />);
+    renderWithClient(<TargetPage name="sandbox" />);
     await waitFor(() => expect(screen.getByTestId('groups-panel').textContent).toContain('stall_limit 6 ×10 ms'));
     expect(screen.getByTestId('groups-panel').textContent).not.toContain('6 ms');
   });
@@ -116,7 +117,7 @@ describe('TargetPage', () => {
       '/api/targets/nope/state': () => ({ status: 404, body: { detail: "unknown target 'nope'" } }),
       '/api/targets/nope/metrics': () => ({ status: 404, body: { detail: "unknown target 'nope'" } }),
     });
-    render(<TargetPage name="nope" />);
+    renderWithClient(<TargetPage name="nope" />);
     expect((await screen.findByTestId('target-not-found')).textContent).toContain("unknown target 'nope'");
   });
 
@@ -141,10 +142,10 @@ describe('TargetPage', () => {
         },
       }),
     });
-    render(<TargetPage name="sandbox" />);
+    renderWithClient(<TargetPage name="sandbox" />);
     await screen.findByTestId('group-heatmap');
     const es = FakeEventSource.latest();
-    expect(es.url).toBe('/api/live?target=sandbox');
+    expect(es.url).toBe('/api/live?target=sandbox&events=poll');
     const ev: PollEvent = {
       target: 'sandbox',
       ts: t0,

@@ -1,6 +1,8 @@
 // Target page: everything about one server's thread pool, current state plus history over the URL's time range.
-import { useEffect, useMemo, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo } from 'react';
 import { ApiError } from '../../api/client';
+import { keys } from '../../api/queries';
 import { RangePicker } from '../../app/RangePicker';
 import { useRange } from '../../app/useRange';
 import { fmtAgo, fmtClock, fmtNum, fmtSeconds } from '../../lib/format';
@@ -35,16 +37,16 @@ const kindOf = (e: Error | null) => (e instanceof ApiError ? e.kind : e ? 'http'
 
 export function TargetPage({ name }: { name: string }) {
   const [range, setRange] = useRange();
-  const [refreshKey, setRefreshKey] = useState(0);
-  const d = useTargetData(name, range, refreshKey);
+  const qc = useQueryClient();
+  const d = useTargetData(name, range);
   const now = useNow(1000);
   const { target, state, history } = d;
   const recs = useRecommendations(name);
   const audit = useAudit(name);
   const markers = useMemo(() => auditMarkers(audit.data), [audit.data]);
   const onChanged = () => {
-    audit.refresh();
-    recs.refresh();
+    void qc.invalidateQueries({ queryKey: keys.audit(name) });
+    void qc.invalidateQueries({ queryKey: keys.recommendations(name) });
   };
 
   const stalledCount = state?.groups.filter((g) => g.stalled).length ?? 0;
@@ -114,7 +116,7 @@ export function TargetPage({ name }: { name: string }) {
           key={serializeRange(range)}
           range={range}
           onChange={setRange}
-          onRefresh={() => setRefreshKey((n) => n + 1)}
+          onRefresh={() => void qc.invalidateQueries({ queryKey: keys.target(name) })}
         />
       </div>
 
