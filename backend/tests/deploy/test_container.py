@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from poolscope_dev.sandbox import free_port
+from tests.alerts.support import login
 from tests.deploy.support import ROOT, get_json, require_tool, status_of
 from tests.waiting import wait_for
 
@@ -150,8 +151,7 @@ def test_compose_stack_serves_the_dashboard_with_the_target_up(stack: Stack) -> 
     print(f"container test: stack up and ready {time.monotonic() - stack.started:.0f} s after `up`")
 
     with httpx.Client(base_url=base, timeout=10) as client:
-        login = client.post("/api/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD})
-        assert login.status_code == 200, login.text
+        login(client, "admin", ADMIN_PASSWORD)
         assert client.get("/readyz").json()["targets"] == {"mariadb": "up"}
         (target,) = client.get("/api/targets").json()
         assert target["status"] == "up" and target["server"]["pool_enabled"] is True

@@ -13,6 +13,7 @@ from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope_dev.sandbox import MONITOR_PASSWORD, free_port
 from tests.alerts.states import group, info, state
+from tests.alerts.support import login
 from tests.deploy.support import status_of
 from tests.served import uvicorn_app
 from tests.waiting import wait_for
@@ -77,8 +78,7 @@ def test_without_a_session_readyz_says_only_ready_or_not(tmp_path, monitor_dsn):
     with uvicorn_app(settings) as base:
         wait_for(lambda: status_of(f"{base}/healthz") == 200, 30, "never served")
         with httpx.Client(base_url=base, timeout=5) as client:
-            login = client.post("/api/auth/login", json={"username": "vi", "password": "probe-viewer-pw"})
-            assert login.status_code == 200, login.text
+            login(client, "vi", "probe-viewer-pw")
             detailed = _settled(base, {"live", "gone"}, client)
             assert detailed.status_code == 200 and detailed.json()["targets"]["live"] == "up"
         anonymous = httpx.get(f"{base}/readyz", timeout=5)
