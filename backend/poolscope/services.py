@@ -24,6 +24,7 @@ from typing import Literal
 from poolscope import targets_source
 from poolscope.actions.apply import Applier
 from poolscope.actions.audit import AuditLog
+from poolscope.actions.fleet import Presence
 from poolscope.actions.guard import Guard
 from poolscope.alerts.engine import AlertEngine
 from poolscope.alerts.notifiers.alertmanager import AlertmanagerNotifier
@@ -154,8 +155,13 @@ async def run_services(
             revocations = RevocationWatcher(auth, store.url, postgres=store.latest_rows.postgres, clock=clock)
             revocations.start()
             stack.push_async_callback(revocations.stop)
-            # Guards run where their apply ran: an API process (a poller restart must not touch them).
-            await services.audit.interrupt_watches()
+            # Guards run where their apply ran: an API process, named as their owner. Only those of
+            # a process that is gone are interrupted (a poller, or another API process, starting
+            # must not touch them).
+            presence = Presence(store.engine)
+            await presence.start()
+            stack.push_async_callback(presence.stop)
+            await services.audit.interrupt_watches(presence.alive)
         stack.push_async_callback(services.guard.stop)
         if services.alerts is not None and role != "api":
             services.dispatcher.start()

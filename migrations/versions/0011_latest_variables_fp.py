@@ -17,7 +17,9 @@ depends_on = None
 
 def upgrade() -> None:
     # NULL in the rows already there until their target's next good poll.
-    op.add_column("target_latest", sa.Column("variables_fp", sa.String(32), nullable=True))
+    op.add_column(
+        "target_latest", sa.Column("variables_fp", sa.String(32), nullable=True)
+    )
 
 
 def downgrade() -> None:

@@ -12,7 +12,6 @@ fails too, the change is audited as "unverified": probably in effect, and revert
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,7 @@ from poolscope.actions.admin import (
 )
 from poolscope.actions.allowlist import refused
 from poolscope.actions.audit import AuditLog
+from poolscope.actions.fleet import TargetLocks, process_owner
 from poolscope.actions.models import TOOK_EFFECT, ApplyPreview, AuditEntry, VariableMeta
 from poolscope.actions.validate import InvalidValue, validate
 from poolscope.clock import SYSTEM, Clock
@@ -68,7 +68,9 @@ class Applier:
         self.audit = audit
         self.clock = clock  # a change's time, from which the guard's windows count
         self.targets = {t.name: t for t in settings.targets}
-        self._locks = {name: asyncio.Lock() for name in self.targets}
+        # One apply or revert per target at a time, across every process of a fleet.
+        self.locks = TargetLocks(store.engine)
+        self.owner = process_owner()  # a guarded change's watcher (actions/fleet.py Presence)
 
     async def _server(self, name: str) -> ServerInfo | None:
         latest = await self.store.latest(name)
@@ -131,7 +133,7 @@ class Applier:
         self._check_allowed(target, variable)
         server = await self._server(name)
         change = _Change("apply", actor, recommendation_id=recommendation_id, guard=guard)
-        async with self._locks[name]:
+        async with self.locks.hold(name):
             session = await self._open(target, server)
             try:
                 meta = await read_meta(session, variable)
@@ -156,7 +158,7 @@ class Applier:
         target = self.targets[name]
         server = await self._server(name)
         auto = guard_reason is not None
-        async with self._locks[name]:
+        async with self.locks.hold(name):
             original = await self._revertible(name, change_id, auto)
             assert original.old_value is not None  # _revertible checked
             self._check_allowed(target, original.variable)
@@ -284,6 +286,7 @@ class Applier:
     ) -> AuditEntry:
         if change.guard:
             record["guard_status"] = "watching"
+            record["guard_owner"] = self.owner
             record["guard_until"] = record["ts"] + self.settings.guard_window_s
         entry = await self.audit.add(**record, result=result, detail=detail)
         await self.audit.supersede_watches(entry, keep=change.reverts_id)

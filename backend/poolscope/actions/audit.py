@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import false, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from poolscope.actions.models import AuditEntry
@@ -81,15 +82,33 @@ class AuditLog:
             result = await conn.execute(stmt.values(guard_status="superseded", guard_note=note))
         return int(result.rowcount or 0)
 
-    async def interrupt_watches(self) -> int:
-        """Guards cannot outlive the process that watched: say so instead of leaving them 'watching'."""
+    async def interrupt_watches(self, alive: Callable[[str | None], Awaitable[bool]]) -> int:
+        """Guards cannot outlive the process that watched: those whose process is gone (`alive`
+        says) are interrupted instead of left 'watching'; another live process's are left alone."""
+        async with self.engine.connect() as conn:
+            owners = set(
+                (
+                    await conn.execute(
+                        select(audit_changes.c.guard_owner).where(audit_changes.c.guard_status == "watching")
+                    )
+                ).scalars()
+            )
+        gone = [owner for owner in owners if not await alive(owner)]
+        if not gone:
+            return 0
+        named = [owner for owner in gone if owner is not None]
+        whose = or_(
+            audit_changes.c.guard_owner.in_(named),
+            audit_changes.c.guard_owner.is_(None) if None in gone else false(),
+        )
         async with self.engine.begin() as conn:
             result = await conn.execute(
                 update(audit_changes)
-                .where(audit_changes.c.guard_status == "watching")
+                .where(audit_changes.c.guard_status == "watching", whose)
                 .values(
                     guard_status="interrupted",
-                    guard_note="Poolscope restarted before the guard window ended; the change was kept",
+                    guard_note="the Poolscope process that watched it stopped before the guard window"
+                    " ended; the change was kept",
                 )
             )
         return int(result.rowcount or 0)

@@ -30,4 +30,6 @@ audit_changes = Table(
     ),  # watching | kept | reverted | superseded | interrupted
     Column("guard_until", Double, nullable=True),
     Column("guard_note", Text, nullable=True),
+    # The process that watches it (actions/fleet.py process_owner): interrupted only once it is gone.
+    Column("guard_owner", String(160), nullable=True),
 )

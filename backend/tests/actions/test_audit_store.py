@@ -21,6 +21,11 @@ ROW = {
 }
 
 
+async def gone(owner: str | None) -> bool:
+    """No watcher is alive any more (the backend restarted)."""
+    return False
+
+
 async def test_audit_log_round_trip(store_url):  # noqa: F811
     engine = create_async_engine(store_url)
     audit = AuditLog(engine)
@@ -40,10 +45,10 @@ async def test_audit_log_round_trip(store_url):  # noqa: F811
     # A restarted backend finds everything, and says guards were interrupted.
     engine = create_async_engine(store_url)
     audit = AuditLog(engine)
-    assert await audit.interrupt_watches() == 1
+    assert await audit.interrupt_watches(gone) == 1
     again = await audit.get(first.id)
     assert again is not None and again.reverted_by_id == failed.id
-    assert again.guard_status == "interrupted" and "restarted" in (again.guard_note or "")
+    assert again.guard_status == "interrupted" and "stopped" in (again.guard_note or "")
     assert (await audit.get(failed.id)).detail == "MySQL error 1227: Access denied"  # type: ignore[union-attr]
     await engine.dispose()
 
