@@ -47,6 +47,7 @@ import poolscope.poller.target_poller as target_poller_module
 from poolscope.alerts.engine import AlertEngine
 from poolscope.alerts.repository import AlertRepository
 from poolscope.auth import AuthService
+from poolscope.clock import SYSTEM
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.target_poller import TargetPoller
 from poolscope.recommend.engine import Recommender
@@ -56,6 +57,7 @@ from poolscope.store.ingest import Poll
 from poolscope.store.live import encode
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from poolscope_bench import wirereplay
 from poolscope_dev.sandbox import MONITOR_USER, MariaDBSandbox
 
 # Polls per write_polls: what the batch writer collects in its 0.15 s at 300 targets on two pollers.
@@ -113,8 +115,8 @@ def _wrap(clock: Clock, name: str, fn: Callable[..., Any]) -> Callable[..., Any]
     return wrapped
 
 
-def _settings(sandbox: MariaDBSandbox, workdir: Path, targets: int) -> Settings:
-    dsn = sandbox.dsn(MONITOR_USER)
+def _settings(sandbox: MariaDBSandbox, workdir: Path, targets: int, dsn: str | None = None) -> Settings:
+    dsn = dsn or sandbox.dsn(MONITOR_USER)
     return Settings(
         store_url=f"sqlite+aiosqlite:///{workdir}/poolscope.db",
         targets=[TargetConfig(name=f"t{i:04d}", dsn=dsn, extra_port=0) for i in range(targets)],
@@ -137,7 +139,6 @@ async def stages(sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: i
         poller.connection.run_batch = _wrap(clock, "statements+rows", poller.connection.run_batch)  # type: ignore[method-assign]
         for collector in poller.collectors:
             collector.parse = _wrap(clock, "parse", collector.parse)  # type: ignore[method-assign]
-            collector.parse_raw = _wrap(clock, "parse", collector.parse_raw)  # type: ignore[method-assign]
     polls = evaluations = 0
     recommend_s = 0.0
     try:
@@ -242,73 +243,30 @@ async def poll_write(sandbox: MariaDBSandbox, workdir: Path, targets: int, round
     }
 
 
-class _Recorded:
-    """Every answer a poller's reader (poller/wire.py MultiReader) read, in order, as the chunks
-    its stream gave; and the poll clock's readings, in order."""
+class _PollClock:
+    """The pollers' clock (TargetPoller.clock): its time() recorded, or replayed from the
+    recording; the rest is the system's."""
 
-    def __init__(self) -> None:
-        self.answers: dict[str, list[tuple[list[str], list[bytes]]]] = defaultdict(list)
-        self.clock: list[float] = []
+    def __init__(self, readings: list[float], replay: bool) -> None:
+        self.readings = readings
+        self.replay = replay
+        self.used = 0  # readings replayed so far
 
+    def time(self) -> float:
+        if self.replay:
+            self.used += 1
+            return self.readings[self.used - 1]
+        self.readings.append(time.time())
+        return self.readings[-1]
 
-class _Chunks:
-    def __init__(self, chunks: list[bytes]) -> None:
-        self._chunks = chunks
+    def monotonic(self) -> float:
+        return SYSTEM.monotonic()
 
-    async def read(self, limit: int) -> bytes:
-        return self._chunks.pop(0) if self._chunks else b""
+    async def sleep(self, seconds: float) -> None:
+        await SYSTEM.sleep(seconds)
 
-
-async def _no_command(command: int, sql: bytes) -> None:
-    return None
-
-
-@contextmanager
-def _reader_hook(pollers: list[TargetPoller], hook: Callable[..., Any]) -> Iterator[None]:
-    """MultiReader.run through `hook(original, poller name, reader, conn, statements, ...)`."""
-    from poolscope.poller import wire
-
-    original = wire.MultiReader.run
-    owners: dict[int, str] = {}
-
-    async def run(self: Any, conn: Any, statements: Any, *args: Any, **kwargs: Any) -> Any:
-        name = owners.get(id(self))
-        if name is None:  # a reconnect makes a new reader
-            name = next(p.name for p in pollers if p.connection._reader is self)
-            owners[id(self)] = name
-        return await hook(original, name, self, conn, statements, *args, **kwargs)
-
-    wire.MultiReader.run = run  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        wire.MultiReader.run = original  # type: ignore[method-assign]
-
-
-@contextmanager
-def _poll_clock(readings: list[float], replay: bool) -> Iterator[Callable[[], int]]:
-    """target_poller's time.time(): recorded, or replayed from the recording. Gives how many
-    readings the replay has not used."""
-    import types
-
-    shim = types.SimpleNamespace(perf_counter=time.perf_counter, monotonic=time.monotonic)
-    used = [0]  # readings replayed so far
-
-    def replayed() -> float:
-        used[0] += 1
-        return readings[used[0] - 1]
-
-    def recorded() -> float:
-        readings.append(time.time())
-        return readings[-1]
-
-    shim.time = replayed if replay else recorded
-    # The module's own `import time`, replaced for the rounds (this process polls nothing else).
-    setattr(target_poller_module, "time", shim)  # noqa: B010
-    try:
-        yield lambda: len(readings) - used[0]
-    finally:
-        setattr(target_poller_module, "time", time)  # noqa: B010
+    def unused(self) -> int:
+        return len(self.readings) - self.used
 
 
 async def _poll_rounds(
@@ -361,11 +319,7 @@ async def _rounds(
 async def replay(
     sandbox: MariaDBSandbox, workdir: Path, targets: int, rounds: int, repeats: int, paced: bool = False
 ) -> dict[str, Any]:
-    settings = _settings(sandbox, workdir, targets)
-    recorded = _Recorded()
-    # What a repeat has still to replay, per poller. Made here, before the hooks that read it, and
-    # refilled with a fresh copy of the recording for each repeat (a replay consumes it).
-    answers: dict[str, list[tuple[list[str], list[bytes]]]] = {}
+    readings: list[float] = []  # the poll clock as the recorded rounds read it
 
     async def new_store(name: str) -> SqlStore:
         """A store of its own per replay: a replayed sample has its recorded time."""
@@ -373,64 +327,36 @@ async def replay(
         await asyncio.to_thread(upgrade_to_head, url)
         return SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
 
-    async def record(
-        original: Any, name: str, reader: Any, conn: Any, statements: Any, *a: Any, **k: Any
-    ) -> Any:
-        chunks: list[bytes] = []
-        stream = conn._reader
-        read = stream.read
+    def at(port: int) -> Settings:
+        return _settings(
+            sandbox, workdir, targets, dsn=sandbox.dsn(MONITOR_USER).replace(f":{sandbox.port}/", f":{port}/")
+        )
 
-        async def kept(limit: int) -> bytes:
-            chunks.append(await read(limit))
-            return chunks[-1]
-
-        stream.read = kept
-        try:
-            return await original(reader, conn, statements, *a, **k)
-        finally:
-            del stream.read
-            recorded.answers[name].append((list(statements), chunks))
-
-    async def replayed(
-        original: Any, name: str, reader: Any, conn: Any, statements: Any, *a: Any, **k: Any
-    ) -> Any:
-        sent, chunks = answers[name].pop(0)
-        if sent != list(statements):
-            raise SystemExit(f"{name}: the replay sent other statements than the recording: {statements}")
-        stream, fed = conn._reader, _Chunks(list(chunks))
-        conn._reader, conn._execute_command = fed, _no_command
-        try:
-            results = await original(reader, conn, statements, *a, **k)
-        finally:
-            conn._reader = stream
-            del conn._execute_command
-        if fed._chunks:
-            raise SystemExit(f"{name}: the replay left recorded bytes unread")
-        return results
-
-    @contextmanager
-    def recording(pollers: list[TargetPoller]) -> Iterator[None]:
-        with _reader_hook(pollers, record), _poll_clock(recorded.clock, replay=False):
+    def clock(replay: bool) -> Callable[[list[TargetPoller]], AbstractContextManager[Any]]:
+        @contextmanager
+        def hook(pollers: list[TargetPoller]) -> Iterator[None]:
+            poll_clock = _PollClock(readings, replay)
+            for poller in pollers:
+                poller.clock = poll_clock
             yield
-
-    @contextmanager
-    def replaying(pollers: list[TargetPoller]) -> Iterator[None]:
-        # Each poller connects for real (aiomysql's handshake); what it reads after that is the
-        # recording.
-        with _reader_hook(pollers, replayed), _poll_clock(recorded.clock, replay=True) as unused:
-            yield
-            if unused() or any(answers.values()):
+            if replay and poll_clock.unused():
                 raise SystemExit("the replay read less than the recording: it did not poll as recorded")
 
-    await _poll_rounds(settings, await new_store("recorded"), rounds, sleep=True, hook=recording)
+        return hook
+
+    # The rounds, live through a recording proxy: every byte each connection read, in order.
+    with wirereplay.Recorder(sandbox.host, sandbox.port) as recorder:
+        await _poll_rounds(
+            at(recorder.port), await new_store("recorded"), rounds, sleep=True, hook=clock(False)
+        )
     loops: list[float] = []
     cpus: list[float] = []
     for repeat in range(repeats):
-        answers.clear()
-        answers.update((name, list(seq)) for name, seq in recorded.answers.items())
         store = await new_store(f"replay-{repeat}")
         gc.collect()  # what the recording and the repeat before left is not collected in this one
-        loop_s, cpu_s, polls = await _poll_rounds(settings, store, rounds, sleep=paced, hook=replaying)
+        # Fresh pollers connect to a server process that answers what the recording holds.
+        with wirereplay.replay_server(recorder.conversations, workdir) as port:
+            loop_s, cpu_s, polls = await _poll_rounds(at(port), store, rounds, sleep=paced, hook=clock(True))
         loops.append(loop_s * 1000 / polls)
         cpus.append(cpu_s * 1000 / polls)
     return {

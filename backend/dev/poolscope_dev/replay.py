@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-import pymysql
+from asyncmy import errors as driver_errors
 
 from poolscope.config import TargetConfig
 from poolscope.poller.connection import (
@@ -123,11 +122,7 @@ class FixtureConnection(TargetConnection):
 
         self._files = {sql: c.name for c in all_collectors() for sql in c.statements(self.server)}
 
-    async def run_batch(
-        self, statements: list[str], raw: Collection[str] = frozenset(), *, remember: bool = False
-    ) -> list[StatementResult]:
-        # Captured rows are decoded already: `raw` (statements the live reader hands over
-        # undecoded) and `remember` (what the live reader keeps between polls) are ignored.
+    async def run_batch(self, statements: list[str]) -> list[StatementResult]:
         if self.conn is None:
             raise ConnectError("not connected")
         results = []
@@ -138,7 +133,7 @@ class FixtureConnection(TargetConnection):
             name = self._files.get(statement)
             path = self.directory / f"{name}.json"
             if name is None or not path.is_file():
-                error = pymysql.err.ProgrammingError(
+                error = driver_errors.ProgrammingError(
                     1146,
                     f"fixture {self.directory.name} has no captured output for {name or statement[:60]!r}",
                 )
@@ -148,7 +143,7 @@ class FixtureConnection(TargetConnection):
             if "error" in captured:
                 # A server refusal as captured, e.g. [1142, "SELECT command denied ..."].
                 code, message = captured["error"]
-                results.append(StatementResult(None, pymysql.err.OperationalError(code, message), 0.0))
+                results.append(StatementResult(None, driver_errors.OperationalError(code, message), 0.0))
                 continue
             results.append(StatementResult(rows_for_poll(captured, self.polls), None, 0.0))
         self.polls += 1

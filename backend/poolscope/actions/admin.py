@@ -18,13 +18,20 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import aiomysql
+import asyncmy
 
 from poolscope.actions.models import VariableMeta
 from poolscope.actions.validate import normalise
 from poolscope.config import DsnError, ParsedDsn, Settings, TargetConfig
 from poolscope.errors import Conflict, DomainError, InvalidInput, ServerFailed, ServerTimeout
-from poolscope.poller.connection import describe_mysql_error, error_code, open_mysql
+from poolscope.poller.connection import (
+    Connection,
+    MySQLError,
+    describe_mysql_error,
+    error_code,
+    open_mysql,
+    redacted,
+)
 from poolscope.schemas import ServerInfo
 from poolscope.tls import TlsConfig
 
@@ -75,7 +82,7 @@ def session_limits_sql(server_version: str, limits: AdminLimits) -> str:
 
 async def connect_admin(
     params: ParsedDsn, port: int, limits: AdminLimits, tls: tuple[TlsConfig | None, str]
-) -> aiomysql.Connection:
+) -> Connection:
     """The one place the admin connection is opened (login bounded by connect_timeout_s, TLS as set)."""
     return await asyncio.wait_for(
         open_mysql(params, port, *tls, limits.connect_timeout_s),
@@ -83,11 +90,15 @@ async def connect_admin(
     )
 
 
-async def _run(conn: aiomysql.Connection, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+async def _run(conn: Connection, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     # No `async with` on purpose: a cancelled statement must not wait in the cursor's cleanup.
-    cur = await conn.cursor()
-    await cur.execute(sql, args)
-    rows = list(await cur.fetchall())
+    cur = conn.cursor()
+    try:
+        await cur.execute(sql, args)
+        rows = list(await cur.fetchall())
+    except MySQLError as exc:
+        redacted(exc, conn)
+        raise
     await cur.close()
     return rows
 
@@ -96,19 +107,19 @@ class AdminSession:
     """One admin connection on one port; `reopen()` replaces it with a fresh one on the same port."""
 
     def __init__(
-        self, opener: Callable[[], Awaitable[aiomysql.Connection]], port_kind: str, limits: AdminLimits
+        self, opener: Callable[[], Awaitable[Connection]], port_kind: str, limits: AdminLimits
     ) -> None:
         self._opener = opener
         self.port_kind = port_kind
         self.limits = limits
-        self.conn: aiomysql.Connection | None = None
+        self.conn: Connection | None = None
 
-    async def _limited_connection(self) -> aiomysql.Connection:
+    async def _limited_connection(self) -> Connection:
         conn = await self._opener()
         try:
             setup = session_limits_sql(conn.get_server_info(), self.limits)
             await asyncio.wait_for(_run(conn, setup, ()), self.limits.deadline_s)
-        except aiomysql.Error as exc:
+        except MySQLError as exc:
             # An old server without these variables: the client deadline still bounds every statement.
             log.warning("admin session limits not set: %s", describe_mysql_error(exc))
         except BaseException:
@@ -130,7 +141,7 @@ class AdminSession:
     async def fetch(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         conn = self.conn
         if conn is None:
-            raise aiomysql.OperationalError(2006, "the admin connection is closed")
+            raise asyncmy.errors.OperationalError(2006, "the admin connection is closed")
         try:
             return await asyncio.wait_for(_run(conn, sql, args), self.limits.deadline_s)
         except TimeoutError:
@@ -138,7 +149,7 @@ class AdminSession:
             await self._kill(conn)
             raise StatementTimeout(self.limits.deadline_s) from None
 
-    async def _kill(self, conn: aiomysql.Connection) -> None:
+    async def _kill(self, conn: Connection) -> None:
         thread_id = conn.thread_id()
         conn.close()
         try:
@@ -203,7 +214,7 @@ async def read_meta(session: AdminSession, variable: str) -> VariableMeta:
             " FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = %s",
             (variable.upper(),),
         )
-    except aiomysql.Error as exc:
+    except MySQLError as exc:
         if error_code(exc) == UNKNOWN_TABLE:
             raise InvalidInput(
                 "this server has no information_schema.SYSTEM_VARIABLES to validate against"
@@ -227,7 +238,7 @@ async def read_meta(session: AdminSession, variable: str) -> VariableMeta:
 
 
 async def read_global(session: AdminSession, meta: VariableMeta) -> str:
-    """@@GLOBAL of the variable, spelled as validate() spells it; raises aiomysql.Error or StatementTimeout."""
+    """@@GLOBAL of the variable, spelled as validate() spells it; raises MySQLError or StatementTimeout."""
     # The identifier comes from the allow-list and matched [a-z][a-z0-9_]* (allowlist.refusal).
     rows = await session.fetch(f"SELECT @@GLOBAL.{meta.name}")
     return normalise(meta, rows[0][0])
@@ -237,7 +248,7 @@ async def current_value(session: AdminSession, meta: VariableMeta) -> str:
     """read_global() before a change: any failure is a DomainError (nothing was changed yet)."""
     try:
         return await read_global(session, meta)
-    except aiomysql.Error as exc:
+    except MySQLError as exc:
         raise ServerFailed(f"cannot read {meta.name}: {describe_mysql_error(exc)}") from None
     except StatementTimeout as exc:
         raise ServerTimeout(f"cannot read {meta.name}: {exc}") from None

@@ -16,8 +16,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-import aiomysql
-
 from poolscope.actions.admin import (
     AdminLimits,
     AdminSession,
@@ -36,6 +34,7 @@ from poolscope.actions.validate import InvalidValue, validate
 from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings, TargetConfig
 from poolscope.errors import Conflict, DomainError, InvalidInput, NotFound, ServerFailed, ServerTimeout
+from poolscope.poller.connection import MySQLError
 from poolscope.recommend.flavors import config_snippet, supports_set_persist
 from poolscope.schemas import ServerInfo
 from poolscope.store.sql import SqlStore
@@ -233,7 +232,7 @@ class Applier:
             await session.fetch(f"SET GLOBAL {variable} = %s", (typed,))
         except StatementTimeout as exc:
             lost = f"the server did not answer SET GLOBAL ({exc}); that connection was killed"
-        except aiomysql.Error as exc:
+        except MySQLError as exc:
             detail = f"the server refused: {describe(exc)}"
             entry = await self.audit.add(**record, result="failed", detail=detail)
             log.warning("target %s: SET GLOBAL %s failed: %s", target.name, variable, detail)
@@ -245,13 +244,13 @@ class Applier:
             try:
                 warnings = await session.fetch("SHOW WARNINGS")
                 stored = await read_global(session, meta)
-            except (aiomysql.Error, StatementTimeout) as exc:
+            except (MySQLError, StatementTimeout) as exc:
                 lost = f"SET GLOBAL was accepted but reading the value back failed ({describe(exc)})"
         if stored is None:
             try:
                 await session.reopen()
                 stored = await read_global(session, meta)
-            except (DomainError, aiomysql.Error, StatementTimeout) as exc:
+            except (DomainError, MySQLError, StatementTimeout) as exc:
                 maybe = f"probably {wanted}" if answered else f"{wanted} or still {old}"
                 detail = (
                     f"{lost}; reading it on a new connection failed too ({describe(exc)}):"

@@ -12,22 +12,49 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import Callable, Collection
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-import aiomysql
-import pymysql
-from pymysql.constants import CLIENT
+import asyncmy
+from asyncmy.constants import CLIENT
 
 from poolscope.config import TargetConfig
 from poolscope.dsn import ParsedDsn
 from poolscope.poller.discovery import admin_port_of, discovery_statements, server_from_discovery
-
-# StatementResult lives beside the reader that makes it; callers import it from here as before.
-from poolscope.poller.wire import MultiReader, redacted_args
-from poolscope.poller.wire import StatementResult as StatementResult
 from poolscope.schemas import AdminPortKind, ConnectionInfo, ServerInfo
 from poolscope.tls import TlsConfig, TlsError, client_context
+
+# What the driver raises: the server's answer to a statement, or the client's own failure.
+MySQLError = asyncmy.errors.MySQLError
+
+
+class Connection(asyncmy.Connection):
+    """The driver's connection, knowing how to tell its errors without the DSN's user or password
+    (dsn.py redact_userinfo): whatever later shows them (the API, the live channel, alerts,
+    webhooks, `poolscope check`, the logs) gets them through redacted()."""
+
+    def __init__(self, *, redact: Callable[[str], str], **options: Any) -> None:
+        super().__init__(**options)  # type: ignore[no-untyped-call]  # asyncmy ships no annotations for it
+        self.redact = redact
+
+
+def redacted(exc: BaseException, conn: Connection) -> BaseException:
+    """`exc`, every text of its args now told without the connection's userinfo."""
+    if isinstance(exc, MySQLError):
+        exc.args = tuple(conn.redact(a) if isinstance(a, str) else a for a in exc.args)
+    return exc
+
+
+@dataclass
+class StatementResult:
+    """One statement's outcome: rows (an OK packet gives none) or the server's error for it."""
+
+    rows: list[dict[str, Any]] | None
+    error: BaseException | None
+    duration_ms: float
+
 
 # Server error codes that mean "this credential may not read that".
 PRIVILEGE_ERRORS = {1044, 1045, 1142, 1143, 1227, 1370}
@@ -38,15 +65,15 @@ class ConnectError(Exception):
 
 
 def describe_mysql_error(exc: BaseException) -> str:
-    """A one-line reason without credentials (a server message on our connections has no userinfo: _Connection)."""
+    """A one-line reason without credentials (an error read on our connections has no userinfo: redacted())."""
     cause = exc.__cause__
-    # aiomysql reports a failed handshake as "Can't connect" (2003) and keeps the why here.
+    # The driver reports a failed TLS handshake as "Can't connect" (2003) and keeps the why here.
     if isinstance(cause, ssl.SSLCertVerificationError):
         return f"TLS handshake failed: certificate verify failed: {cause.verify_message}"
     if isinstance(cause, ssl.SSLError):
         return f"TLS handshake failed: {str(cause.reason or type(cause).__name__).replace('_', ' ').lower()}"
-    if isinstance(exc, aiomysql.OperationalError | aiomysql.ProgrammingError | aiomysql.InternalError):
-        code = exc.args[0] if exc.args else None
+    if isinstance(exc, MySQLError) and exc.args and isinstance(exc.args[0], int):
+        code = exc.args[0]
         message = exc.args[1] if len(exc.args) > 1 else str(exc)
         return f"MySQL error {code}: {message}"
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
@@ -56,38 +83,8 @@ def describe_mysql_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-class _Connection(aiomysql.Connection):  # type: ignore[misc]
-    """Every server error read on it is told without the DSN's user or password (dsn.py
-    redact_userinfo), whatever later shows it: the API, the live channel, alerts, webhooks,
-    `poolscope check`, the logs. poller/wire.py's own reader asks `redact` too."""
-
-    def __init__(self, *args: Any, redact: Callable[[str], str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.redact = redact
-
-    async def _read_packet(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await super()._read_packet(*args, **kwargs)
-        except pymysql.err.MySQLError as exc:
-            exc.args = redacted_args(exc.args, self.redact)
-            raise
-
-
-class _TlsOnlyConnection(_Connection):
-    """Refuses a server that does not offer TLS before the credential is sent.
-
-    aiomysql itself falls back to plain TCP in that case, which would let anyone in the middle
-    downgrade the connection and read the login.
-    """
-
-    async def _request_authentication(self) -> None:
-        if not self.server_capabilities & CLIENT.SSL:
-            raise ConnectError("the server does not offer TLS, which this connection requires (tls)")
-        await super()._request_authentication()
-
-
 def _wire_password(password: str) -> str:
-    # aiomysql encodes the password as latin-1. Handing it the UTF-8 bytes sends what the server
+    # The driver encodes the password as latin-1. Handing it the UTF-8 bytes sends what the server
     # hashed for IDENTIFIED BY over a utf8mb4 connection (what the mariadb client sends), and a
     # character outside latin-1 no longer raises an error that quotes it.
     return password.encode("utf-8").decode("latin-1")
@@ -95,7 +92,7 @@ def _wire_password(password: str) -> str:
 
 async def open_mysql(
     params: ParsedDsn, port: int, tls: TlsConfig | None, what: str, timeout_s: float, **options: Any
-) -> aiomysql.Connection:
+) -> Connection:
     """One connection with the DSN's credential on `port`, over TLS when `tls` is set.
 
     The one place Poolscope logs in to a server (poller and admin connection alike); `what`
@@ -107,45 +104,101 @@ async def open_mysql(
             context = client_context(tls, what)
         except TlsError as exc:
             raise ConnectError(str(exc)) from None
-    conn = (_TlsOnlyConnection if context else _Connection)(
+    conn = Connection(
         redact=params.redact,
         host=params.host,
         port=port,
         user=params.user,
         password=_wire_password(params.password.get_secret_value()),
-        db=params.database,
+        database=params.database or None,
         connect_timeout=timeout_s,
         autocommit=True,
         charset="utf8mb4",
+        # With a context the driver always upgrades to TLS, and fails when the server cannot:
+        # nothing, the login least of all, is sent in the clear to a server without TLS.
         ssl=context,
         **options,
     )
     try:
-        # aiomysql.connect() is this pair; the class is chosen here for the TLS check above.
-        await asyncio.wait_for(conn._connect(), timeout=timeout_s + 1)
-    except BaseException:
+        await asyncio.wait_for(conn.connect(), timeout=timeout_s + 1)
+    except BaseException as exc:
         conn.close()
+        capabilities = getattr(conn, "server_capabilities", None)  # set once the greeting is read
+        if context is not None and capabilities is not None and not capabilities & CLIENT.SSL:
+            raise ConnectError(
+                "the server does not offer TLS, which this connection requires (tls)"
+            ) from None
+        redacted(exc, conn)
         raise
     return conn
 
 
 def error_code(exc: BaseException) -> int | None:
-    if isinstance(exc, aiomysql.Error) and exc.args and isinstance(exc.args[0], int):
+    if isinstance(exc, MySQLError) and exc.args and isinstance(exc.args[0], int):
         return exc.args[0]
     return None
 
 
+def _client_side(exc: BaseException) -> bool:
+    """The client's own error (the connection broke or is closed, a protocol error), not the
+    server's answer to a statement (whose codes are 1000-1999 and 3000 up; the client's 2000-2999)."""
+    code = error_code(exc)
+    return code is None or code < 1000 or 2000 <= code < 3000
+
+
+async def run_multi(conn: Connection, statements: list[str]) -> list[StatementResult]:
+    """Result sets of `statements`, sent as one multi-statement, in order, through the driver's
+    cursor; it stops after the first one that failed, as the server does. Raises (and closes the
+    connection) when the connection itself breaks or a read is cut short."""
+    results: list[StatementResult] = []
+    started = time.perf_counter()
+    cursor = conn.cursor()
+    try:
+        try:
+            await cursor.execute(";\n".join(statements))
+        except MySQLError as exc:
+            if _client_side(exc):
+                raise
+            return [StatementResult(None, redacted(exc, conn), (time.perf_counter() - started) * 1000)]
+        while True:
+            description = cursor.description
+            if description:
+                names = [column[0].lower() for column in description]
+                rows = [dict(zip(names, row, strict=False)) for row in await cursor.fetchall()]
+            else:
+                rows = []
+            if len(results) < len(statements):  # a procedure's extra result set is dropped
+                results.append(StatementResult(rows, None, (time.perf_counter() - started) * 1000))
+            started = time.perf_counter()
+            try:
+                if not await cursor.nextset():
+                    break
+            except MySQLError as exc:
+                if _client_side(exc):
+                    raise
+                results.append(
+                    StatementResult(None, redacted(exc, conn), (time.perf_counter() - started) * 1000)
+                )
+                break
+    except BaseException as exc:
+        # Whatever stopped the read (a value that would not decode, a cancel) may have left the
+        # rest of the answer on the stream: the next statement would read it. Never reuse it.
+        conn.close()
+        redacted(exc, conn)
+        raise
+    return results
+
+
 class TargetConnection:
-    """Owns the aiomysql connection of one target; not shared, so polls never interleave on it."""
+    """Owns the driver's connection of one target; not shared, so polls never interleave on it."""
 
     def __init__(self, config: TargetConfig) -> None:
         self.config = config
-        self.conn: aiomysql.Connection | None = None
+        self.conn: Connection | None = None
         self.info: ConnectionInfo | None = None
         self.server: ServerInfo | None = None
-        self._reader = MultiReader()
 
-    async def _open(self, host: str, port: int) -> aiomysql.Connection:
+    async def _open(self, host: str, port: int) -> Connection:
         params = self.config.connection_params()
         return await open_mysql(
             params.model_copy(update={"host": host}),
@@ -207,16 +260,12 @@ class TargetConnection:
                 raise ConnectError(f"cannot read server variables: {describe_mysql_error(result.error)}")
         return server_from_discovery(results[0].rows or [], results[1].rows or [])
 
-    async def run_batch(
-        self, statements: list[str], raw: Collection[str] = frozenset(), *, remember: bool = False
-    ) -> list[StatementResult]:
+    async def run_batch(self, statements: list[str]) -> list[StatementResult]:
         """Run statements in as few round trips as possible, isolating each statement's failure.
 
         The server stops a multi-statement at the first error, so the statements after a failed
         one are sent again as a new batch: a missing privilege costs one extra round trip, not
-        the whole poll. The rows of the statements in `raw` come undecoded (StatementResult.raw).
-        `remember`: the poll's own statements, which come again next poll (wire.MultiReader keeps
-        their answers to compare with); a one-off statement's answer is not kept.
+        the whole poll.
         """
         if self.conn is None:
             raise ConnectError("not connected")
@@ -226,20 +275,17 @@ class TargetConnection:
         for _ in range(len(statements) + 1):
             if not pending:
                 break
-            done = await self._run_multi(pending, raw, remember)
+            done = await self._run_multi(pending)
             results.extend(done)
             pending = pending[len(done) :]
         return results
 
-    async def _run_multi(
-        self, statements: list[str], raw: Collection[str], remember: bool
-    ) -> list[StatementResult]:
+    async def _run_multi(self, statements: list[str]) -> list[StatementResult]:
         assert self.conn is not None
-        flags = [s in raw for s in statements] if raw else []
         try:
-            return await self._reader.run(self.conn, statements, flags, remember=remember)
+            return await run_multi(self.conn, statements)
         except BaseException:
-            if self.conn is not None and self.conn.closed:
+            if self.conn is not None and not self.conn.connected:
                 # The reader closed it (a cancelled read, e.g. a snapshot's timeout, left the rest
                 # of an answer on the stream): not connected, so the next poll connects again.
                 self.conn = None
@@ -249,7 +295,6 @@ class TargetConnection:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
-        self._reader = MultiReader()  # nothing read on the closed connection is kept
 
 
 # DSN scheme -> what opens a target of that scheme. The product serves mysql:// and mariadb://;

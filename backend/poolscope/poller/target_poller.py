@@ -235,10 +235,7 @@ class TargetPoller:
         parse_started = time.perf_counter()
         parse_error: str | None = None
         try:
-            if result.raw is not None:
-                output = collector.parse_raw(result.raw, ctx)
-            else:
-                output = collector.parse(result.rows or [], ctx)
+            output = collector.parse(result.rows or [], ctx)
         except Exception as exc:
             log.exception("target %s: collector %s could not parse", self.name, collector.name)
             parse_error = f"parse failed: {type(exc).__name__}: {exc}"
@@ -313,8 +310,7 @@ class TargetPoller:
                 )
 
         statements = [c.sql(server) for c in to_run]
-        raw = {sql for collector, sql in zip(to_run, statements, strict=True) if collector.reads_raw()}
-        results = await self.connection.run_batch(statements, raw=raw, remember=True)
+        results = await self.connection.run_batch(statements)
         sent_before = self._statements_sent
         self._statements_sent += len(results)
         ctx = ParseContext(now=now, server=server, counters=self.counters, connections=self._connections)

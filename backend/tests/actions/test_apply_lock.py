@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterator
 
-import aiomysql
 import pytest
 
 from poolscope.actions.admin import AdminLimits, StatementTimeout, open_admin
@@ -20,7 +19,7 @@ from poolscope.actions.guard import GUARD_USER, Guard
 from poolscope.api.errors import status_of
 from poolscope.config import Settings, TargetConfig
 from poolscope.errors import DomainError
-from poolscope.poller.connection import error_code
+from poolscope.poller.connection import MySQLError, error_code
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
@@ -207,7 +206,7 @@ async def test_admin_session_statements_are_bounded_on_the_server_and_by_the_cli
         await session.fetch("SET SESSION max_statement_time = 0")
         with blocker.cursor() as cur:
             cur.execute("LOCK TABLES sbtest.poolscope_locked WRITE")
-        with pytest.raises(aiomysql.OperationalError) as waited:
+        with pytest.raises(MySQLError) as waited:
             await session.fetch("SELECT COUNT(*) FROM sbtest.poolscope_locked")
         assert error_code(waited.value) == LOCK_WAIT_TIMEOUT
         with blocker.cursor() as cur:

@@ -11,7 +11,6 @@ that alerts (STALLS rose, analysis/stalls.py): what `stalled_polls` reads back.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,12 +70,10 @@ class StallingConnection(FixtureConnection):
         self.config = self.config.model_copy(update={"dsn": SecretStr(FIXTURE_DSN)})
         await super().connect()
 
-    async def run_batch(
-        self, statements: list[str], raw: Collection[str] = frozenset(), *, remember: bool = False
-    ) -> list[StatementResult]:
+    async def run_batch(self, statements: list[str]) -> list[StatementResult]:
         assert _script is not None
         now = _script.clock.monotonic()
-        results = await super().run_batch(statements, raw, remember=remember)
+        results = await super().run_batch(statements)
         risen = _script.stalls(now)
         for statement, result in zip(statements, results, strict=True):
             if self._files.get(statement) == "thread_pool_stats" and result.rows:

@@ -7,9 +7,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-import aiomysql
-from pymysql.constants import CLIENT
-
 from poolscope.analysis.counters import CounterMemory
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
@@ -17,6 +14,7 @@ from poolscope.analysis.session_identity import SessionIdentities
 from poolscope.analysis.stalls import StallDetector
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.collectors.base import ParseContext
+from poolscope.poller.connection import Connection
 from poolscope.poller.derive import TargetMemory
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.schemas import GroupState, ServerInfo
@@ -30,18 +28,20 @@ MARIADB_POOL = ServerInfo(
 
 async def multi_statement_connection(
     sandbox: MariaDBSandbox, user: str = MONITOR_USER, password: str = MONITOR_PASSWORD, db: str | None = None
-) -> aiomysql.Connection:
-    """A bare aiomysql connection (the monitoring user's unless told) that may send
-    multi-statements, as the poller's."""
-    return await aiomysql.connect(
+) -> Connection:
+    """A bare connection as the poller opens them (the monitoring user's unless told, no
+    userinfo to redact), which sends multi-statements as the poller's does."""
+    conn = Connection(
+        redact=str,
         host=sandbox.host,
         port=sandbox.port,
         user=user,
         password=password,
-        db=db,
+        database=db,
         autocommit=True,
-        client_flag=CLIENT.MULTI_STATEMENTS,
     )
+    await conn.connect()
+    return conn
 
 
 def group_state(queue_length: int = 0) -> GroupState:

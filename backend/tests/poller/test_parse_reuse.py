@@ -1,9 +1,8 @@
-"""What a collector reuses from its last read gives exactly what a fresh parse of the same rows gives,
-and a value that changed between two reads shows up in the second.
+"""A collector that has read before gives exactly what a fresh one gives of the same rows, and a
+value that changed between two reads shows up in the second: nothing of a read lingers.
 
 The parse steps keep per target what an idle server repeats (poller/collectors/base.py LastRead,
-processlist rows' heads and Sessions, THREAD_POOL_GROUPS fields, Samples of unchanged series).
-Each test here compares a collector that has read before with a fresh one on the same rows.
+Samples of unchanged series); the processlist keeps the form of its next read.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
-from collections.abc import Collection
 
 import pytest
 
@@ -24,32 +22,15 @@ from poolscope.poller.collectors.innodb_trx_summary import InnodbTrxSummary
 from poolscope.poller.collectors.processlist import SHOW_SQL, Processlist
 from poolscope.poller.collectors.thread_pool_groups import ThreadPoolGroups
 from poolscope.poller.collectors.thread_pool_queue_summary import ThreadPoolQueueSummary
+from poolscope.poller.connection import StatementResult
 from poolscope.poller.target_poller import TargetPoller
-from poolscope.poller.wire import Decoder, RawRows, Shape, StatementResult
 from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 
 from .helpers import parse_context, poller_for
 
-# SHOW FULL PROCESSLIST's columns as MariaDB sends them; every value is text on the wire.
+Row = dict[str, object]
+# SHOW FULL PROCESSLIST's columns as MariaDB names them.
 SHOW_NAMES = ("id", "user", "host", "db", "command", "time", "state", "info", "progress")
-SHOW_SHAPE = Shape(
-    SHOW_NAMES,
-    (("ascii", int), ("utf8", None), ("utf8", None), ("utf8", None), ("utf8", None))
-    + (("ascii", int), ("utf8", None), ("utf8", None), ("ascii", float)),
-)
-
-
-def _lenenc(value: str | None) -> bytes:
-    if value is None:
-        return b"\xfb"
-    data = value.encode()
-    if len(data) < 0xFB:
-        return bytes((len(data),)) + data
-    return b"\xfc" + len(data).to_bytes(2, "little") + data
-
-
-def _packet(*values: str | None) -> bytes:
-    return b"".join(_lenenc(v) for v in values)
 
 
 def _session_row(
@@ -59,17 +40,15 @@ def _session_row(
     db: str | None = None,
     host: str = "127.0.0.1:5000",
     info: str | None = None,
-) -> bytes:
-    return _packet(str(conn_id), "app", host, db, command, str(time), "", info, "0.000")
+) -> Row:
+    return dict(zip(SHOW_NAMES, (conn_id, "app", host, db, command, time, "", info, 0.0), strict=True))
 
 
-def _raw_and_fresh(collector: Processlist, packets: list[bytes]) -> tuple[CollectorOutput, CollectorOutput]:
-    """The reusing collector's parse of `packets` (one shape, as one connection reads it) and a
-    fresh collector's parse of the same rows decoded."""
-    rows = RawRows(SHOW_SHAPE, tuple(packets))
+def _again_and_fresh(collector: Processlist, rows: list[Row]) -> tuple[CollectorOutput, CollectorOutput]:
+    """The parse of `rows` by a collector that has read before and by a fresh one."""
     fresh = Processlist()
     fresh.use_show = collector.use_show = True
-    return collector.parse_raw(rows, parse_context(5)), fresh.parse(rows.rows(), parse_context(5))
+    return collector.parse(rows, parse_context(5)), fresh.parse(rows, parse_context(5))
 
 
 def _same_section(reused: CollectorOutput, fresh: CollectorOutput) -> None:
@@ -102,7 +81,7 @@ def test_processlist_rows_read_again_give_what_a_fresh_parse_gives_changes_inclu
             _session_row(3, "Sleep", 0, db="sbtest"),
             _session_row(4, "Sleep", 0, host=long_host),
             _session_row(5, "Query", 0, host=long_host, info="SELECT 5"),
-            _packet("6", "app", "h", None, None, "0", "", None, "0.000"),
+            dict(zip(SHOW_NAMES, (6, "app", "h", None, None, 0, "", None, 0.0), strict=True)),
         ],
         # Back to all idle: nothing of the last reads' activity may linger.
         [_session_row(1, "Sleep", 0), _session_row(2, "Sleep", 1), _session_row(3, "Sleep", 2, db="sbtest")],
@@ -110,40 +89,18 @@ def test_processlist_rows_read_again_give_what_a_fresh_parse_gives_changes_inclu
     reads.insert(4, list(reads[3]))  # read again as is: rows with a head not kept (the long host)
     collector = Processlist()
     actives = []
-    for packets in reads:
-        reused, fresh = _raw_and_fresh(collector, packets)
+    for rows in reads:
+        reused, fresh = _again_and_fresh(collector, rows)
         _same_section(reused, fresh)
         actives.append(sorted(reused.section.by_id))
     assert actives == [[2], [2], [1, 2], [5, 6], [5, 6], []], "each read's own activity, none carried over"
 
 
-def test_an_active_row_read_again_unchanged_reuses_its_session_and_a_changed_one_does_not() -> None:
-    collector = Processlist()
-    row = _session_row(2, "Query", 7, info="SELECT SLEEP(60)")
-    first, _ = _raw_and_fresh(collector, [row])
-    again, _ = _raw_and_fresh(collector, [row])
-    assert again.section.active[0] is first.section.active[0]
-    later, fresh = _raw_and_fresh(collector, [_session_row(2, "Query", 8, info="SELECT SLEEP(60)")])
-    assert later.section.active[0] is not first.section.active[0]
-    assert later.section.active[0].time_s == 8.0 == fresh.section.active[0].time_s
+def _rows(names: tuple[str, ...], *rows: tuple[str | None, ...]) -> list[Row]:
+    return [dict(zip(names, row, strict=True)) for row in rows]
 
 
-TEXT: Decoder = ("utf8", None)
-
-
-def _raw(names: tuple[str, ...], *rows: tuple[str | None, ...]) -> RawRows:
-    """Rows as a string-typed result set of one shape sends them (one Shape: one connection's)."""
-    return RawRows(_shape(names), tuple(_packet(*row) for row in rows))
-
-
-_SHAPES: dict[tuple[str, ...], Shape] = {}
-
-
-def _shape(names: tuple[str, ...]) -> Shape:
-    return _SHAPES.setdefault(names, Shape(names, (TEXT,) * len(names)))
-
-
-def test_status_rows_read_again_undecoded_give_what_a_fresh_parse_gives() -> None:
+def test_status_rows_read_again_give_what_a_fresh_parse_gives() -> None:
     names = ("variable_name", "value")
     reads: list[list[tuple[str, str | None]]] = [
         [("Threads_connected", "7"), ("Questions", "100"), ("Uptime", "50"), ("Com_commit", "3"), ("Com_rollback", "0")],
@@ -156,44 +113,40 @@ def test_status_rows_read_again_undecoded_give_what_a_fresh_parse_gives() -> Non
     reused_ctx, fresh_ctx = parse_context(), parse_context()  # each its own counter memory
     for second, rows in enumerate(reads):
         reused_ctx.now = fresh_ctx.now = float(second)
-        raw = _raw(names, *rows)
-        got = reused.parse_raw(raw, reused_ctx)
-        want = fresh.parse(raw.rows(), fresh_ctx)
+        got = reused.parse(_rows(names, *rows), reused_ctx)
+        want = fresh.parse(_rows(names, *rows), fresh_ctx)
         assert got.section == want.section
         assert [s.model_dump() for s in got.samples] == [s.model_dump() for s in want.samples]
     assert got.section.values["Threads_connected"] == 7.0 and got.section.rates["tps"] == 0.0
     assert "Questions" in got.section.values and "Uptime" in got.section.values
 
 
-def test_groups_and_summaries_read_again_undecoded_follow_a_change() -> None:
+def test_groups_and_summaries_read_again_follow_a_change() -> None:
     names = ("group_id", "connections", "threads", "active_threads", "standby_threads", "queue_length",
              "has_listener", "is_stalled")  # fmt: skip
     idle = ("0", "5", "3", "0", "1", "0", "1", "0")
     groups = ThreadPoolGroups()
-    first = groups.parse_raw(_raw(names, idle), parse_context())
-    again = groups.parse_raw(_raw(names, idle), parse_context())
+    first = groups.parse(_rows(names, idle), parse_context())
+    again = groups.parse(_rows(names, idle), parse_context())
     assert again.section == first.section and again.section[0] is not first.section[0]
     queued = ("0", "5", "3", "1", "0", "4", "1", "1")
-    changed = groups.parse_raw(_raw(names, queued), parse_context())
-    assert changed.section == ThreadPoolGroups().parse(_raw(names, queued).rows(), parse_context()).section
+    changed = groups.parse(_rows(names, queued), parse_context())
+    assert changed.section == ThreadPoolGroups().parse(_rows(names, queued), parse_context()).section
     assert (changed.section[0].queue_length, changed.section[0].is_stalled) == (4, True)
 
     trx_names = ("total", "lock_waits", "longest_s")
     trx = InnodbTrxSummary()
-    none_open = trx.parse_raw(_raw(trx_names, ("0", "0", None)), parse_context())
-    assert trx.parse_raw(_raw(trx_names, ("0", "0", None)), parse_context()).section is none_open.section
-    opened = trx.parse_raw(_raw(trx_names, ("1", "1", "3.5")), parse_context())
+    none_open = trx.parse(_rows(trx_names, ("0", "0", None)), parse_context())
+    assert trx.parse(_rows(trx_names, ("0", "0", None)), parse_context()).section == none_open.section
+    opened = trx.parse(_rows(trx_names, ("1", "1", "3.5")), parse_context())
     assert (opened.section.count, opened.section.lock_waits, opened.section.longest_age_s) == (1, 1, 3.5)
     variable_names = ("thread_pool_size", "thread_pool_exact_stats")
     variables = GlobalVariables()
-    read = variables.parse_raw(_raw(variable_names, ("4", "1")), parse_context())
+    read = variables.parse(_rows(variable_names, ("4", "1")), parse_context())
     assert read.section == {"thread_pool_size": "4", "thread_pool_exact_stats": "ON"}
-    assert variables.parse_raw(_raw(variable_names, ("4", "1")), parse_context()).section is read.section
-    resized = variables.parse_raw(_raw(variable_names, ("8", "0")), parse_context())
+    assert variables.parse(_rows(variable_names, ("4", "1")), parse_context()).section == read.section
+    resized = variables.parse(_rows(variable_names, ("8", "0")), parse_context())
     assert resized.section == {"thread_pool_size": "8", "thread_pool_exact_stats": "OFF"}
-    # A result of another shape (another connection's) is never compared by its bytes alone.
-    other_shape = RawRows(Shape(tuple(list(trx_names)), (TEXT,) * 3), [_packet("1", "1", "3.5")])
-    assert trx.parse_raw(other_shape, parse_context()).section is not opened.section
 
 
 def test_groups_read_again_are_new_models_equal_to_a_fresh_parse() -> None:
@@ -265,10 +218,8 @@ async def test_each_poll_shows_what_fresh_collectors_make_of_its_rows(
     batches: list[tuple[list[str], list[StatementResult]]] = []
     run_batch = poller.connection.run_batch
 
-    async def recording(
-        statements: list[str], raw: Collection[str] = frozenset(), remember: bool = False
-    ) -> list[StatementResult]:
-        results = await run_batch(statements, raw=raw, remember=remember)
+    async def recording(statements: list[str]) -> list[StatementResult]:
+        results = await run_batch(statements)
         batches.append((statements, results))
         return results
 
@@ -301,8 +252,7 @@ async def test_each_poll_shows_what_fresh_collectors_make_of_its_rows(
             by_sql = dict(zip(statements, results, strict=True))
 
             def rows_of(sql: str, by_sql: dict[str, StatementResult] = by_sql) -> list[dict[str, object]]:
-                read = by_sql[sql]
-                return read.raw.rows() if read.raw is not None else read.rows or []
+                return by_sql[sql].rows or []
 
             groups = (
                 ThreadPoolGroups().parse(rows_of(ThreadPoolGroups().sql(server)), parse_context()).section

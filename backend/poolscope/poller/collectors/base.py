@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from poolscope.analysis.counters import CounterMemory
 from poolscope.analysis.last_made import Generations
 from poolscope.metrics import Metric
-from poolscope.poller.wire import RawRows
 from poolscope.schemas import Sample, ServerInfo
 
 if TYPE_CHECKING:  # the record names every collector's section type: imported for types only
@@ -63,16 +62,13 @@ class LastRead(Generic[SectionT]):
     """The last read's rows and the output they gave, for a parse step that depends on its rows
     alone: an idle server's rows repeat poll after poll, and equal rows give an equal output.
 
-    Rows read undecoded (RawRows) are compared as sent: the same bytes of the same result shape
-    decode to the same rows, so a repeated read is not even decoded. Only for a section nothing
+    Only for a section nothing
     downstream changes (derive.py reads it): the same object is then handed out again. Its
     samples list is a new one each time (the caller may extend it).
     """
 
     def __init__(self) -> None:
         self._rows: list[Row] | None = None
-        self._names: tuple[str, ...] | None = None  # the RawRows' shape, by identity
-        self._packets: tuple[bytes, ...] | None = None
         self._output: CollectorOutput[SectionT] | None = None
 
     def get(self, rows: list[Row]) -> CollectorOutput[SectionT] | None:
@@ -80,20 +76,8 @@ class LastRead(Generic[SectionT]):
             return None
         return self._handed(self._output)
 
-    def get_raw(self, rows: RawRows) -> CollectorOutput[SectionT] | None:
-        if self._output is None or rows.names is not self._names or rows.packets != self._packets:
-            return None
-        return self._handed(self._output)
-
     def keep(self, rows: list[Row], output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
         self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
-        self._names = self._packets = None
-        self._output = output
-        return self._handed(output)
-
-    def keep_raw(self, rows: RawRows, output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
-        self._names, self._packets = rows.names, tuple(rows.packets)
-        self._rows = None
         self._output = output
         return self._handed(output)
 
@@ -139,15 +123,6 @@ class Collector(Generic[SectionT]):
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[SectionT]:
         raise NotImplementedError
 
-    def reads_raw(self) -> bool:
-        """Whether this poll's statement should have its rows handed over undecoded (parse_raw):
-        for a source whose rows are mostly skipped, so that what is skipped is never decoded."""
-        return False
-
-    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[SectionT]:
-        """parse() of rows read undecoded; a source that reads_raw() decodes only what it uses."""
-        return self.parse(rows.rows(), ctx)
-
     def put(self, outputs: PollOutputs, section: SectionT) -> None:
         """Place this poll's (or the carried) section in its field of the poll's record."""
         raise NotImplementedError
@@ -175,9 +150,6 @@ class RowsOnly(Collector[SectionT], Generic[SectionT, KeptT]):
     def reset(self) -> None:
         self._last: LastRead[KeptT] = LastRead()
 
-    def reads_raw(self) -> bool:
-        return True
-
     def read(self, rows: list[Row]) -> CollectorOutput[KeptT]:
         """What these rows give (kept for the next read)."""
         raise NotImplementedError
@@ -187,9 +159,6 @@ class RowsOnly(Collector[SectionT], Generic[SectionT, KeptT]):
 
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[SectionT]:
         return self.hand_out(self._last.get(rows) or self._last.keep(rows, self.read(rows)))
-
-    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[SectionT]:
-        return self.hand_out(self._last.get_raw(rows) or self._last.keep_raw(rows, self.read(rows.rows())))
 
 
 def needs_pool_table(server: ServerInfo, table: str) -> str | None:

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
-from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -75,40 +74,12 @@ class GlobalStatus(Collector[StatusSection]):
     def sql(self, server: ServerInfo) -> str:
         return SQL
 
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        # Of the last read undecoded: its shape (by identity) and each row's bytes -> (name, number).
-        self._names: tuple[str, ...] | None = None
-        self._read: dict[bytes, tuple[str, float | None]] = {}
-
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[StatusSection]:
         values: dict[str, float] = {}
         for row in rows:
             name, number = _variable(row)
             if number is not None:
                 values[name] = number
-        return self._output(values, ctx)
-
-    def reads_raw(self) -> bool:
-        return True  # most of an idle server's rows repeat: those are not decoded again
-
-    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[StatusSection]:
-        """parse() of rows read undecoded: a row sent as the last read sent it (the same bytes of
-        the same shape decode the same) gives the name and number it gave then."""
-        if rows.names is not self._names:
-            self._names, self._read = rows.names, {}
-        last, read = self._read, {}
-        values: dict[str, float] = {}
-        for packet in rows.packets:
-            variable = last.get(packet)
-            if variable is None:
-                variable = _variable(rows.row(packet))
-            read[packet] = variable
-            if variable[1] is not None:
-                values[variable[0]] = variable[1]
-        self._read = read
         return self._output(values, ctx)
 
     def _output(self, values: dict[str, float], ctx: ParseContext) -> CollectorOutput[StatusSection]:

@@ -21,14 +21,13 @@ Two forms, the next poll's chosen by what this one read:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from poolscope.analysis.session_identity import SessionIdentity
 from poolscope.metrics import Metric
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, sample
-from poolscope.poller.wire import RawRows
 from poolscope.schemas import ServerInfo, Session
 
 if TYPE_CHECKING:
@@ -62,41 +61,6 @@ class ProcesslistSection:
     complete: bool = False
 
 
-class SessionListing(Mapping[int, SessionIdentity]):
-    """Who each session of a SHOW FULL PROCESSLIST read is, decoded only for the ids asked about.
-
-    An idle application pool lists hundreds of sleeping sessions every second; the poll names
-    only the few that are queued or hold a transaction (analysis/session_identity.py).
-    """
-
-    def __init__(self, rows: RawRows) -> None:
-        self._rows = rows
-        names = rows.names
-        self._id_at = names.index("id")
-        self._who_at = (names.index("user"), names.index("host"), names.index("db"))
-        self._by_id: dict[int, bytes] | None = None
-
-    def _index(self) -> dict[int, bytes]:
-        if self._by_id is None:
-            rows, at = self._rows, self._id_at
-            self._by_id = {int(rows.value(packet, at)): packet for packet in rows.packets}
-        return self._by_id
-
-    def __getitem__(self, connection_id: int) -> SessionIdentity:
-        packet = self._index()[connection_id]
-        user, host, db = (self._rows.value(packet, at) for at in self._who_at)
-        return SessionIdentity(user, host, db)
-
-    def __contains__(self, connection_id: object) -> bool:
-        return connection_id in self._index()
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._index())
-
-    def __len__(self) -> int:
-        return len(self._index())
-
-
 class Processlist(Collector[ProcesslistSection]):
     name = "processlist"
     help = "Active sessions: the command, time and SQL of each, and who runs it."
@@ -109,12 +73,6 @@ class Processlist(Collector[ProcesslistSection]):
     def reset(self) -> None:
         self.use_show = False
         self.information_schema_until = 0.0
-        # Of the last SHOW read: its result shape, its idle commands as sent, its active rows' Sessions,
-        # each row's head (_active_packets).
-        self._shape_names: tuple[str, ...] | None = None
-        self._idle: tuple[bytes, ...] = ()
-        self._previous: dict[bytes, Session] = {}
-        self._heads = RowHeads()
 
     def information_schema_sql(self, server: ServerInfo) -> str:
         time_ms = "TIME_MS" if server.flavor == "mariadb" else "TIME * 1000"
@@ -131,10 +89,6 @@ class Processlist(Collector[ProcesslistSection]):
     def statements(self, server: ServerInfo) -> list[str]:
         return [self.information_schema_sql(server), SHOW_SQL]
 
-    def reads_raw(self) -> bool:
-        # SHOW lists every idle session: those rows are decoded only if one is looked up.
-        return self.use_show
-
     def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[ProcesslistSection]:
         # SHOW lists idle sessions too (only who they are is kept of those), and captured output
         # replayed as is may.
@@ -142,44 +96,6 @@ class Processlist(Collector[ProcesslistSection]):
         huge = any(_is_huge(row["info"]) for row in rows)
         sessions = [_session(row) for row in rows if str(row["command"]) not in IDLE_COMMANDS]
         return self._output(sessions, identities, len(rows), huge, ctx)
-
-    def parse_raw(self, rows: RawRows, ctx: ParseContext) -> CollectorOutput[ProcesslistSection]:
-        """parse() that decodes only the active sessions' rows, and of the idle ones their command.
-
-        An active row whose bytes are the ones the previous read had (our own polling session,
-        a long statement whose Time has not ticked) gets that read's Session again: the same
-        bytes of the same result shape decode to the same row. Sessions are never changed
-        once made (derive.py only reads them; a snapshot copies the state it keeps).
-        """
-        command_at, info_at = rows.names.index("command"), rows.names.index("info")
-        if not rows.is_text(command_at):  # not a string column: decoded, as parse() reads it
-            return self.parse(rows.rows(), ctx)
-        if rows.names is not self._shape_names:  # another result shape: nothing of the last one holds
-            self._shape_names = rows.names
-            self._idle = tuple(_length_prefixed(rows.encode(command_at, c)) for c in IDLE_COMMANDS)
-            self._previous = {}
-            self._heads = RowHeads()
-        previous, current = self._previous, {}
-        sessions: list[Session] = []
-        huge = False
-        active, self._heads = _active_packets(rows, command_at, self._idle, self._heads)
-        for packet in active:
-            session = previous.get(packet)
-            if session is None:
-                row = rows.row(packet)
-                if str(row["command"]) in IDLE_COMMANDS:
-                    continue
-                session = _session(row)
-            current[packet] = session
-            sessions.append(session)
-        self._previous = current
-        # A statement over the limit needs a packet over it (a character is one byte at least).
-        if max(map(len, rows.packets), default=0) > SHOW_MAX_STATEMENT_CHARS:
-            huge = any(
-                len(packet) > SHOW_MAX_STATEMENT_CHARS and _is_huge(rows.value(packet, info_at))
-                for packet in rows.packets
-            )
-        return self._output(sessions, SessionListing(rows), len(rows), huge, ctx)
 
     def _output(
         self,
@@ -236,84 +152,6 @@ def _session(row: Row) -> Session:
         state=row["state"],
         info=info,
     )
-
-
-def _length_prefixed(value: bytes) -> bytes:
-    assert len(value) < 0xFB  # an idle command's name: its length fits the one-byte form
-    return bytes((len(value),)) + value
-
-
-# A row's first bytes through its command, as sent (None when not read so: a long value before
-# it), and whether that command is an idle one.
-RowHead = tuple[bytes | None, bool]
-
-
-@dataclass
-class RowHeads:
-    """Each row's head of a SHOW read, in its order, and which rows were active."""
-
-    heads: list[RowHead] = field(default_factory=list)
-    # Every head's bytes, when each row's is known; else None.
-    prefixes: list[bytes] | None = None
-    active_at: list[int] = field(default_factory=list)
-
-
-def _active_packets(
-    rows: RawRows, command_at: int, idle: tuple[bytes, ...], last: RowHeads
-) -> tuple[list[bytes], RowHeads]:
-    """The rows whose command is not one of `idle` (length-prefixed, as sent), without decoding;
-    and each row's head, for the next read.
-
-    Sessions are listed in the same order read after read, and an idle one's id, user, host, db
-    and command stay the same (its Time moves, after them): a row that begins with the same
-    row's head of the last read has the same command, so is told apart by one comparison, and
-    a read whose every row does (an idle server's, poll after poll) by one pass in C.
-    """
-    packets = rows.packets
-    prefixes = last.prefixes
-    if (
-        prefixes is not None
-        and len(prefixes) == len(packets)
-        and all(map(bytes.startswith, packets, prefixes))
-    ):
-        return [packets[at] for at in last.active_at], last
-    read = RowHeads()
-    for index, packet in enumerate(packets):
-        if (
-            index < len(last.heads)
-            and (head := last.heads[index])[0] is not None
-            and packet.startswith(head[0])
-        ):
-            pass
-        else:
-            head = _row_head(rows, packet, command_at, idle)
-        read.heads.append(head)
-        if not head[1]:
-            read.active_at.append(index)
-    known = [prefix for prefix, _ in read.heads if prefix is not None]
-    read.prefixes = known if len(known) == len(read.heads) else None
-    return [packets[at] for at in read.active_at], read
-
-
-def _row_head(rows: RawRows, packet: bytes, command_at: int, idle: tuple[bytes, ...]) -> RowHead:
-    """Steps over the columns before the command inline (a one-byte length, or NULL); a row with
-    a longer value before it (a host or db of 251+ bytes) is read as RawRows.raw reads it."""
-    pos = 0
-    for _ in range(command_at):
-        first = packet[pos] if pos < len(packet) else 0xFB
-        if first < 0xFB:
-            pos += 1 + first
-        elif first == 0xFB:
-            pos += 1
-        else:
-            (command,) = rows.raw(packet, command_at)
-            return None, command is not None and _length_prefixed(command) in idle
-    if pos >= len(packet) or packet[pos] >= 0xFB:  # a short row, or NULL: not idle
-        return None, False
-    end = pos + 1 + packet[pos]
-    if end > len(packet):  # a command cut short: not idle, and no head to compare a later row with
-        return None, False
-    return packet[:end], packet.startswith(idle, pos)
 
 
 def _is_huge(info: object) -> bool:
