@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from poolscope.analysis.counters import WindowedRatio
-from poolscope.analysis.last_made import LastMade
 from poolscope.schemas import Ratio
 
 POOL_THREAD_CACHE_NOTE = (
@@ -12,11 +11,6 @@ POOL_THREAD_CACHE_NOTE = (
     "would mislead; watch threads created/s instead."
 )
 
-# The fields each ratio is made of (LastMade compares one call site's models).
-_POOL_FIELDS = ("value", "regime", "note")
-_THREAD_FIELDS = ("value", "window_s", "regime", "note")
-_BUFFER_FIELDS = ("value", "window_s", "note")
-
 
 class CacheRatios:
     """Thread-cache and buffer-pool miss ratios for one target, from windowed counter deltas."""
@@ -24,9 +18,6 @@ class CacheRatios:
     def __init__(self, window_s: float) -> None:
         self.thread_cache = WindowedRatio(window_s)
         self.buffer_pool = WindowedRatio(window_s)
-        # The same ratio as last poll (no traffic, a full window) is not made again.
-        self._thread_made = LastMade()
-        self._buffer_made = LastMade()
 
     def update(self, now: float, status: dict[str, float], thread_handling: str) -> tuple[Ratio, Ratio]:
         self.thread_cache.add(now, status.get("Threads_created"), status.get("Connections"))
@@ -34,25 +25,19 @@ class CacheRatios:
             now, status.get("Innodb_buffer_pool_reads"), status.get("Innodb_buffer_pool_read_requests")
         )
         if thread_handling == "pool-of-threads":
-            thread_ratio = self._thread_made.get(
-                Ratio, _POOL_FIELDS, (None, "pool-of-threads", POOL_THREAD_CACHE_NOTE)
-            )
+            thread_ratio = Ratio(value=None, regime="pool-of-threads", note=POOL_THREAD_CACHE_NOTE)
         else:
             value, covered = self.thread_cache.value()
-            thread_ratio = self._thread_made.get(
-                Ratio,
-                _THREAD_FIELDS,
-                (
-                    value,
-                    round(covered, 1),
-                    "one-thread-per-connection",
-                    None if value is not None else "no new connections in the window",
-                ),
+            thread_ratio = Ratio(
+                value=value,
+                window_s=round(covered, 1),
+                regime="one-thread-per-connection",
+                note=None if value is not None else "no new connections in the window",
             )
         value, covered = self.buffer_pool.value()
-        buffer_ratio = self._buffer_made.get(
-            Ratio,
-            _BUFFER_FIELDS,
-            (value, round(covered, 1), None if value is not None else "no buffer pool reads in the window"),
+        buffer_ratio = Ratio(
+            value=value,
+            window_s=round(covered, 1),
+            note=None if value is not None else "no buffer pool reads in the window",
         )
         return thread_ratio, buffer_ratio

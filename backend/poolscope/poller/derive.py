@@ -7,12 +7,9 @@ who each session is, the last statements) is passed in explicitly; nothing here 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-
-from poolscope.analysis.last_made import Generations, LastMade, Unvalidated
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -66,21 +63,11 @@ class TargetMemory:
     ratios: CacheRatios
     last_statements: LastStatementMemory
     identities: SessionIdentities
-    made: LastMade = field(default_factory=LastMade)
 
     def forget(self) -> None:
         self.stalls.forget()
         self.last_statements.forget()
         self.identities.forget()
-        self.made.forget()
-
-
-def _assign(model: BaseModel, values: dict[str, Any]) -> None:
-    """Set several fields at once, exactly as assigning each does on these models (no
-    validate_assignment: BaseModel.__setattr__ stores the value and marks the field set), for
-    the cost of one call instead of one per field."""
-    model.__dict__.update(values)
-    model.__pydantic_fields_set__.update(values)
 
 
 def learn_server(server: ServerInfo, outputs: PollOutputs) -> None:
@@ -156,59 +143,46 @@ def derive_groups(
         derived["retired"] = pool_size is not None and group_id >= pool_size
         if queue_summary is not None:
             derived["oldest_queued_ms"] = queue_summary.oldest_ms_by_group.get(group_id)
-        _assign(group, derived)
+        for name, value in derived.items():
+            setattr(group, name, value)
         samples.append(sample("tp_group_stalled", float(reason is not None), group=str(group_id)))
     return groups
 
 
-# The fields of each model LastMade makes here, in the order its values are given.
-_THREADS = ("connected", "running", "cached", "created_per_s", "pool_threads", "pool_idle_threads")
-_THROUGHPUT = ("qps", "tps", "connections_per_s", "aborted_connects_per_s", "aborted_clients_per_s")
-_TRANSACTIONS = ("count", "lock_waits", "longest_age_s", "listed_min_age_s", "items")
-_RATIOS = ("thread_cache_miss", "buffer_pool_miss")
-# Every field given, so the state is made by a function of those keywords (Unvalidated.maker).
-_STATE = Unvalidated(TargetState).maker(*TargetState.model_fields)
-
-
-def derive_threads(status: StatusSection, made: LastMade) -> Threads:
+def derive_threads(status: StatusSection) -> Threads:
     values, rates = status.values, status.rates
-    return made.get(
-        Threads,
-        _THREADS,
-        (
-            int_or_none(values.get("Threads_connected")),
-            int_or_none(values.get("Threads_running")),
-            int_or_none(values.get("Threads_cached")),
-            rates.get("threads_created_per_s"),
-            int_or_none(values.get("Threadpool_threads")),
-            int_or_none(values.get("Threadpool_idle_threads")),
-        ),
+    return Threads(
+        connected=int_or_none(values.get("Threads_connected")),
+        running=int_or_none(values.get("Threads_running")),
+        cached=int_or_none(values.get("Threads_cached")),
+        created_per_s=rates.get("threads_created_per_s"),
+        pool_threads=int_or_none(values.get("Threadpool_threads")),
+        pool_idle_threads=int_or_none(values.get("Threadpool_idle_threads")),
     )
 
 
-def derive_throughput(status: StatusSection, made: LastMade) -> Throughput:
+def derive_throughput(status: StatusSection) -> Throughput:
     rates = status.rates
-    return made.get(
-        Throughput,
-        _THROUGHPUT,
-        (
-            rates.get("qps"),
-            rates.get("tps"),
-            rates.get("connections_per_s"),
-            rates.get("aborted_connects_per_s"),
-            rates.get("aborted_clients_per_s"),
-        ),
+    return Throughput(
+        qps=rates.get("qps"),
+        tps=rates.get("tps"),
+        connections_per_s=rates.get("connections_per_s"),
+        aborted_connects_per_s=rates.get("aborted_connects_per_s"),
+        aborted_clients_per_s=rates.get("aborted_clients_per_s"),
     )
 
 
-def derive_transactions(outputs: PollOutputs, made: LastMade) -> Transactions | None:
+def derive_transactions(outputs: PollOutputs) -> Transactions | None:
     summary = outputs.innodb_trx_summary
     if summary is None:
         return None
-    values = (summary.count, summary.lock_waits, summary.longest_age_s, MIN_LISTED_AGE_S)
-    if outputs.innodb_trx:  # its items are named below (join_sessions): this poll's own object
-        return Transactions(**dict(zip(_TRANSACTIONS, (*values, outputs.innodb_trx), strict=True)))
-    return made.get(Transactions, _TRANSACTIONS, (*values, []))
+    return Transactions(
+        count=summary.count,
+        lock_waits=summary.lock_waits,
+        longest_age_s=summary.longest_age_s,
+        listed_min_age_s=MIN_LISTED_AGE_S,
+        items=outputs.innodb_trx or [],
+    )
 
 
 def referenced_ids(outputs: PollOutputs) -> set[int]:
@@ -266,7 +240,6 @@ def derive_state(
     groups = derive_groups(outputs, now, limit_ms, memory.stalls, samples)
 
     status = outputs.global_status or StatusSection()
-    made = memory.made
     # MySQL Enterprise's plugin reports thread_handling=loaded-dynamically: still a pool.
     regime = "pool-of-threads" if server.pool_enabled else server.thread_handling
     thread_ratio, buffer_ratio = memory.ratios.update(now, status.values, regime)
@@ -274,7 +247,7 @@ def derive_state(
     samples.append(sample("buffer_pool_miss_ratio", buffer_ratio.value))
 
     queue = outputs.thread_pool_queues
-    transactions = derive_transactions(outputs, made)
+    transactions = derive_transactions(outputs)
     processlist = outputs.processlist or ProcesslistSection()
     join_sessions(queue, transactions, processlist, memory.identities)
     memory.last_statements.observe(processlist.active, now)
@@ -282,16 +255,13 @@ def derive_state(
         memory.last_statements.annotate(queue, now)
     mysql_stats = outputs.mysql_tp_group_stats
     waits = outputs.thread_pool_waits
-    pool = pool_summary(server, outputs, limit_ms, groups, made)
+    pool = pool_summary(server, outputs, limit_ms, groups)
     queue_summary = outputs.thread_pool_queue_summary
     queued = queue_summary.total if queue_summary else None
     if pool is not None and pool.queue_depth is not None:
         # Percona 8.4.10+: the server's own whole-pool count (no per-connection rows).
         queued = pool.queue_depth.total
-    # Not validated again (_STATE): every part is a model or a list of models made by this
-    # poll's collectors and derive, and each list and dict is a copy, as validation's would be
-    # (a carried section's list is the same object from poll to poll).
-    state = _STATE(
+    state = TargetState(
         target=target,
         ts=now,
         status="up",
@@ -301,9 +271,9 @@ def derive_state(
         transactions=transactions,
         waits=list(waits if waits is not None else (mysql_stats.waits if mysql_stats else [])),
         sessions=list(processlist.active),
-        threads=derive_threads(status, made),
-        throughput=derive_throughput(status, made),
-        ratios=made.get(Ratios, _RATIOS, (thread_ratio, buffer_ratio)),
+        threads=derive_threads(status),
+        throughput=derive_throughput(status),
+        ratios=Ratios(thread_cache_miss=thread_ratio, buffer_pool_miss=buffer_ratio),
         variables=dict(variables),
         pool=pool,
         collectors=[],
@@ -312,52 +282,28 @@ def derive_state(
     return state
 
 
-# Summaries by their values: idle targets' summaries are the same, poll after poll and target to
-# target; a summary is never edited once made (it is encoded into the latest row and the API).
-# Equal values make equal summaries, as LastMade explains (analysis/last_made.py).
-SUMMARIES: Generations[tuple[Any, ...], TargetSummary] = Generations(4096)
-
-
 def target_summary(state: TargetState) -> TargetSummary:
     groups, threads, throughput = state.groups, state.threads, state.throughput
-    key = (
-        sum(g.queue_length for g in groups) if groups else None,
-        state.queued_connections,
-        len(groups) if groups else None,
-        sum(1 for g in groups if g.stalled) if groups else None,
-        threads.connected,
-        threads.running,
-        throughput.qps,
-        throughput.tps,
-        state.transactions.count if state.transactions else None,
-        threads.pool_threads,
-        threads.pool_idle_threads,
-        max((g.oldest_queued_ms for g in groups if g.oldest_queued_ms is not None), default=None),
+    return TargetSummary(
+        queue_length=sum(g.queue_length for g in groups) if groups else None,
+        queued_connections=state.queued_connections,
+        groups=len(groups) if groups else None,
+        stalled_groups=sum(1 for g in groups if g.stalled) if groups else None,
+        threads_connected=threads.connected,
+        threads_running=threads.running,
+        qps=throughput.qps,
+        tps=throughput.tps,
+        active_transactions=state.transactions.count if state.transactions else None,
+        pool_threads=threads.pool_threads,
+        pool_idle_threads=threads.pool_idle_threads,
+        longest_wait_ms=max(
+            (g.oldest_queued_ms for g in groups if g.oldest_queued_ms is not None), default=None
+        ),
     )
-    summary = SUMMARIES.newer.get(key) or SUMMARIES.recall(key)
-    if summary is None:
-        summary = SUMMARIES.keep(key, TargetSummary(**dict(zip(_SUMMARY_FIELDS, key, strict=True))))
-    return summary
-
-
-_SUMMARY_FIELDS = (
-    "queue_length",
-    "queued_connections",
-    "groups",
-    "stalled_groups",
-    "threads_connected",
-    "threads_running",
-    "qps",
-    "tps",
-    "active_transactions",
-    "pool_threads",
-    "pool_idle_threads",
-    "longest_wait_ms",
-)
 
 
 def pool_summary(
-    server: ServerInfo, outputs: PollOutputs, limit_ms: float | None, groups: list[GroupState], made: LastMade
+    server: ServerInfo, outputs: PollOutputs, limit_ms: float | None, groups: list[GroupState]
 ) -> PoolSummary | None:
     """Whole-pool figures; for Percona (no per-group tables) this is all there is of the pool."""
     if not server.pool_enabled:
@@ -371,39 +317,19 @@ def pool_summary(
     threads = int_or_none(status.get("Threadpool_threads"))
     if threads is None and groups:
         threads = sum(g.threads for g in groups)
-    return made.get(
-        PoolSummary,
-        _POOL,
-        (
-            server.pool_kind,
-            int_or_none(variables.get("thread_pool_size")),
-            limit_ms,
-            None
-            if raw_limit is None
-            else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
-            threads,
-            int_or_none(status.get("Threadpool_idle_threads")),
-            variables.get("thread_pool_high_prio_mode"),
-            variables.get("thread_pool_high_prio_tickets"),
-            percona.stats if percona else [],
-            percona.queue_depth if percona else None,
-            mysql_stats.admin if mysql_stats else None,
-            outputs.mysql_tp_thread_state,
-        ),
+    return PoolSummary(
+        kind=server.pool_kind,
+        size=int_or_none(variables.get("thread_pool_size")),
+        stall_limit_ms=limit_ms,
+        stall_limit_raw=None
+        if raw_limit is None
+        else f"{raw_limit} {spec.stall_limit.unit_label if spec else ''}".strip(),
+        threads=threads,
+        idle_threads=int_or_none(status.get("Threadpool_idle_threads")),
+        high_prio_mode=variables.get("thread_pool_high_prio_mode"),
+        high_prio_tickets=variables.get("thread_pool_high_prio_tickets"),
+        queue_wait=percona.stats if percona else [],
+        queue_depth=percona.queue_depth if percona else None,
+        admin_group=mysql_stats.admin if mysql_stats else None,
+        thread_states=outputs.mysql_tp_thread_state,
     )
-
-
-_POOL = (
-    "kind",
-    "size",
-    "stall_limit_ms",
-    "stall_limit_raw",
-    "threads",
-    "idle_threads",
-    "high_prio_mode",
-    "high_prio_tickets",
-    "queue_wait",
-    "queue_depth",
-    "admin_group",
-    "thread_states",
-)

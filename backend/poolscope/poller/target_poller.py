@@ -12,14 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
-
-from pydantic import BaseModel
+from typing import Any
 
 from poolscope.analysis.counters import CounterMemory
-from poolscope.analysis.last_made import Unvalidated
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -43,9 +39,7 @@ from poolscope.poller.derive import TargetMemory, derive_state, referenced_ids, 
 from poolscope.poller.outputs import PollOutputs
 from poolscope.schemas import (
     CollectorStatus,
-    ConnectionInfo,
     Sample,
-    ServerInfo,
     TargetInfo,
     TargetState,
     TargetSummary,
@@ -53,16 +47,10 @@ from poolscope.schemas import (
 from poolscope.values import int_or_none
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
-M = TypeVar("M", bound=BaseModel)
 
 # After a privilege error the collector is retried this rarely, so a GRANT is picked up
 # without paying an extra round trip every second.
 PRIVILEGE_RETRY_S = 60.0
-# The statuses a poll makes (a dozen), of values made here: not validated again.
-_STATUS = Unvalidated(CollectorStatus)
-_RAN = _STATUS.maker("name", "ok", "duration_ms", "every_s", "error")
-_CARRIED = _STATUS.maker("name", "ok", "every_s", "carried_s", "note")
 
 METRICS = (
     Metric("target_up", "1 when the poll succeeded", prometheus="poolscope_target_up"),
@@ -108,14 +96,6 @@ class TargetPoller:
         self._carried: dict[str, CollectorOutput[Any]] = {}
         self._refresh_next: set[str] = set()
         self._connections: int | None = None  # Threads_connected as the last poll read it
-        # Statuses that read the same poll after poll (a source that does not apply, the lookup
-        # not needed), by source: reused while unchanged instead of made again every second.
-        self._standing: dict[str, CollectorStatus] = {}
-        # What each poll would make again from an unchanged server: each collector's skip reason
-        # (applies), and the snapshots of the server and connection in the target's info.
-        self._applies = Snapshot(lambda server: [(c, c.applies(server)) for c in self.collectors])
-        self._server_copy = Snapshot(ServerInfo.model_copy)
-        self._connection_copy = Snapshot(ConnectionInfo.model_copy)
         self.info = TargetInfo(
             name=config.name, tags=dict(config.tags), poll_interval_s=settings.poll_interval_s
         )
@@ -193,15 +173,6 @@ class TargetPoller:
         )
         return PollResult(self.info, None, [Sample(metric="target_up", value=0.0)])
 
-    def _standing_status(
-        self, name: str, ok: bool, skipped: str | None = None, note: str | None = None
-    ) -> CollectorStatus:
-        """A status with nothing per poll in it (no duration, no age): the last one when the same."""
-        status = self._standing.get(name)
-        if status is None or (status.ok, status.skipped, status.note) != (ok, skipped, note):
-            status = self._standing[name] = CollectorStatus(name=name, ok=ok, skipped=skipped, note=note)
-        return status
-
     def _may_wait(self, collector: Collector[Any]) -> bool:
         """Slow sources take turns, one per poll, so that no poll pays for all of them at once."""
         return (
@@ -225,7 +196,7 @@ class TargetPoller:
             if error_code(result.error) in PRIVILEGE_ERRORS:
                 self._missing_privileges[collector.name] = (collector.privilege or "a privilege", error)
                 self._privilege_retry_at[collector.name] = ctx.now + PRIVILEGE_RETRY_S
-            return _RAN(
+            return CollectorStatus(
                 name=collector.name,
                 ok=False,
                 duration_ms=round(result.duration_ms, 3),
@@ -248,7 +219,7 @@ class TargetPoller:
             self._missing_privileges.pop(collector.name, None)
             self._privilege_retry_at.pop(collector.name, None)
         # One status object, built once its fields are known (a poll makes a dozen).
-        return _RAN(
+        return CollectorStatus(
             name=collector.name,
             ok=parse_error is None,
             duration_ms=round(result.duration_ms + (time.perf_counter() - parse_started) * 1000, 3),
@@ -263,11 +234,11 @@ class TargetPoller:
         name = self.session_lookup.name
         identities = self.memory.identities
         if outputs.processlist is None:
-            return self._standing_status(name, ok=False, skipped="needs the processlist collector")
+            return _status(name, ok=False, skipped="needs the processlist collector")
         identities.learn(outputs.processlist.identities, complete=outputs.processlist.complete)
         unknown = identities.unknown(referenced_ids(outputs))
         if not unknown:
-            return self._standing_status(name, ok=True, note="on demand: everyone listed is already known")
+            return _status(name, ok=True, note="on demand: everyone listed is already known")
         lookup = self.session_lookup.for_ids(unknown)
         (result,) = await self.connection.run_batch([lookup.sql(ctx.server)])
         self._statements_sent += 1
@@ -286,13 +257,14 @@ class TargetPoller:
         outputs = PollOutputs()
         to_run: list[Collector[Any]] = []
         slow_read = False
-        for collector, skipped in self._applies(server):
+        for collector in self.collectors:
+            skipped = collector.applies(server)
             retry_at = self._privilege_retry_at.get(collector.name, 0.0)
             if skipped is None and retry_at > now:
                 privilege, error = self._missing_privileges[collector.name]
                 skipped = f"needs {privilege} ({error}); retrying in {retry_at - now:.0f} s"
             if skipped is not None:
-                statuses[collector.name] = self._standing_status(collector.name, ok=False, skipped=skipped)
+                statuses[collector.name] = _status(collector.name, ok=False, skipped=skipped)
             elif self._due(collector, now) and not (slow_read and self._may_wait(collector)):
                 to_run.append(collector)
                 slow_read = slow_read or self._may_wait(collector)
@@ -301,7 +273,7 @@ class TargetPoller:
                 # Not due: its last section stands for this poll; its samples were stored when read.
                 _put(collector, outputs, self._carried[collector.name].section)
                 carried_s = now - self._last_run[collector.name]
-                statuses[collector.name] = _CARRIED(
+                statuses[collector.name] = CollectorStatus(
                     name=collector.name,
                     ok=True,
                     every_s=float(collector.every_s),
@@ -332,14 +304,13 @@ class TargetPoller:
         samples.append(Sample(metric="poll_duration_ms", value=round(duration_ms, 3)))
         samples.append(sample("target_up", 1.0))
         failed = [s.name for s in state.collectors if s.error]
-        self.info = copy_with(
-            self.info,
-            {
+        self.info = self.info.model_copy(
+            update={
                 "status": "up",
                 "reason": f"collectors failing: {', '.join(failed)}" if failed else None,
                 # A snapshot: the connection keeps updating its own copy (exact_stats is dynamic).
-                "server": self._server_copy(server),
-                "connection": self._connection_copy(self.connection.info) if self.connection.info else None,
+                "server": server.model_copy(),
+                "connection": self.connection.info.model_copy() if self.connection.info else None,
                 "last_poll_at": now,
                 "last_success_at": now,
                 "poll_duration_ms": round(duration_ms, 3),
@@ -354,43 +325,9 @@ class TargetPoller:
         await self.connection.close()
 
 
-_new = object.__new__
-_set = object.__setattr__
-
-
-def copy_with(model: M, update: dict[str, Any]) -> M:
-    """model.model_copy(update=update), for a model without extra or private attributes (the
-    target's info, once per poll): the same object state, set in four steps instead of
-    pydantic's copy of each part."""
-    if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
-        return model.model_copy(update=update)
-    copied: M = _new(type(model))
-    _set(copied, "__dict__", model.__dict__ | update)
-    _set(copied, "__pydantic_extra__", None)
-    _set(copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
-    _set(copied, "__pydantic_private__", None)
-    return copied
-
-
-class Snapshot(Generic[T]):
-    """What `make` gives for a model its owner changes in place (the connection's ServerInfo and
-    ConnectionInfo), made again only when the model is another object or one of its fields is
-    another value than when it was last made. Fields are compared as the model holds them (a
-    list the owner changes in place would not show: discovery fills `notes` before the first
-    poll only, on a new object)."""
-
-    __slots__ = ("_fields", "_made", "_make", "_of")
-
-    def __init__(self, make: Callable[[Any], T]) -> None:
-        self._make = make
-        self._of: BaseModel | None = None
-        self._fields: dict[str, Any] = {}
-        self._made: T | None = None
-
-    def __call__(self, model: BaseModel) -> T:
-        if model is not self._of or model.__dict__ != self._fields:
-            self._of, self._fields, self._made = model, dict(model.__dict__), self._make(model)
-        return cast(T, self._made)
+def _status(name: str, ok: bool, skipped: str | None = None, note: str | None = None) -> CollectorStatus:
+    """A status with nothing per poll in it (no duration, no age)."""
+    return CollectorStatus(name=name, ok=ok, skipped=skipped, note=note)
 
 
 def _put(collector: Collector[Any], outputs: PollOutputs, section: Any) -> None:

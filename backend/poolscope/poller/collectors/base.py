@@ -17,11 +17,9 @@ the poller a row per queued request during a burst (thread_pool_queue_summary).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import copysign
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from poolscope.analysis.counters import CounterMemory
-from poolscope.analysis.last_made import Generations
 from poolscope.metrics import Metric
 from poolscope.schemas import Sample, ServerInfo
 
@@ -56,34 +54,6 @@ SectionT = TypeVar("SectionT")
 class CollectorOutput(Generic[SectionT]):
     section: SectionT
     samples: list[Sample] = field(default_factory=list)
-
-
-class LastRead(Generic[SectionT]):
-    """The last read's rows and the output they gave, for a parse step that depends on its rows
-    alone: an idle server's rows repeat poll after poll, and equal rows give an equal output.
-
-    Only for a section nothing
-    downstream changes (derive.py reads it): the same object is then handed out again. Its
-    samples list is a new one each time (the caller may extend it).
-    """
-
-    def __init__(self) -> None:
-        self._rows: list[Row] | None = None
-        self._output: CollectorOutput[SectionT] | None = None
-
-    def get(self, rows: list[Row]) -> CollectorOutput[SectionT] | None:
-        if self._output is None or self._rows is None or rows != self._rows:
-            return None
-        return self._handed(self._output)
-
-    def keep(self, rows: list[Row], output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
-        self._rows = [dict(row) for row in rows]  # a copy: the caller's rows are not ours to keep
-        self._output = output
-        return self._handed(output)
-
-    @staticmethod
-    def _handed(output: CollectorOutput[SectionT]) -> CollectorOutput[SectionT]:
-        return CollectorOutput(section=output.section, samples=list(output.samples))
 
 
 class Collector(Generic[SectionT]):
@@ -134,33 +104,6 @@ class Collector(Generic[SectionT]):
         return None
 
 
-KeptT = TypeVar("KeptT")
-
-
-class RowsOnly(Collector[SectionT], Generic[SectionT, KeptT]):
-    """A source whose output depends on its rows alone (read(), no context): its rows come
-    undecoded, and a read that repeats the last one gives the last output again (LastRead), so
-    an idle server's repeated rows are not even decoded. What is kept is handed out by
-    hand_out(): as it is by default (a section nothing downstream changes), or with new models
-    made of it (THREAD_POOL_GROUPS, whose models derive.py sets each poll's verdicts on)."""
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self._last: LastRead[KeptT] = LastRead()
-
-    def read(self, rows: list[Row]) -> CollectorOutput[KeptT]:
-        """What these rows give (kept for the next read)."""
-        raise NotImplementedError
-
-    def hand_out(self, kept: CollectorOutput[KeptT]) -> CollectorOutput[SectionT]:
-        return cast(CollectorOutput[SectionT], kept)
-
-    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[SectionT]:
-        return self.hand_out(self._last.get(rows) or self._last.keep(rows, self.read(rows)))
-
-
 def needs_pool_table(server: ServerInfo, table: str) -> str | None:
     """Skip reason for the MariaDB THREAD_POOL_* collectors, or None when they apply."""
     if not server.pool_enabled:
@@ -181,22 +124,8 @@ def as_float(value: Any) -> float | None:
         return None
 
 
-# Samples are never changed once made (the store, the alert engine and the live feed only read
-# them), so a series whose value has not changed since a poll made its Sample (most of an idle
-# server's series, every second, and the same zeros on every target) reuses that Sample instead
-# of validating a new one.
-SAMPLES: Generations[tuple[object, ...], Sample] = Generations(8192)
-
-
 def sample(metric: str, value: float | None, **labels: str) -> Sample:
-    if value is not None and type(value) is not float:
-        return Sample(metric=metric, labels=labels, value=value)  # validated as given (ints, strings)
-    key = (metric, value, *labels.items()) if labels else (metric, value)
-    made = SAMPLES.newer.get(key) or SAMPLES.recall(key)
-    # 0.0 and -0.0 are one key; NaN never equals a key, so it is always made afresh.
-    if made is None or (value == 0.0 and copysign(1.0, value) != copysign(1.0, made.value or 0.0)):
-        made = SAMPLES.keep(key, Sample(metric=metric, labels=labels, value=value))
-    return made
+    return Sample(metric=metric, labels=labels, value=value)
 
 
 def needs_pool_kind(server: ServerInfo, kind: str, table: str | None = None) -> str | None:

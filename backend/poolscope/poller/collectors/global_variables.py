@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row
 from poolscope.schemas import ServerInfo
 from poolscope.variables import BOOLEAN, NAMES
 
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from poolscope.poller.outputs import PollOutputs
 
 
-class GlobalVariables(RowsOnly[dict[str, str], dict[str, str]]):
+class GlobalVariables(Collector[dict[str, str]]):
     name = "global_variables"
     help = "Thread pool, connection, thread cache and buffer pool settings."
     # Variables change by hand (or by an apply, which asks for a re-read at once: refresh_soon).
@@ -26,9 +26,7 @@ class GlobalVariables(RowsOnly[dict[str, str], dict[str, str]]):
         names = ", ".join(f"'{n}'" for n in NAMES)
         return f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})"
 
-    # Variables seldom change: a repeated read is not decoded. Its section is carried between
-    # reads already (every_s), and only ever read downstream.
-    def read(self, rows: list[Row]) -> CollectorOutput[dict[str, str]]:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[dict[str, str]]:
         if rows and "variable_name" in rows[0]:
             variables = {str(row["variable_name"]): str(row["value"]) for row in rows}
         else:

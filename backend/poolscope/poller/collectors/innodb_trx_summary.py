@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poolscope.metrics import Metric
-from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly, as_float, sample
+from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, Row, as_float, sample
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ class TrxSummary:
     longest_age_s: float | None
 
 
-class InnodbTrxSummary(RowsOnly[TrxSummary, TrxSummary]):
+class InnodbTrxSummary(Collector[TrxSummary]):
     name = "innodb_trx_summary"
     help = "Count of open InnoDB transactions, of those in LOCK WAIT, and the longest age (needs PROCESS)."
     privilege = "PROCESS"
@@ -39,7 +39,7 @@ class InnodbTrxSummary(RowsOnly[TrxSummary, TrxSummary]):
             " FROM information_schema.INNODB_TRX"
         )
 
-    def read(self, rows: list[Row]) -> CollectorOutput[TrxSummary]:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[TrxSummary]:
         return _parse(rows)
 
     def put(self, outputs: PollOutputs, section: TrxSummary) -> None:

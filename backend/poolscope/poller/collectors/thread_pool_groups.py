@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from poolscope.analysis.last_made import Unvalidated
 from poolscope.metrics import Metric
-from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly, needs_pool_table, sample
+from poolscope.poller.collectors.base import (
+    Collector,
+    CollectorOutput,
+    ParseContext,
+    Row,
+    needs_pool_table,
+    sample,
+)
 from poolscope.schemas import GroupState, Sample, ServerInfo
 
 if TYPE_CHECKING:
@@ -56,7 +62,7 @@ METRICS = (
 )
 
 
-class ThreadPoolGroups(RowsOnly[list[GroupState], list[dict[str, Any]]]):
+class ThreadPoolGroups(Collector[list[GroupState]]):
     name = "thread_pool_groups"
     help = "Per-group connections, threads, queue length and the listener/stall flags."
     metrics = METRICS
@@ -70,54 +76,26 @@ class ThreadPoolGroups(RowsOnly[list[GroupState], list[dict[str, Any]]]):
             " HAS_LISTENER, IS_STALLED FROM information_schema.THREAD_POOL_GROUPS"
         )
 
-    # What a read keeps is each group's fields and the samples: an idle pool's groups read the
-    # same poll after poll, and equal rows give equal fields and samples (every field is int() or
-    # bool() of its column), so only the models are made again.
-    def read(self, rows: list[Row]) -> CollectorOutput[list[dict[str, Any]]]:
-        return _read(rows)
-
-    def hand_out(self, kept: CollectorOutput[list[dict[str, Any]]]) -> CollectorOutput[list[GroupState]]:
-        return _groups(kept)
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[list[GroupState]]:
+        # New models every poll: derive.py sets this poll's verdicts and rates on them.
+        groups: list[GroupState] = []
+        samples: list[Sample] = []
+        for row in sorted(rows, key=lambda r: int(r["group_id"])):
+            group = GroupState(
+                group_id=int(row["group_id"]),
+                connections=int(row["connections"]),
+                threads=int(row["threads"]),
+                active_threads=int(row["active_threads"]),
+                standby_threads=int(row["standby_threads"]),
+                queue_length=int(row["queue_length"]),
+                has_listener=bool(row["has_listener"]),
+                is_stalled=bool(row["is_stalled"]),
+            )
+            groups.append(group)
+            label = str(group.group_id)
+            for field_name, metric in GAUGES.items():
+                samples.append(sample(metric, float(getattr(group, field_name)), group=label))
+        return CollectorOutput(section=groups, samples=samples)
 
     def put(self, outputs: PollOutputs, section: list[GroupState]) -> None:
         outputs.thread_pool_groups = section
-
-
-# Of the fields _read makes, always all of them (Unvalidated.maker).
-_GROUP = Unvalidated(GroupState).maker(
-    "group_id",
-    "connections",
-    "threads",
-    "active_threads",
-    "standby_threads",
-    "queue_length",
-    "has_listener",
-    "is_stalled",
-)
-
-
-def _groups(read: CollectorOutput[list[dict[str, Any]]]) -> CollectorOutput[list[GroupState]]:
-    # New models every poll: derive.py sets this poll's verdicts and rates on them. Not validated
-    # again: the fields are the ints and bools _read made.
-    return CollectorOutput(section=[_GROUP(**fields) for fields in read.section], samples=read.samples)
-
-
-def _read(rows: list[Row]) -> CollectorOutput[list[dict[str, Any]]]:
-    fields: list[dict[str, Any]] = []
-    samples: list[Sample] = []
-    for row in sorted(rows, key=lambda r: int(r["group_id"])):
-        group = {
-            "group_id": int(row["group_id"]),
-            "connections": int(row["connections"]),
-            "threads": int(row["threads"]),
-            "active_threads": int(row["active_threads"]),
-            "standby_threads": int(row["standby_threads"]),
-            "queue_length": int(row["queue_length"]),
-            "has_listener": bool(row["has_listener"]),
-            "is_stalled": bool(row["is_stalled"]),
-        }
-        fields.append(group)
-        label = str(group["group_id"])
-        for field_name, metric in GAUGES.items():
-            samples.append(sample(metric, float(group[field_name]), group=label))
-    return CollectorOutput(section=fields, samples=samples)

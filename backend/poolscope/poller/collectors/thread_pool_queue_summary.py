@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from poolscope.metrics import Metric
-from poolscope.poller.collectors.base import CollectorOutput, Row, RowsOnly, needs_pool_table, sample
+from poolscope.poller.collectors.base import (
+    Collector,
+    CollectorOutput,
+    ParseContext,
+    Row,
+    needs_pool_table,
+    sample,
+)
 from poolscope.schemas import ServerInfo
 
 if TYPE_CHECKING:
@@ -39,7 +46,7 @@ class QueueSummary:
     oldest_ms_by_group: dict[int, float] = field(default_factory=dict)
 
 
-class ThreadPoolQueueSummary(RowsOnly[QueueSummary, QueueSummary]):
+class ThreadPoolQueueSummary(Collector[QueueSummary]):
     name = "thread_pool_queue_summary"
     help = "Queued requests per group: count, oldest and mean queueing time, over all of them."
     metrics = METRICS
@@ -55,7 +62,7 @@ class ThreadPoolQueueSummary(RowsOnly[QueueSummary, QueueSummary]):
             " FROM information_schema.THREAD_POOL_QUEUES GROUP BY GROUP_ID"
         )
 
-    def read(self, rows: list[Row]) -> CollectorOutput[QueueSummary]:
+    def parse(self, rows: list[Row], ctx: ParseContext) -> CollectorOutput[QueueSummary]:
         return _parse(rows)
 
     def put(self, outputs: PollOutputs, section: QueueSummary) -> None:
