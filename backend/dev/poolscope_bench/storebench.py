@@ -89,7 +89,7 @@ class RealisticPoll:
             ]
         self.state: TargetState = state.model_copy(update={"target": TARGET})
         self.info: TargetInfo = result.info.model_copy(update={"name": TARGET})
-        # One list in both, as the poller hands them (store/latest_json.py encodes it once).
+        # One list in both, as the poller hands them.
         self.state.collectors = self.info.collectors
         self.state_json_bytes = len(self.state.model_dump_json())
 

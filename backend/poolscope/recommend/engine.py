@@ -32,7 +32,7 @@ from poolscope.recommend.reads import Reads
 from poolscope.recommend.rules import ALL_RULES
 from poolscope.recommend.schedule import RecommendSchedule
 from poolscope.schemas import ServerInfo, Severity, TargetState
-from poolscope.store.latest_json import variables_fingerprint
+from poolscope.store.latest import variables_fingerprint
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)

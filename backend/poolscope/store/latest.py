@@ -13,6 +13,7 @@ The process that writes a row keeps it in memory too and reads its own targets f
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -39,8 +40,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from poolscope.schemas import Sample, TargetInfo, TargetState
-from poolscope.store.latest_json import LatestJson, overview_fields_json
+from poolscope.schemas import OverviewRow, Sample, TargetInfo, TargetState
 from poolscope.store.prepared import fetch_all, given_or_own, param, prepare
 from poolscope.store.tables import LongText, metadata
 
@@ -83,6 +83,8 @@ live_alert_events = Table(
 )
 
 SAMPLES = TypeAdapter(list[Sample])
+# The overview row's fields that come from the poll (name, tags and alerts are the API's).
+OVERVIEW_EXCLUDE = {"name", "tags", "active_alerts"}
 # Written only with a good state: a down poll leaves the last good ones.
 STATE_COLUMNS = ("state", "variables_fp")
 MAX_IN_LIST = 500
@@ -102,6 +104,34 @@ SQLITE_UPSERT = (
     "overview = excluded.overview, "
     "variables_fp = coalesce(excluded.variables_fp, target_latest.variables_fp)"
 )
+
+
+def variables_fingerprint(variables: dict[str, str]) -> str:
+    """A short digest of a state's variables: the latest row carries it (`variables_fp`), so a
+    reader sees that they changed without decoding the state."""
+    text = json.dumps(sorted(variables.items()), separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def overview_fields_json(info: TargetInfo) -> str:
+    """The poll's part of the target's OverviewRow, as a JSON object in the row's field order."""
+    summary = info.summary
+    row = OverviewRow(
+        name=info.name,
+        status=info.status,
+        reason=info.reason,
+        last_poll_at=info.last_poll_at,
+        pool_enabled=info.server.pool_enabled if info.server else None,
+        groups=summary.groups,
+        stalled_groups=summary.stalled_groups,
+        queue_length=summary.queue_length,
+        queued_connections=summary.queued_connections,
+        longest_wait_ms=summary.longest_wait_ms,
+        threads_connected=summary.threads_connected,
+        threads_running=summary.threads_running,
+        qps=summary.qps,
+    )
+    return row.model_dump_json(exclude=OVERVIEW_EXCLUDE)
 
 
 @dataclass(frozen=True)
@@ -185,7 +215,6 @@ class LatestRows:
         self._mine_json: dict[str, tuple[str, str]] = {}
         self._mine_fp: dict[str, str] = {}
         self._statements = self._build_statements()
-        self._json = LatestJson()
         self._pg_upsert: Any = self._build_pg_upsert() if self.postgres else None
 
     def forget(self, target: str) -> None:
@@ -194,23 +223,22 @@ class LatestRows:
         self._mine.pop(target, None)
         self._mine_json.pop(target, None)
         self._mine_fp.pop(target, None)
-        self._json.forget(target)
 
     # --- writing -------------------------------------------------------------------------
 
     async def write(self, conn: AsyncConnection, polls: Sequence[Poll]) -> None:
         """Rewrite the rows of a batch's targets inside its write transaction: one statement for
         all of them on SQLite and PostgreSQL. A target polled twice in one batch gets its newest
-        poll (and the newest good state): the batch commits at once, so no reader saw the other.
-        The JSON is model_dump_json's, encoded with less work per poll (store/latest_json.py)."""
+        poll (and the newest good state): the batch commits at once, so no reader saw the other."""
         rows: dict[str, dict[str, Any]] = {}
         for poll in polls:
             info, state = poll.info, poll.state
             name = info.name
-            info_json, state_json = self._json.info_state(info, state)
-            overview = self._json.overview(info)
+            info_json = info.model_dump_json()
+            state_json = state.model_dump_json() if state is not None else None
+            overview = overview_fields_json(info)
             earlier = rows.get(name)
-            fingerprint = self._json.variables_fp(name, state) if state is not None else None
+            fingerprint = variables_fingerprint(state.variables) if state is not None else None
             if state_json is None and earlier is not None:
                 state_json, fingerprint = earlier["state"], earlier["variables_fp"]
             rows[name] = {
@@ -218,7 +246,7 @@ class LatestRows:
                 "ts": poll.ts,
                 "status": info.status,
                 "info": info_json,
-                "samples": self._json.samples(name, poll.samples),
+                "samples": SAMPLES.dump_json(list(poll.samples)).decode(),
                 "state": state_json,
                 "state_fresh": state is not None,
                 "overview": overview,

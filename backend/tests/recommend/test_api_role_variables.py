@@ -14,7 +14,7 @@ import time
 from poolscope.auth import AuthService
 from poolscope.config import Settings, TargetConfig
 from poolscope.services import run_services
-from poolscope.store.latest_json import variables_fingerprint
+from poolscope.store.latest import variables_fingerprint
 from poolscope_dev.sandbox import MariaDBSandbox
 from tests.actions.live import global_value, set_global
 from tests.recommend.test_schedule import evaluations, until

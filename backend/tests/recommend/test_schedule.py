@@ -15,7 +15,7 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.recommend.engine import VARIABLES_CHECK_S, Recommender
 from poolscope.recommend.schedule import RecommendSchedule
 from poolscope.schemas import TargetInfo, TargetState
-from poolscope.store.latest_json import variables_fingerprint
+from poolscope.store.latest import variables_fingerprint
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 

@@ -7,8 +7,7 @@ from sqlalchemy import text
 from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.schemas.target import ServerInfo, TargetSummary
 from poolscope.store.ingest import Poll
-from poolscope.store.latest import overview_fields_json
-from poolscope.store.latest_json import variables_fingerprint
+from poolscope.store.latest import overview_fields_json, variables_fingerprint
 from tests.store.test_sql_store import T0, make_store, store_url  # noqa: F401 (fixture)
 
 
