@@ -12,8 +12,6 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import is_not
 
 from sqlalchemy import insert, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -44,40 +42,16 @@ def canonical_labels(labels: dict[str, str]) -> str:
     return json.dumps(labels, sort_keys=True, separators=(",", ":"))
 
 
-@dataclass(slots=True)
-class _Layout:
-    """A poll's samples as last written for one target: their series ids in order, and the
-    values stored for them (a non-finite value as None)."""
-
-    samples: tuple[Sample, ...]
-    ids: list[int]
-    values: list[float | None]
+def _series(sample: Sample) -> tuple[str, str]:
+    """(metric, canonical labels JSON): a series' key within its target."""
+    return sample.metric, canonical_labels(sample.labels) if sample.labels else "{}"
 
 
 def _stored(value: float | None) -> float | None:
-    if value is not None and (value.__class__ is not float or not math.isfinite(value)):
-        return float(value) if math.isfinite(value) else None
-    return value
-
-
-def _values_if_same(samples: Sequence[Sample], layout: _Layout) -> list[float | None] | None:
-    """The values to store for `samples` if they are the layout's series in its order, else None.
-
-    A sample that is the very object of the layout (collectors reuse an unchanged series' Sample,
-    and Samples are never changed once made) keeps its stored value; only the others (found
-    without a Python loop over all of them) are compared by metric and labels."""
-    was = layout.samples
-    values = layout.values.copy()
-    isfinite = math.isfinite
-    for i in compress(range(len(was)), map(is_not, samples, was)):
-        s, old = samples[i], was[i]
-        if s.metric != old.metric or s.labels != old.labels:
-            return None
-        value = s.value
-        if value is not None and (value.__class__ is not float or not isfinite(value)):
-            value = float(value) if isfinite(value) else None
-        values[i] = value
-    return values
+    """The value as stored: a float, a non-finite one as None."""
+    if value is None:
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 class SampleIngest:
@@ -87,30 +61,16 @@ class SampleIngest:
     New series are inserted (insert-or-ignore, so another process inserting the same series at
     once is harmless) and committed before the samples that use them: an id cached here is never
     one a rolled-back transaction handed out.
-
-    A target's poll mostly sends the series of one of its earlier polls in the same order (an
-    idle server's every poll; slower sources add theirs on some polls): per target and number of
-    samples the last layout is kept, and a poll that matches it takes its ids without a lookup.
     """
 
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
         # Per target (so forgetting one is one pop): (metric, canonical labels) -> series id.
         self._ids: dict[str, dict[tuple[str, str], int]] = {}
-        # Per target, what a sample is looked up by without encoding the canonical key: the metric
-        # alone for unlabeled samples (most of them), else the metric and the labels' items in the
-        # order the collector built them.
-        self._plain: dict[str, dict[str, int]] = {}
-        self._labeled: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], int]] = {}
-        # Per target, by number of samples: the layout last written.
-        self._layouts: dict[str, dict[int, _Layout]] = {}
 
     def forget(self, target: str) -> None:
-        """Drop the target's series ids and layouts (it is no longer polled here); they are read
-        from the store again if it comes back."""
-        self._plain.pop(target, None)
-        self._labeled.pop(target, None)
-        self._layouts.pop(target, None)
+        """Drop the target's series ids (it is no longer polled here); they are read from the
+        store again if it comes back."""
         self._ids.pop(target, None)
 
     async def rows(self, engine: AsyncEngine, polls: Iterable[Poll]) -> list[SampleRow]:
@@ -119,66 +79,25 @@ class SampleIngest:
         unknown = [poll for poll in polls if not self._add_rows(poll, out)]
         if unknown:
             await self._resolve(
-                engine,
-                {
-                    (poll.info.name, s.metric, canonical_labels(s.labels))
-                    for poll in unknown
-                    for s in poll.samples
-                },
+                engine, {(poll.info.name, *_series(s)) for poll in unknown for s in poll.samples}
             )
             for poll in unknown:
-                self._learn(poll.info.name, poll.samples)
                 if not self._add_rows(poll, out):
                     raise RuntimeError(f"target {poll.info.name}: series ids missing after creating them")
         return out
 
     def _add_rows(self, poll: Poll, out: list[SampleRow]) -> bool:
         """Append the poll's rows; False (nothing appended) when one of its series has no id yet."""
-        target, samples = poll.info.name, poll.samples
-        layouts = self._layouts.get(target)
-        if layouts is None:
-            layouts = self._layouts[target] = {}
-        layout = layouts.get(len(samples))
-        values = _values_if_same(samples, layout) if layout is not None else None
-        if layout is not None and values is not None:
-            layout.samples, layout.values = tuple(samples), values
-        else:
-            ids = self._lookup(target, samples)
-            if ids is None:
+        ids = self._ids.get(poll.info.name, {})
+        rows = []
+        ts = float(poll.ts)
+        for s in poll.samples:
+            series_id = ids.get(_series(s))
+            if series_id is None:
                 return False
-            layout = layouts[len(samples)] = _Layout(tuple(samples), ids, [_stored(s.value) for s in samples])
-        out.extend(zip(layout.ids, repeat(float(poll.ts)), layout.values))
+            rows.append((series_id, ts, _stored(s.value)))
+        out.extend(rows)
         return True
-
-    def _lookup(self, target: str, samples: Sequence[Sample]) -> list[int] | None:
-        """The series ids of the samples from the per-target caches, or None if one is unknown."""
-        plain = self._plain.get(target)
-        if plain is None:
-            plain = self._plain[target] = {}
-            self._labeled[target] = {}
-        plain_id, labeled_id = plain.get, self._labeled[target].get
-        ids: list[int] = []
-        for s in samples:
-            labels = s.labels
-            sid = labeled_id((s.metric, tuple(labels.items()))) if labels else plain_id(s.metric)
-            if sid is None:
-                return None
-            ids.append(sid)
-        return ids
-
-    def _learn(self, target: str, samples: Sequence[Sample]) -> None:
-        """Put the samples' resolved ids in the target's lookup caches."""
-        # setdefault: a forget(target) while the ids were read (an await) must not fail the batch.
-        ids = self._ids.get(target, {})
-        plain, labeled = self._plain.setdefault(target, {}), self._labeled.setdefault(target, {})
-        for s in samples:
-            sid = ids.get((s.metric, canonical_labels(s.labels)))
-            if sid is None:
-                continue
-            if s.labels:
-                labeled[(s.metric, tuple(s.labels.items()))] = sid
-            else:
-                plain[s.metric] = sid
 
     async def _resolve(self, engine: AsyncEngine, keys: set[SeriesKey]) -> None:
         missing = {k for k in keys if k[1:] not in self._ids.get(k[0], {})}

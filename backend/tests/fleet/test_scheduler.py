@@ -50,17 +50,7 @@ async def polls_during(store, clock: FakeClock, scheduler: Scheduler, seconds: f
 def kept_for(store) -> set[str]:
     """Targets the store keeps anything for, to write their polls (store/ingest.py, store/latest.py)."""
     ingest, latest = store.samples, store.latest_rows
-    return (
-        set(ingest._layouts)
-        | set(ingest._plain)
-        | set(ingest._labeled)
-        | set(ingest._ids)
-        | set(latest._mine)
-        | set(latest._mine_json)
-        | set(latest._mine_fp)
-        | set(latest._json._fingerprints)
-        | set(latest._json._samples._last)
-    )
+    return set(ingest._ids) | set(latest._mine) | set(latest._mine_json) | set(latest._mine_fp)
 
 
 async def stored_samples(store, name: str) -> int:

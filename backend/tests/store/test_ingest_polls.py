@@ -1,7 +1,6 @@
-"""Sample rows from a target's remembered layouts (store/ingest.py SampleIngest): polls that
-reuse Sample objects (shared between targets, as poller/collectors/base.py `sample()` makes
-them), swap a series for another at the same place, change their number of samples and come
-back, or carry a non-finite value in a reused object, store exactly what each sample says."""
+"""Sample rows of polls as they come (store/ingest.py SampleIngest): polls that share Sample
+objects between targets, swap a series for another at the same place, change their number of
+samples and come back, or carry a non-finite value, store exactly what each sample says."""
 
 import asyncio
 import math
@@ -70,11 +69,11 @@ async def test_polls_reusing_samples_store_what_each_sample_says(sqlite_pg_url):
         await store.close()
     want = expected([p for polled in rounds for p in polled])
     assert got == want
-    # The layouts were used (not only the lookup): a target has several, by number of samples.
+    # Polls of several lengths: a slower source's samples on some of them.
     assert len({len(p.samples) for polled in rounds for p in polled}) >= 3
 
 
-async def test_a_swapped_series_in_a_remembered_layout_goes_to_its_own_series(sqlite_pg_url):
+async def test_a_swapped_series_goes_to_its_own_series(sqlite_pg_url):
     store = make_store(sqlite_pg_url)
     info = TargetInfo(name="db-a", status="up", poll_interval_s=1.0)
     shared = sample("qps", 5.0)
@@ -95,7 +94,7 @@ async def test_a_swapped_series_in_a_remembered_layout_goes_to_its_own_series(sq
 
 async def test_a_target_forgotten_while_its_batch_is_written_is_forgotten_once_it_is_written(sqlite_pg_url):
     """forget() during a write that holds the target's poll (a poll cancelled after its write began)
-    takes effect after that write: the write would otherwise put the target's caches back."""
+    takes effect after that write: the write would otherwise put the target's series ids back."""
     store = make_store(sqlite_pg_url)
     try:
         polls = mixed_polls(2, seed=7)
