@@ -41,8 +41,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from poolscope.schemas import OverviewRow, Sample, TargetInfo, TargetState
-from poolscope.store.prepared import fetch_all, given_or_own, param, prepare
-from poolscope.store.tables import LongText, metadata
+from poolscope.store.tables import LongText, given_or_own, metadata
 
 if TYPE_CHECKING:
     from poolscope.store.ingest import Poll
@@ -180,8 +179,9 @@ ROW_COLUMNS = (
 )
 
 
-def _info_state(_items: Any) -> Any:
-    return select(target_latest.c.info, target_latest.c.state).where(target_latest.c.target == param("t", ""))
+INFO_STATE = select(target_latest.c.info, target_latest.c.state).where(
+    target_latest.c.target == bindparam("t")
+)
 
 
 def _row(r: Any) -> LatestRow:
@@ -349,10 +349,7 @@ class LatestRows:
         if mine is not None:
             return mine.info, mine.state
         async with given_or_own(self.engine, conn) as conn:
-            # On the driver: SQLAlchemy's execute and result cost more than this one-row read.
-            rows = await fetch_all(
-                conn, prepare(conn.dialect, ("latest-info-state",), 0, _info_state), {"t": target}, ()
-            )
+            rows = (await conn.execute(INFO_STATE, {"t": target})).all()
         if not rows:
             return None
         info, state = rows[0]

@@ -19,8 +19,10 @@ from sqlalchemy import (
     BindParameter,
     ColumnElement,
     CompoundSelect,
+    Integer,
     Select,
     Table,
+    bindparam,
     func,
     literal_column,
     null,
@@ -29,14 +31,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.types import TypeEngine
 
 from poolscope.metrics import Aggregation
 from poolscope.schemas import MetricsOut, SeriesOut
 from poolscope.store.head import readable_samples, uses_head
 from poolscope.store.latest import target_latest
-from poolscope.store.prepared import fetch_all, param, prepare
 from poolscope.store.tables import samples, samples_head, series
 
+Build = Callable[[BindParameter[Any]], Select[Any] | CompoundSelect[Any]]
+ITEMS = "items"
 # series id -> bucket -> (value, samples in it)
 Buckets = dict[int, dict[int, tuple[float, int]]]
 
@@ -138,10 +142,8 @@ async def query(
     step: float,
     agg: Aggregation,
 ) -> MetricsOut:
-    dialect = conn.dialect
     metrics = list(dict.fromkeys(metrics))
-    lookup = prepare(dialect, ("series",), len(metrics), _series_statement, series.c.metric.type)
-    series_rows = await fetch_all(conn, lookup, {"target": target}, metrics)
+    series_rows = await fetch_all(conn, _series_statement, {"target": target}, metrics, series.c.metric.type)
     if not series_rows:
         return MetricsOut.model_construct(
             from_=float(start),
@@ -198,21 +200,18 @@ async def target_series(
     conn: AsyncConnection, target: str, metrics: Sequence[str]
 ) -> list[tuple[int, str, str]]:
     """The target's series of these metrics: (id, metric, labels JSON)."""
-    rows = await _fetch_by_metrics(conn, "series", _series_statement, {"target": target}, metrics)
+    rows = await _fetch_by_metrics(conn, _series_statement, {"target": target}, metrics)
     return [(int(i), m, labels) for i, m, labels in rows]
 
 
 async def _fetch_by_metrics(
     conn: AsyncConnection,
-    shape: str,
-    build: Callable[[BindParameter[Any]], Select[Any] | CompoundSelect],
+    build: Build,
     values: dict[str, Any],
     metrics: Sequence[str],
 ) -> Sequence[Sequence[Any]]:
     """The rows of a statement over the target's series of these metrics (the list parameter)."""
-    metrics = list(dict.fromkeys(metrics))
-    stmt = prepare(conn.dialect, (shape,), len(metrics), build, series.c.metric.type)
-    return await fetch_all(conn, stmt, values, metrics)
+    return await fetch_all(conn, build, values, list(dict.fromkeys(metrics)), series.c.metric.type)
 
 
 async def raw_samples_to_latest(
@@ -222,9 +221,7 @@ async def raw_samples_to_latest(
     of its series of these metrics with lo <= ts <= hi, as (series id, ts, value) by series then
     time: one statement, so both are read at one point in the commit order."""
     values = {"target": target, "target2": target, "lo": lo, "hi": hi}
-    rows = await _fetch_by_metrics(
-        conn, "raw-to-latest", partial(_to_latest_statement, conn.dialect), values, metrics
-    )
+    rows = await _fetch_by_metrics(conn, partial(_to_latest_statement, conn.dialect), values, metrics)
     if rows and rows[0][0] == -1:
         return float(rows[0][1]), rows[1:]
     return None, rows
@@ -235,9 +232,7 @@ async def count_samples(
 ) -> int:
     """How many raw samples (NULL values too) the target's series of these metrics have with lo <= ts <= hi."""
     values = {"target": target, "lo": lo, "hi": hi}
-    rows = await _fetch_by_metrics(
-        conn, "count-samples", partial(_count_statement, conn.dialect), values, metrics
-    )
+    rows = await _fetch_by_metrics(conn, partial(_count_statement, conn.dialect), values, metrics)
     return sum(int(row[0]) for row in rows)
 
 
@@ -284,6 +279,24 @@ def _series_statement(names: BindParameter[Any]) -> Select[Any]:
     return select(series.c.id, series.c.metric, series.c.labels).where(*_of_target(names))
 
 
+def param(name: str, example: float | str = 0.0) -> BindParameter[Any]:
+    """A named value of a statement; the example gives its type."""
+    return bindparam(name, value=example)
+
+
+async def fetch_all(
+    conn: AsyncConnection,
+    build: Build,
+    values: dict[str, Any],
+    items: Sequence[Any],
+    item_type: TypeEngine[Any] | None = None,
+) -> Sequence[Sequence[Any]]:
+    """The rows of `build(list parameter)` with these values and list items (integers unless
+    `item_type` says otherwise)."""
+    stmt = build(bindparam(ITEMS, expanding=True, type_=item_type or Integer()))
+    return (await conn.execute(stmt, {**values, ITEMS: list(items)})).all()
+
+
 def _bucket(ts: ColumnElement[Any]) -> ColumnElement[Any]:
     return func.floor((ts - param("origin")) / param("step"))
 
@@ -299,9 +312,8 @@ async def _collect_raw(conn, ids, lo, hi, p: Plan, agg: Aggregation, buckets: Bu
             .group_by(src.c.series_id, bucket)
         )
 
-    stmt = prepare(conn.dialect, ("raw", agg), len(ids), build)
     values = {"origin": p.origin, "step": p.step, "lo": lo, "hi": hi}
-    for sid, b, v, n in await fetch_all(conn, stmt, values, ids):
+    for sid, b, v, n in await fetch_all(conn, build, values, ids):
         if v is not None:
             _add(buckets[sid], int(b), float(v), int(n), agg)
 
@@ -328,10 +340,9 @@ async def _collect_rollups(
             .group_by(t.c.series_id, bucket)
         )
 
-    stmt = prepare(conn.dialect, ("rollup", t.name, plain, agg), len(ids), build)
     values = {"origin": p.origin, "step": p.step, "lo": lo, "hi": hi}
     avg = agg == "avg"
-    for sid, b, v, n in await fetch_all(conn, stmt, values, ids):
+    for sid, b, v, n in await fetch_all(conn, build, values, ids):
         if not n or v is None:
             continue
         # MariaDB sums integers as DECIMAL: floats from here on.

@@ -25,7 +25,6 @@ from poolscope.store.head import MOVE_INTERVAL_S, MOVE_SLICE_SERIES, move_head, 
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
 from poolscope.store.latest import LatestRows
 from poolscope.store.live import LiveHub
-from poolscope.store.prepared import given_or_own
 from poolscope.store.query import (
     RawRead,
     StoreMarks,
@@ -37,6 +36,7 @@ from poolscope.store.query import (
 from poolscope.store.query import query as chart_query
 from poolscope.store.rollup import ROLLUP_HWM_KEY, read_marks
 from poolscope.store.rollup import maintain as maintain_tiers
+from poolscope.store.tables import given_or_own
 from poolscope.store.writer import BatchWriter
 
 log = logging.getLogger(__name__)

@@ -5,6 +5,9 @@ Alembic migrations in migrations/ create these; the definitions here are what th
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from sqlalchemy import (
     Column,
     Double,
@@ -16,6 +19,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.dialects import mysql
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 metadata = MetaData()
 
@@ -83,3 +87,14 @@ store_meta = Table(
     Column("key", String(64), primary_key=True),
     Column("value", String(256), nullable=False),
 )
+
+
+@contextlib.asynccontextmanager
+async def given_or_own(engine: AsyncEngine, conn: AsyncConnection | None) -> AsyncIterator[AsyncConnection]:
+    """`conn` when a caller reads several things on one (recommend/reads.py), else a connection
+    of its own for this read."""
+    if conn is not None:
+        yield conn
+        return
+    async with engine.connect() as own:
+        yield own

@@ -1,6 +1,5 @@
-"""The chart read's fast path (store/query.py, store/prepared.py) on SQLite and a real PostgreSQL:
-statements compiled once per shape, rows straight from the driver, values rounded without
-round(), and still exactly the buckets the raw samples give, for every aggregate."""
+"""The chart read (store/query.py) on SQLite and a real PostgreSQL: values rounded without round(),
+and exactly the buckets the raw samples give, for every aggregate."""
 
 import math
 import random
@@ -8,15 +7,11 @@ import random
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from sqlalchemy import select
-from sqlalchemy.dialects.sqlite import aiosqlite
 
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll
-from poolscope.store.prepared import fetch_all, param, prepare
 from poolscope.store.query import round6
 from poolscope.store.sql import SqlStore
-from poolscope.store.tables import samples
 
 T0 = 1_800_000_000.0  # a multiple of every tier step below
 STEP = 10  # rollup step: tiers of 10, 30 and 100 s
@@ -81,36 +76,6 @@ async def test_every_series_and_point_matches_the_raw_samples(store, points, ste
         assert pts == expected(metric, group, start, step, fold), (metric, group)
     # The answer serialises as the validated model would (the API sends it without validating).
     assert type(out).model_validate(out.model_dump()).model_dump_json() == out.model_dump_json()
-
-
-async def test_statement_text_is_compiled_once_per_shape_and_padded_length(store):
-    def build(ids):
-        return select(samples.c.series_id, samples.c.ts).where(
-            samples.c.series_id.in_(ids), samples.c.ts >= param("lo"), samples.c.ts < param("hi")
-        )
-
-    async with store.engine.connect() as conn:
-        first = prepare(conn.dialect, ("test-range",), 5, build)
-        assert prepare(conn.dialect, ("test-range",), 8, build) is first  # both padded to 8
-        assert prepare(conn.dialect, ("test-range",), 9, build).size == 16
-        ids = [r[0] for r in await conn.execute(select(samples.c.series_id).distinct())]
-        assert len(ids) == 4
-        rows = await fetch_all(conn, first, {"lo": T0 + 10, "hi": T0 + 13}, ids[1:3])
-        want = await conn.execute(
-            select(samples.c.series_id, samples.c.ts).where(
-                samples.c.series_id.in_(ids[1:3]), samples.c.ts >= T0 + 10, samples.c.ts < T0 + 13
-            )
-        )
-        assert sorted(tuple(r) for r in rows) == sorted(tuple(r) for r in want)
-        assert len(rows) == 6
-
-
-def test_a_literal_in_a_prepared_statement_is_refused():
-    def build(ids):  # 5.0 would be frozen into the cached text
-        return select(samples.c.ts).where(samples.c.series_id.in_(ids), samples.c.ts >= 5.0)
-
-    with pytest.raises(ValueError, match="unnamed parameter"):
-        prepare(aiosqlite.dialect(), ("test-literal",), 1, build)
 
 
 TIES = [0.0000005, -0.0000005, 1.0000005, 2.5e-7, 0.0078125, -0.0078125, 1e-300, -1e-9, 0.0, -0.0]

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from poolscope.schemas import Sample, TargetInfo
-from poolscope.store import prepared, sql
+from poolscope.store import sql
 from poolscope.store.head import MOVE_INTERVAL_S, readable_samples_sql
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
@@ -228,23 +228,21 @@ async def test_raw_reads_are_primary_key_ranges_on_both_tables(sqlite_url):
         await store.write_polls([poll("db-a", i) for i in range(60)])
         await store.move_head()
         await store.write_polls([poll("db-a", i) for i in range(60, 90)])
-        prepared._cache.clear()
-        await store.query("db-a", ["qps", "threads_running"], T0, T0 + 89, points=30)
-        await store.raw_history_to_latest(
-            "db-a", METRICS, T0 + 10, T0 + 89, start=T0, step=1.0, count=(T0 + 10, T0 + 89)
-        )
-        # The chart's bucketed read, the recommender's raw read and its count (run on the driver).
-        values = {
-            "lo": T0 + 10,
-            "hi": T0 + 89,
-            "origin": T0,
-            "step": 3.0,
-            "target": "db-a",
-            "target2": "db-a",
-        }
-        statements = [
-            (p.sql, p.params(values, [1, 2])) for p in prepared._cache.values() if "samples_head" in p.sql
-        ]
+        statements: list[tuple[str, tuple]] = []
+
+        def seen(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+            if "samples_head" in statement and "series_id IN" in statement:
+                statements.append((statement, tuple(parameters)))
+
+        event.listen(store.engine.sync_engine, "before_cursor_execute", seen)
+        try:
+            await store.query("db-a", ["qps", "threads_running"], T0, T0 + 89, points=30)
+            await store.raw_history_to_latest(
+                "db-a", METRICS, T0 + 10, T0 + 89, start=T0, step=1.0, count=(T0 + 10, T0 + 89)
+            )
+        finally:
+            event.remove(store.engine.sync_engine, "before_cursor_execute", seen)
+        # The chart's bucketed read, the recommender's raw read and its count.
         assert len(statements) == 3
         async with store.engine.connect() as conn:
             for statement, parameters in statements:
