@@ -1,5 +1,5 @@
 """A fingerprint of the state's variables in each target's latest row, so an API process sees a
-variable change without decoding the state (poolscope/store/latest_json.py variables_fingerprint).
+variable change without decoding the state (poolscope/store/latest.py variables_fingerprint).
 
 Revision ID: 0011
 Revises: 0010

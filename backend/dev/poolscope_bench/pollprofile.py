@@ -16,11 +16,12 @@ path in a poller's setting (uvloop, services.POLLER_GC_THRESHOLD, rounds 1 s apa
 poll_once and SqlStore.write_polls in batches of the size the batch writer makes at 300 targets
 on two pollers; the event loop thread's CPU (the poller's Python) apart from the process's
 (aiosqlite's thread: SQLite itself). `replay` is `pollwrite` without the server in the measured
-part: the rounds are polled live once, every answer's bytes kept, and then replayed `--repeats`
-times into fresh pollers (the same statements, the same clock readings), back to back or 1 s
-apart (`--paced`); it prints the least and the median CPU per target-poll over the repeats.
-Against `pollwrite` it tells the poll's compute from its round trip; between two builds it
-leaves out the sandbox's share of the cores, though not the machine's other noise. `fleet` runs the whole role-"all" service stack
+process: the rounds are polled live once through a recording proxy (poolscope_bench/wirereplay.py),
+then replayed `--repeats` times into fresh pollers by a process that sends back the recorded
+bytes (the same statements, the same clock readings), back to back or 1 s apart (`--paced`); it
+prints the least and the median CPU per target-poll over the repeats. It reads the socket as a
+live poll does, whatever the driver, and leaves out the server's share of the cores, though not
+the machine's other noise. `fleet` runs the whole role-"all" service stack
 (scheduler, alert engine, recommender) for a while and divides the process CPU by the polls it made; run it under `py-spy record` to see
 the frames. CPU time, not wall time: the machine is shared.
 """
