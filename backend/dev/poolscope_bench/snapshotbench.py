@@ -37,7 +37,7 @@ def synthetic_document(series: int, points: int, now: float | None = None) -> di
     """A valid snapshot document (as JSON data) of `series` x `points`, on the metrics the report
     charts, one point a second ending at `now`."""
     now = time.time() if now is None else now
-    metrics = [m for _, names, _ in CHARTS for m in names]
+    metrics = [m for _, names in CHARTS for m in names]
     start = now - points
     return {
         "format": "poolscope-snapshot",

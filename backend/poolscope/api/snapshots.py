@@ -13,12 +13,35 @@ from poolscope.auth import User, require_role
 from poolscope.schemas.base import Schema
 from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, json_schema
 from poolscope.snapshots.report import CSP as REPORT_CSP
+from poolscope.snapshots.report import ReportView, Theme
 
 router = APIRouter(prefix="/api", tags=["snapshots"])
 
 
 Viewer = Annotated[User, Depends(require_role("viewer"))]
 Operator = Annotated[User, Depends(require_role("operator"))]
+
+
+def report_view(
+    tz_offset_min: Annotated[
+        int,
+        Query(ge=-16 * 60, le=16 * 60, description="the reader's zone: minutes east of UTC at the moment"),
+    ] = 0,
+    tz_name: Annotated[
+        str,
+        Query(
+            max_length=32,
+            pattern=r"^[A-Za-z0-9+\-:_/ ]+$",
+            description="that zone's name, as the UI shows it",
+        ),
+    ] = "UTC",
+    theme: Annotated[Theme, Query(description="the theme the report opens in (switchable in it)")] = "system",
+) -> ReportView:
+    """How the report shows times and colours: as the UI that asked for it (UTC by default)."""
+    return ReportView(tz_offset_min=tz_offset_min, tz_name=tz_name, theme=theme)
+
+
+ViewDep = Annotated[ReportView, Depends(report_view)]
 
 
 class CaptureIn(Schema):
@@ -70,9 +93,9 @@ async def export_json(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) 
 
 
 @router.get("/snapshots/{snapshot_id}/archive")
-async def export_archive(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) -> Response:
+async def export_archive(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer, view: ViewDep) -> Response:
     """A zip with snapshot.json, snapshot.schema.json and report.html (opens offline, no server)."""
-    name, data = await service.archive(snapshot_id)
+    name, data = await service.archive(snapshot_id, view)
     return Response(
         content=data,
         media_type="application/zip",
@@ -81,10 +104,12 @@ async def export_archive(snapshot_id: RowId, service: SnapshotsDep, _user: Viewe
 
 
 @router.get("/snapshots/{snapshot_id}/report.html", response_class=HTMLResponse)
-async def report(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer) -> HTMLResponse:
-    """The offline HTML report, served for a quick look (rendered once, then from a cache)."""
+async def report(snapshot_id: RowId, service: SnapshotsDep, _user: Viewer, view: ViewDep) -> HTMLResponse:
+    """The offline HTML report, served for a quick look (rendered once per view, then from a cache)."""
     policy = f"{REPORT_CSP}; frame-ancestors 'none'"
-    return HTMLResponse(await service.report_html(snapshot_id), headers={"Content-Security-Policy": policy})
+    return HTMLResponse(
+        await service.report_html(snapshot_id, view), headers={"Content-Security-Policy": policy}
+    )
 
 
 @router.post("/targets/{name}/snapshots", response_model=Created, status_code=201)

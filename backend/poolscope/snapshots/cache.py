@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-# (snapshot id, content version): the version changes whenever the stored document does.
-CacheKey = tuple[int, str]
+# (snapshot id, content version, view): the version changes whenever the stored document does; the
+# view is how the reader asked for it (time zone, theme: report.py ReportView.key).
+CacheKey = tuple[int, str, str]
 
 
 class ReportCache:
@@ -29,7 +30,9 @@ class ReportCache:
         cost = len(html)
         if cost > self.max_bytes:
             return  # larger than the whole budget: it would only push everything else out
-        self.drop(key[0])  # an older version of the same snapshot is of no use any more
+        # An older version of the same snapshot is of no use any more; its other views still are.
+        for old in [k for k in self._items if k[0] == key[0] and k[1] != key[1] or k == key]:
+            self.size -= len(self._items.pop(old))
         self._items[key] = html
         self.size += cost
         while self.size > self.max_bytes:

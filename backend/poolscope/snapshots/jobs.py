@@ -14,7 +14,7 @@ from poolscope.snapshots.document import SnapshotDocument
 from poolscope.snapshots.errors import DocumentRefused
 from poolscope.snapshots.export import build_archive
 from poolscope.snapshots.importing import prepare_import
-from poolscope.snapshots.report import render_report
+from poolscope.snapshots.report import ReportView, render_report
 from poolscope.snapshots.settings import SnapshotSettings
 
 
@@ -23,13 +23,15 @@ def import_job(data: bytes, config: SnapshotSettings, now: float) -> dict[str, A
     return prepare_import(data, config, now)
 
 
-def report_job(document_text: str) -> str:
-    return render_report(_read(document_text))
+def report_job(document_text: str, view: ReportView) -> str:
+    return render_report(_read(document_text), view)
 
 
-def archive_job(document_text: str, name: str, report_html: str | None) -> tuple[bytes, str]:
+def archive_job(
+    document_text: str, name: str, report_html: str | None, view: ReportView
+) -> tuple[bytes, str]:
     """The zip, and the report in it (rendered unless the caller had it cached) for the cache."""
-    html = report_html if report_html is not None else render_report(_read(document_text))
+    html = report_html if report_html is not None else render_report(_read(document_text), view)
     return build_archive(document_text, html, name), html
 
 

@@ -1,53 +1,112 @@
 """A self-contained HTML report of a snapshot: inline CSS and SVG charts, no script or network needed.
 
-It opens from disk (file://) in any browser, e.g. from the archive a colleague mailed.
+It opens from disk (file://) in any browser, e.g. from the archive a colleague mailed. It reads like
+the target page: each line named and each axis in units from the metric catalog, round ticks, times
+in the zone the viewer chose in the UI, a light and a dark theme (the system's, or switched in the
+page by CSS alone: the report runs no script).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import html
+import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
+from poolscope.metrics.catalog import CATALOG
 from poolscope.schemas import SeriesOut
 from poolscope.snapshots.document import SnapshotDocument
 
 WIDTH, HEIGHT = 560, 170
 PAD_L, PAD_R, PAD_T, PAD_B = 48, 10, 10, 22
-PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563")
+# Series colours are the theme's (--s1 … in CSS below), so both themes keep their contrast.
+SERIES_COLORS = 8
 
-# (title, metrics, unit); per-group metrics draw one line per group.
-CHARTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("Queue length per group", ("tp_group_queue_length",), ""),
-    ("Stalled groups (1 = stalled)", ("tp_group_stalled",), ""),
-    ("Active threads per group", ("tp_group_active_threads",), ""),
-    ("Longest queue wait", ("tp_queue_wait_max_ms",), "ms"),
-    ("Queued connections", ("tp_queued_connections",), ""),
-    ("Threads", ("threads_connected", "threads_running", "pool_threads"), ""),
-    ("Throughput", ("qps", "tps"), "/s"),
-    ("Transactions", ("trx_active", "trx_lock_waits"), ""),
-    ("Poll duration", ("poll_duration_ms",), "ms"),
+# (title, metrics); per-group metrics draw one line per group. Names and units come from the catalog.
+CHARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Queue length per group", ("tp_group_queue_length",)),
+    ("Stalled groups (1 = stalled)", ("tp_group_stalled",)),
+    ("Active threads per group", ("tp_group_active_threads",)),
+    ("Longest queue wait", ("tp_queue_wait_max_ms",)),
+    ("Queued connections", ("tp_queued_connections",)),
+    ("Threads", ("threads_connected", "threads_running", "pool_threads")),
+    ("Throughput", ("qps", "tps")),
+    ("Transactions", ("trx_active", "trx_lock_waits")),
+    ("Poll duration", ("poll_duration_ms",)),
 )
+
+UNIT_WORDS = {
+    "": "",
+    "per_s": "per second",
+    "ms": "ms",
+    "s": "s",
+    "us": "µs",
+    "ratio": "share",
+    "pages": "pages",
+}
+
+Theme = Literal["system", "light", "dark"]
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """How the reader sees times and colours: the zone the UI showed (its offset from UTC at the
+    snapshot's moment, and its name there), and the theme chosen there."""
+
+    tz_offset_min: int = 0
+    tz_name: str = "UTC"
+    theme: Theme = "system"
+
+    def key(self) -> str:
+        """Part of the report cache's key: one rendering per view."""
+        return f"{self.tz_offset_min}|{self.tz_name}|{self.theme}"
+
+    def time(self, ts: float, fmt: str) -> str:
+        """A Unix time as wall-clock text in this view's zone; a time no calendar holds (a snapshot
+        stored by an older version may have one) is shown as the number instead of failing."""
+        try:
+            zone = dt.timezone(dt.timedelta(minutes=self.tz_offset_min))
+            return dt.datetime.fromtimestamp(ts, zone).strftime(fmt)
+        except (OverflowError, ValueError, OSError):
+            return f"{ts:g}"
+
+
+UTC_VIEW = ReportView()
 
 # The report's own policy, in the file so it holds when opened from disk: no script and no network at
 # all; its inline CSS and SVG only. (frame-ancestors cannot be set from a meta tag: the HTTP answer
 # adds it, api/snapshots.py.)
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
+# Both themes in one sheet: light-dark() picks by the color-scheme in force, which is the system's
+# unless a theme radio (in the header) is checked. The UI's own colours are the same in spirit.
 CSS = """
-body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f7f9;color:#111827}
-header{background:#111827;color:#fff;padding:14px 22px}header h1{margin:0;font-size:20px}
-header p{margin:4px 0 0;color:#cbd5e1}main{padding:16px 22px}
-section{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 14px;margin:0 0 14px}
-h2{font-size:16px;margin:0 0 8px}.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}
-figure{margin:0}figcaption{font-weight:600;margin:0 0 4px}svg{background:#fff;display:block}
-table{border-collapse:collapse;width:100%;font-size:12.5px}th,td{border-bottom:1px solid #e5e7eb;padding:4px 6px;text-align:left;vertical-align:top}
-th{background:#f3f4f6;position:sticky;top:0}td.sql{font-family:ui-monospace,monospace;white-space:pre-wrap;word-break:break-all;max-width:520px}
-.bad{color:#b91c1c;font-weight:600}.muted{color:#6b7280}.legend span{margin-right:12px;font-size:12px}
+:root{color-scheme:light dark;--bg:light-dark(#f6f7f9,#111217);--panel:light-dark(#fff,#181b21);
+--text:light-dark(#111827,#d8dce3);--muted:light-dark(#4b5563,#9aa3b1);--rule:light-dark(#e5e7eb,#2a2f38);
+--head:light-dark(#f3f4f6,#1f232b);--bad:light-dark(#b91c1c,#ff8591);--bad-bg:light-dark(#fee2e2,rgb(242 73 92 / .16));
+--plot:light-dark(#fafafa,#14171c);--grid:light-dark(#e5e7eb,#262c36);--moment:light-dark(#b91c1c,#f2495c);
+--s1:light-dark(#1f60c4,#5794f2);--s2:light-dark(#c4162a,#f2495c);--s3:light-dark(#37872d,#73bf69);
+--s4:light-dark(#c4580a,#ff9830);--s5:light-dark(#8f3bb8,#b877d9);--s6:light-dark(#138787,#5ac8c8);
+--s7:light-dark(#b8267a,#e880b8);--s8:light-dark(#4b5563,#aab2bd)}
+:root:has(#theme-light:checked){color-scheme:light}:root:has(#theme-dark:checked){color-scheme:dark}
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:var(--bg);color:var(--text)}
+header{background:light-dark(#111827,#0b0c0e);color:#fff;padding:14px 22px;display:flex;gap:16px;align-items:flex-start}
+header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#cbd5e1}header .grow{flex:1}
+.theme{font-size:12px;color:#cbd5e1;white-space:nowrap}.theme label{margin-left:8px}main{padding:16px 22px}
+section{background:var(--panel);border:1px solid var(--rule);border-radius:8px;padding:12px 14px;margin:0 0 14px}
+h2{font-size:16px;margin:0 0 8px}.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:12px}
+figure{margin:0;min-width:0}figcaption{font-weight:600;margin:0 0 4px}figcaption small{font-weight:400;color:var(--muted)}
+svg.chart{display:block;width:100%;height:auto}svg .plot{fill:var(--plot);stroke:var(--rule)}
+svg .grid{stroke:var(--grid)}svg text{fill:var(--muted);font-size:10px}svg .moment{stroke:var(--moment)}
+svg .empty{fill:var(--muted);font-size:12px}
+table{border-collapse:collapse;width:100%;font-size:12.5px}th,td{border-bottom:1px solid var(--rule);padding:4px 6px;text-align:left;vertical-align:top}
+th{background:var(--head);position:sticky;top:0}td.sql{font-family:ui-monospace,monospace;white-space:pre-wrap;word-break:break-all;max-width:520px}
+.bad{color:var(--bad);font-weight:600}.muted{color:var(--muted)}.legend span{margin-right:12px;font-size:12px}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 .kv{columns:3 280px}.kv div{break-inside:avoid}details summary{cursor:pointer;font-weight:600}
-tr.stalled td{background:#fee2e2}.tag{display:inline-block;padding:0 6px;border-radius:9px;background:#e5e7eb;font-size:12px}
+tr.stalled td{background:var(--bad-bg)}.tag{display:inline-block;padding:0 6px;border-radius:9px;background:var(--head);font-size:12px}
 """
 
 
@@ -56,16 +115,12 @@ def _e(value: Any) -> str:
 
 
 def utc(ts: float, fmt: str) -> str:
-    """A Unix time as UTC text; a time no calendar holds (a snapshot stored by an older version
-    may have one) is shown as the number instead of failing the whole report."""
-    try:
-        return dt.datetime.fromtimestamp(ts, dt.UTC).strftime(fmt)
-    except (OverflowError, ValueError, OSError):
-        return f"{ts:g}"
+    """A Unix time as UTC text (file names, whatever the reader's zone)."""
+    return UTC_VIEW.time(ts, fmt)
 
 
-def _clock(ts: float | None) -> str:
-    return "" if ts is None else utc(ts, "%Y-%m-%d %H:%M:%S UTC")
+def _clock(ts: float | None, view: ReportView = UTC_VIEW) -> str:
+    return "" if ts is None else f"{view.time(ts, '%Y-%m-%d %H:%M:%S')} {_e(view.tz_name)}"
 
 
 def _fmt(value: float | None) -> str:
@@ -76,10 +131,47 @@ def _fmt(value: float | None) -> str:
     return f"{value:.3g}"
 
 
+def friendly(metric: str) -> str:
+    """A metric's name for a reader: its help in the catalog (the UI's help shows the same)."""
+    known = CATALOG.get(metric)
+    return known.help if known else metric
+
+
+def unit_of(metrics: Sequence[str]) -> str:
+    """The unit the catalog gives the chart's metrics ("" for counts, or when they differ)."""
+    units = {CATALOG[m].unit for m in metrics if m in CATALOG}
+    return UNIT_WORDS.get(units.pop(), "") if len(units) == 1 else ""
+
+
 def _label(s: SeriesOut, several_metrics: bool) -> str:
-    parts = [s.metric] if several_metrics or not s.labels else []
+    parts = [friendly(s.metric)] if several_metrics or not s.labels else []
     parts += [f"{k} {v}" for k, v in sorted(s.labels.items())]
     return " ".join(parts)
+
+
+def nice_ticks(top: float) -> list[float]:
+    """Round value ticks from 0 to at least `top`: steps of 1, 2 or 5 times a power of ten, at most
+    five of them (a 0/1 series gets 0 and 1; 45.1 gets 0, 10 … 50)."""
+    if top <= 0:
+        return [0.0, 1.0]
+    raw = top / 4
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    if top <= 1 and step < 1 and float(top).is_integer():
+        step = 1.0
+    count = math.ceil(top / step - 1e-9)
+    return [round(i * step, 10) for i in range(count + 1)]
+
+
+TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
+
+
+def time_ticks(t0: float, t1: float, offset_s: float, most: int = 6) -> list[float]:
+    """Round times inside [t0, t1] (whole minutes, five minutes, … on the reader's wall clock)."""
+    span = max(t1 - t0, 1e-9)
+    step = next((s for s in TIME_STEPS if span / s <= most), TIME_STEPS[-1])
+    first = math.ceil((t0 + offset_s) / step) * step - offset_s
+    return [first + i * step for i in range(int((t1 - first) // step) + 1)]
 
 
 def thin(line: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -106,12 +198,23 @@ def _in_order(a: tuple[float, float], b: tuple[float, float]) -> tuple[tuple[flo
     return (a,) if a is b else (a, b) if a[0] <= b[0] else (b, a)
 
 
+def _fmt_tick(v: float) -> str:
+    return f"{v:,.0f}" if v >= 1000 or float(v).is_integer() else f"{v:g}"
+
+
 def svg_chart(
-    title: str, lines: Sequence[SeriesOut], t0: float, t1: float, moment: float, unit: str, several: bool
+    title: str,
+    lines: Sequence[SeriesOut],
+    t0: float,
+    t1: float,
+    moment: float,
+    unit: str,
+    several: bool,
+    view: ReportView = UTC_VIEW,
 ) -> str:
     values = [v for s in lines for _, v in s.points if v is not None]
-    top = max(values, default=0.0)
-    top = 1.0 if top <= 0 else top * 1.1
+    ticks = nice_ticks(max(values, default=0.0))
+    top = ticks[-1]
     span = max(t1 - t0, 1e-9)
     plot_w, plot_h = WIDTH - PAD_L - PAD_R, HEIGHT - PAD_T - PAD_B
 
@@ -124,27 +227,30 @@ def svg_chart(
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}"'
         f' role="img" aria-label="{_e(title)}" class="chart" data-title="{_e(title)}">',
-        f'<rect x="{PAD_L}" y="{PAD_T}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#e5e7eb"/>',
+        f'<rect class="plot" x="{PAD_L}" y="{PAD_T}" width="{plot_w}" height="{plot_h}"/>',
     ]
-    for frac in (0.0, 0.5, 1.0):
-        level = top * frac
+    for level in ticks:
         parts.append(
-            f'<text x="{PAD_L - 4}" y="{y(level) + 4:.1f}" font-size="10" text-anchor="end" fill="#6b7280">{_e(_fmt(level))}</text>'
+            f'<line class="grid" x1="{PAD_L}" x2="{PAD_L + plot_w}" y1="{y(level):.1f}" y2="{y(level):.1f}"/>'
         )
-    for frac in (0.0, 0.5, 1.0):
-        tick = t0 + span * frac
-        anchor = "start" if frac == 0 else "end" if frac == 1 else "middle"
-        label = utc(tick, "%H:%M:%S")
         parts.append(
-            f'<text x="{x(tick):.1f}" y="{HEIGHT - 6}" font-size="10" text-anchor="{anchor}" fill="#6b7280">{label}</text>'
+            f'<text x="{PAD_L - 4}" y="{y(level) + 4:.1f}" text-anchor="end">{_e(_fmt_tick(level))}</text>'
         )
+    fmt = "%H:%M:%S" if span < 600 else "%H:%M" if span < 2 * 86400 else "%m-%d %H:%M"
+    for tick in time_ticks(t0, t1, view.tz_offset_min * 60):
+        px = x(tick)
+        anchor = "start" if px < PAD_L + 20 else "end" if px > WIDTH - PAD_R - 20 else "middle"
+        parts.append(
+            f'<text x="{px:.1f}" y="{HEIGHT - 6}" text-anchor="{anchor}">{view.time(tick, fmt)}</text>'
+        )
+    parts.append(f'<text x="2" y="{HEIGHT - 6}" text-anchor="start">{_e(view.tz_name)}</text>')
     if t0 <= moment <= t1:
         parts.append(
-            f'<line x1="{x(moment):.1f}" x2="{x(moment):.1f}" y1="{PAD_T}" y2="{PAD_T + plot_h}"'
-            ' stroke="#b91c1c" stroke-dasharray="4 3"><title>the moment</title></line>'
+            f'<line class="moment" x1="{x(moment):.1f}" x2="{x(moment):.1f}" y1="{PAD_T}" y2="{PAD_T + plot_h}"'
+            ' stroke-dasharray="4 3"><title>the moment</title></line>'
         )
     for i, s in enumerate(lines):
-        color = PALETTE[i % len(PALETTE)]
+        color = f"var(--s{i % SERIES_COLORS + 1})"
         # Gaps stay gaps: a missing point (or a jump of more than 3 steps) starts a new segment.
         segments: list[list[tuple[float, float]]] = [[]]
         step = (s.points[1][0] - s.points[0][0]) if len(s.points) > 1 else 1.0
@@ -170,15 +276,15 @@ def svg_chart(
                 )
     if not values:
         parts.append(
-            f'<text x="{WIDTH / 2}" y="{HEIGHT / 2}" text-anchor="middle" fill="#9ca3af" font-size="12">no data</text>'
+            f'<text class="empty" x="{WIDTH / 2}" y="{HEIGHT / 2}" text-anchor="middle">no data</text>'
         )
     parts.append("</svg>")
     legend = "".join(
-        f'<span><i style="background:{PALETTE[i % len(PALETTE)]}"></i>{_e(_label(s, several))}</span>'
+        f'<span><i style="background:var(--s{i % SERIES_COLORS + 1})"></i>{_e(_label(s, several))}</span>'
         for i, s in enumerate(lines)
     )
-    suffix = f" ({unit})" if unit else ""
-    return f'<figure><figcaption>{_e(title)}{_e(suffix)}</figcaption>{"".join(parts)}<div class="legend">{legend}</div></figure>'
+    suffix = f" <small>({_e(unit)})</small>" if unit else ""
+    return f'<figure><figcaption>{_e(title)}{suffix}</figcaption>{"".join(parts)}<div class="legend">{legend}</div></figure>'
 
 
 def _table(
@@ -203,7 +309,16 @@ def _table(
     return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def render_report(doc: SnapshotDocument) -> str:
+def _theme_switch(theme: Theme) -> str:
+    """Radio buttons the CSS reads with :has(): switching needs no script (the report runs none)."""
+    radios = "".join(
+        f'<label><input type="radio" name="theme" id="theme-{t}"{" checked" if t == theme else ""}> {t}</label>'
+        for t in ("system", "light", "dark")
+    )
+    return f'<div class="theme" role="radiogroup" aria-label="Theme">theme{radios}</div>'
+
+
+def render_report(doc: SnapshotDocument, view: ReportView = UTC_VIEW) -> str:
     state, info = doc.state, doc.target_info
     server = info.server
     t0, t1 = doc.window.from_, doc.window.to
@@ -211,11 +326,13 @@ def render_report(doc: SnapshotDocument) -> str:
     for s in doc.series:
         by_metric.setdefault(s.metric, []).append(s)
     charts = []
-    for title, metrics, unit in CHARTS:
+    for title, metrics in CHARTS:
         lines = [
             s for m in metrics for s in sorted(by_metric.get(m, []), key=lambda s: sorted(s.labels.items()))
         ]
-        charts.append(svg_chart(title, lines, t0, t1, doc.moment_ts, unit, len(metrics) > 1))
+        charts.append(
+            svg_chart(title, lines, t0, t1, doc.moment_ts, unit_of(metrics), len(metrics) > 1, view)
+        )
 
     groups = _table(
         [
@@ -339,13 +456,13 @@ def render_report(doc: SnapshotDocument) -> str:
     alerts = _table(
         ["rule", "severity", "status", "fired", "resolved", "summary"],
         [
-            [a.rule, a.severity, a.status, _clock(a.fired_at), _clock(a.resolved_at), a.summary]
+            [a.rule, a.severity, a.status, _clock(a.fired_at, view), _clock(a.resolved_at, view), a.summary]
             for a in doc.alerts
         ],
     )
     changes = _table(
         ["at", "variable", "old", "new", "by"],
-        [[_clock(c.at), c.variable, c.old_value, c.new_value, c.by] for c in doc.variable_changes],
+        [[_clock(c.at, view), c.variable, c.old_value, c.new_value, c.by] for c in doc.variable_changes],
     )
     raw_sections = "".join(
         f"<details><summary>{_e(name)} ({len(rows)} rows)</summary>"
@@ -379,10 +496,10 @@ def render_report(doc: SnapshotDocument) -> str:
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
 <meta name="generator" content="Poolscope {_e(doc.poolscope_version)}">
 <title>{_e(doc.title)} — Poolscope snapshot</title><style>{CSS}</style></head>
-<body><header><h1 data-testid="report-title">{_e(doc.title)}</h1>
-<p>target <b>{_e(doc.target)}</b> · moment {_clock(doc.moment_ts)} · window {_clock(t0)} – {_clock(t1)}
+<body><header><div class="grow"><h1 data-testid="report-title">{_e(doc.title)}</h1>
+<p>target <b>{_e(doc.target)}</b> · moment {_clock(doc.moment_ts, view)} · window {_clock(t0, view)} – {_clock(t1, view)}
 {"" if doc.window.complete else " (window still open when exported)"} · {server_line}
-{" · SQL literals redacted" if doc.redacted_sql else ""} · snapshot format v{doc.schema_version}</p></header>
+{" · SQL literals redacted" if doc.redacted_sql else ""} · snapshot format v{doc.schema_version}</p></div>{_theme_switch(view.theme)}</header>
 <main>
 <section><h2>At the moment</h2>
 <p>{len(state.groups)} groups{f', <span class="bad">stalled group{"s" if len(stalled) > 1 else ""}: {", ".join(map(str, stalled))}</span>' if stalled else ""}

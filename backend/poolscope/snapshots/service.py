@@ -29,6 +29,7 @@ from poolscope.snapshots.document import SnapshotDocument, SnapshotSummary, Snap
 from poolscope.snapshots.export import base_name
 from poolscope.snapshots.jobs import archive_job, import_job, report_job
 from poolscope.snapshots.redact import redact_variables
+from poolscope.snapshots.report import UTC_VIEW, ReportView
 from poolscope.snapshots.scrub import redact_document_sql
 from poolscope.snapshots.tables import snapshot_snapshots
 from poolscope.snapshots.workers import SnapshotWorkers
@@ -309,8 +310,8 @@ class SnapshotService:
         await self._retain(keep=snapshot_id)
         return snapshot_id
 
-    async def _version(self, snapshot_id: int) -> tuple[CacheKey, str]:
-        """The report cache's key (id, content version) and the download's name, from the row.
+    async def _version(self, snapshot_id: int, view: ReportView = UTC_VIEW) -> tuple[CacheKey, str]:
+        """The report cache's key (id, content version, view) and the download's name, from the row.
 
         A document is written by its capture or import, and once more when its window completes
         (status and size change then; _update drops the cached report too).
@@ -326,15 +327,15 @@ class SnapshotService:
             ).first()
         if row is None:
             raise NotFound(f"no snapshot {snapshot_id}")
-        key = (snapshot_id, f"{row.status}:{row.size_bytes}")
+        key = (snapshot_id, f"{row.status}:{row.size_bytes}", view.key())
         return key, base_name(row.target, row.moment_ts, snapshot_id)
 
     async def export_name(self, snapshot_id: int) -> str:
         """The download's file name, without extension."""
         return (await self._version(snapshot_id))[1]
 
-    async def report_html(self, snapshot_id: int) -> str:
-        key, _ = await self._version(snapshot_id)
+    async def report_html(self, snapshot_id: int, view: ReportView = UTC_VIEW) -> str:
+        key, _ = await self._version(snapshot_id, view)
         cached = self.reports.get(key)
         if cached is not None:
             return cached
@@ -344,7 +345,7 @@ class SnapshotService:
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._rendering[key] = future
         try:
-            html = await self.workers.run(report_job, await self.document_text(snapshot_id))
+            html = await self.workers.run(report_job, await self.document_text(snapshot_id), view)
         except BaseException as exc:  # cancelled too: whoever waits for this job must not hang
             future.set_exception(
                 exc if isinstance(exc, Exception) else Unavailable("the report was cancelled; try again")
@@ -357,12 +358,12 @@ class SnapshotService:
         self.reports.put(key, html)
         return html
 
-    async def archive(self, snapshot_id: int) -> tuple[str, bytes]:
+    async def archive(self, snapshot_id: int, view: ReportView = UTC_VIEW) -> tuple[str, bytes]:
         """The archive's file name (without .zip) and its bytes; its report comes from the cache
         when there, and goes into it otherwise."""
-        key, name = await self._version(snapshot_id)
+        key, name = await self._version(snapshot_id, view)
         text = await self.document_text(snapshot_id)
-        data, html = await self.workers.run(archive_job, text, name, self.reports.get(key))
+        data, html = await self.workers.run(archive_job, text, name, self.reports.get(key), view)
         self.reports.put(key, html)
         return name, data
 

@@ -8,6 +8,7 @@ import asyncio
 import time
 
 from poolscope.snapshots.cache import ReportCache
+from poolscope.snapshots.report import ReportView
 from tests.snapshots.test_service import make, write_polls
 
 
@@ -29,6 +30,10 @@ async def test_a_report_is_rendered_once_and_replaced_when_its_window_completes(
         assert "window still open" not in completed and service.workers.jobs_started == 2
         name, _ = await service.archive(snapshot_id)  # the archive takes its report from the cache
         assert name.endswith(f"-{snapshot_id}") and service.reports.hits == 2
+        # Another reader's zone and theme is its own rendering (one job more than the archive's), kept beside the first.
+        cet = await service.report_html(snapshot_id, ReportView(60, "CET", "dark"))
+        assert service.workers.jobs_started == 4 and " CET" in cet and " CET" not in completed
+        assert len(service.reports) == 2
     finally:
         await service.stop()
         await store.close()
@@ -57,13 +62,24 @@ async def test_deleted_and_evicted_snapshots_leave_the_cache(tmp_path):
 
 def test_the_cache_keeps_within_its_budget_least_recently_used_out():
     cache = ReportCache(max_bytes=10)
-    cache.put((1, "a"), "x" * 4)
-    cache.put((2, "a"), "y" * 4)
-    assert cache.get((1, "a")) == "x" * 4  # 1 is now the most recently used
-    cache.put((3, "a"), "z" * 4)
-    assert cache.get((2, "a")) is None and cache.get((1, "a")) and cache.get((3, "a"))
+    cache.put((1, "a", "utc"), "x" * 4)
+    cache.put((2, "a", "utc"), "y" * 4)
+    assert cache.get((1, "a", "utc")) == "x" * 4  # 1 is now the most recently used
+    cache.put((3, "a", "utc"), "z" * 4)
+    assert cache.get((2, "a", "utc")) is None and cache.get((1, "a", "utc")) and cache.get((3, "a", "utc"))
     assert cache.size == 8
-    cache.put((1, "b"), "w" * 2)  # a new version replaces the old one
-    assert cache.get((1, "a")) is None and cache.get((1, "b")) == "ww" and cache.size == 6
-    cache.put((4, "a"), "v" * 11)  # larger than the whole budget: not kept, nothing pushed out
-    assert cache.get((4, "a")) is None and len(cache) == 2
+    cache.put((1, "b", "utc"), "w" * 2)  # a new version replaces the old one
+    assert cache.get((1, "a", "utc")) is None and cache.get((1, "b", "utc")) == "ww" and cache.size == 6
+    cache.put((4, "a", "utc"), "v" * 11)  # larger than the whole budget: not kept, nothing pushed out
+    assert cache.get((4, "a", "utc")) is None and len(cache) == 2
+
+
+def test_each_view_of_a_version_is_kept_until_the_version_changes():
+    cache = ReportCache(max_bytes=100)
+    cache.put((1, "a", "utc"), "x")
+    cache.put((1, "a", "cet"), "y")  # another zone of the same document: both kept
+    assert cache.get((1, "a", "utc")) == "x" and cache.get((1, "a", "cet")) == "y"
+    cache.put((1, "a", "cet"), "yy")  # the same view again replaces itself, counted once
+    assert cache.size == 3
+    cache.put((1, "b", "utc"), "z")  # a new version: every view of the old one goes
+    assert len(cache) == 1 and cache.size == 1

@@ -131,6 +131,25 @@ def test_archive_has_json_schema_and_an_offline_report(app, captured):
         assert secret not in document and secret not in report
 
 
+def test_the_report_reads_in_the_zone_and_theme_the_ui_asked_for(app, captured):
+    default = app.get(f"/api/snapshots/{captured}/report.html").text
+    assert " UTC" in default and 'id="theme-system" checked' in default
+    asked = app.get(
+        f"/api/snapshots/{captured}/report.html",
+        params={"tz_offset_min": 330, "tz_name": "GMT+5:30", "theme": "dark"},
+    )
+    assert asked.status_code == 200
+    assert " GMT+5:30" in asked.text and 'id="theme-dark" checked' in asked.text
+    zipped = app.get(f"/api/snapshots/{captured}/archive", params={"tz_name": "CET", "tz_offset_min": 60})
+    with zipfile.ZipFile(io.BytesIO(zipped.content)) as archive:
+        report = archive.read(next(n for n in archive.namelist() if n.endswith("report.html"))).decode()
+    assert " CET" in report
+    for bad in ({"tz_name": "<script>"}, {"tz_offset_min": 5000}, {"theme": "pink"}):
+        refused = app.get(f"/api/snapshots/{captured}/report.html", params=bad)
+        assert refused.status_code == 422, bad
+        assert "<script>" not in refused.text
+
+
 def test_published_schema_file_is_current():
     assert json.loads(SCHEMA_FILE.read_text()) == json_schema(), "run: make reference"
 

@@ -402,7 +402,7 @@ export interface paths {
         };
         /**
          * Report
-         * @description The offline HTML report, served for a quick look (rendered once, then from a cache).
+         * @description The offline HTML report, served for a quick look (rendered once per view, then from a cache).
          */
         get: operations["report_api_snapshots__snapshot_id__report_html_get"];
         put?: never;
@@ -3935,7 +3935,14 @@ export interface operations {
     };
     export_archive_api_snapshots__snapshot_id__archive_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the reader's zone: minutes east of UTC at the moment */
+                tz_offset_min?: number;
+                /** @description that zone's name, as the UI shows it */
+                tz_name?: string;
+                /** @description the theme the report opens in (switchable in it) */
+                theme?: "system" | "light" | "dark";
+            };
             header?: never;
             path: {
                 snapshot_id: number;
@@ -3997,7 +4004,14 @@ export interface operations {
     };
     report_api_snapshots__snapshot_id__report_html_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the reader's zone: minutes east of UTC at the moment */
+                tz_offset_min?: number;
+                /** @description that zone's name, as the UI shows it */
+                tz_name?: string;
+                /** @description the theme the report opens in (switchable in it) */
+                theme?: "system" | "light" | "dark";
+            };
             header?: never;
             path: {
                 snapshot_id: number;
