@@ -25,6 +25,7 @@ INSTALL_STAMPS := $(PY_STAMP) \
 	$(if $(wildcard frontend/package-lock.json),$(FE_STAMP)) \
 	$(if $(wildcard e2e/package-lock.json),$(E2E_STAMP))
 
+.PHONY: screenshots
 .PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
 	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract reference lint-reference lint-docs \
 	prometheus-rules lint-prometheus-rules
@@ -39,6 +40,7 @@ help:
 	@echo "make reference     regenerate docs/reference/ from the code (commit the result)"
 	@echo "make prometheus-rules  regenerate deploy/prometheus/poolscope.rules.yml from the alert rules (commit it)"
 	@echo "make build         frontend production build (frontend/dist)"
+	@echo "make screenshots   docs/images/*.png from a running make demo (POOLSCOPE_DEMO_PORT if not 8000)"
 	@echo "make dist          sdist + wheel carrying the built UI, in dist/ (pip install dist/poolscope-*.whl)"
 	@echo "make bench         poller overhead benchmark (python -m poolscope_bench), then the fleet part"
 	@echo "make bench-fleet   only the fleet part: FLEET_ARGS='--sizes 10,100 --seconds 30'"
@@ -176,6 +178,11 @@ endif
 DIST ?= dist
 dist: build
 	PYTHON=$(PY) bash scripts/dist.sh $(DIST)
+
+# The documentation's screenshots (docs/images/), taken in Debian's chromium from a running `make demo`:
+# the overview, the target page during a stall, the alerts page and the offline report, both themes.
+screenshots: install
+	cd e2e && POOLSCOPE_SCREENSHOTS_URL=http://127.0.0.1:$${POOLSCOPE_DEMO_PORT:-8000} npx playwright test -c screenshots.config.ts
 
 # Bundle size budget, when the frontend defines one (npm run size).
 size: install-frontend

@@ -37,7 +37,8 @@ export class ChangesPanel {
   chartMarkers(chartTestId: string): Locator {
     return this.page.getByTestId(`${chartTestId}-markers`);
   }
-  chartReferenceLines(chartTestId: string): Locator {
-    return this.page.getByTestId(chartTestId).locator('.recharts-reference-line');
+  /** The dashed lines the changes draw across a chart. */
+  chartMarkerLines(chartTestId: string): Locator {
+    return this.page.getByTestId(chartTestId).locator('.chart-marker-line');
   }
 }

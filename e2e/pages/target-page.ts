@@ -109,12 +109,41 @@ export class TargetPage {
   get historyRange(): Locator {
     return this.page.getByTestId('history-range');
   }
-  chart(testId: 'chart-queue-length' | 'chart-queue-time' | 'chart-threads' | 'chart-throughput' | 'chart-transactions'): Locator {
+  chart(
+    testId: 'chart-queue-length' | 'chart-queue-time' | 'chart-threads' | 'chart-throughput' | 'chart-transactions',
+  ): Locator {
     return this.page.getByTestId(testId);
   }
   /** The drawn chart surface inside a chart panel. */
   chartSurface(chart: Locator): Locator {
     return chart.locator('svg').first();
+  }
+  /** Drag across a chart from one share of its width to another (0..1): the zoom gesture. */
+  async dragAcross(chart: Locator, from: number, to: number): Promise<void> {
+    await chart.scrollIntoViewIfNeeded();
+    const box = await chart.locator('.chart-box').boundingBox();
+    if (!box) throw new Error('the chart is not laid out');
+    const y = box.y + box.height / 2;
+    // The plot starts after the value axis (64 px) and ends before the right margin.
+    const x = (f: number) => box.x + 64 + f * (box.width - 64 - 12);
+    await this.page.mouse.move(x(from), y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(x(to), y, { steps: 8 });
+    await this.page.mouse.up();
+  }
+  /** The alert and stall bands' handles of a chart (buttons that open the band's span). */
+  bands(chartTestId: string): Locator {
+    return this.page.getByTestId(`${chartTestId}-band`);
+  }
+  /** The time zone a chart's axis is in. */
+  chartZone(chartTestId: string): Locator {
+    return this.page.getByTestId(`${chartTestId}-tz`);
+  }
+  chartHelp(chartTestId: string): Locator {
+    return this.page.getByTestId(`${chartTestId}-help`);
+  }
+  get nowSummary(): Locator {
+    return this.page.getByTestId('now-summary');
   }
   get heatmap(): Locator {
     return this.page.getByRole('img', { name: /per thread group over time/ });
@@ -137,11 +166,26 @@ export class TargetPage {
   get transactionsTable(): Locator {
     return this.page.getByTestId('trx-table');
   }
+  get transactionRows(): Locator {
+    return this.transactionsTable.locator('tbody tr[data-testid^="trx-row-"]');
+  }
+  get transactionsShowAll(): Locator {
+    return this.page.getByTestId('trx-truncated-toggle');
+  }
 
   // ------------------------------------------------------------------ time range
 
   get rangePicker(): Locator {
     return this.page.getByRole('group', { name: 'Time range' });
+  }
+  get earlier(): Locator {
+    return this.page.getByTestId('range-earlier');
+  }
+  get later(): Locator {
+    return this.page.getByTestId('range-later');
+  }
+  get zoomOut(): Locator {
+    return this.page.getByTestId('range-zoom-out');
   }
   rangeButton(choice: RangeChoice | 'Custom'): Locator {
     return this.rangePicker.getByRole('button', { name: choice, exact: true });

@@ -97,10 +97,14 @@ test.describe('incidents', () => {
     test.setTimeout(120_000);
     await loginAs(page, 'operator');
     await page.goto(`/targets/${stack.targets.poolOn}`);
+    // Named at capture: the title is the snapshot's from then on.
     await page.getByTestId('capture-snapshot').click();
+    await expect(page.getByTestId('capture-target')).toHaveValue(stack.targets.poolOn);
+    await page.getByTestId('capture-title').fill('queue after the deploy');
+    await page.getByTestId('capture-confirm').click();
     await expect(page).toHaveURL(/\/snapshots\/\d+$/, { timeout: 30_000 });
     const id = Number(/\/snapshots\/(\d+)$/.exec(page.url())?.[1]);
-    await expect(page.getByTestId('snapshot-title')).toBeVisible();
+    await expect(page.getByTestId('snapshot-title')).toHaveText('queue after the deploy');
     await expect(page.getByTestId('groups-panel')).toBeVisible();
     await expect(page.getByTestId('chart-queue-length')).toBeVisible();
     await expect(page.getByTestId('chart-threads')).toBeVisible();

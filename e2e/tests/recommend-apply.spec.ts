@@ -43,9 +43,9 @@ test.describe('recommendations and one-click apply', () => {
       const id = Number((await row.getAttribute('data-testid'))?.replace('audit-row-', ''));
       expect(id).toBeGreaterThan(0);
 
-      // The change is a marker on the charts (a Recharts reference line and its label).
+      // The change is a marker on the charts (a line across the plot and its label).
       await expect(changes.chartMarkers('chart-throughput')).toContainText(`#${id} ${VARIABLE} 1 → 3`, { timeout: 20_000 });
-      await expect(changes.chartReferenceLines('chart-throughput')).not.toHaveCount(0);
+      await expect(changes.chartMarkerLines('chart-throughput')).not.toHaveCount(0);
       // Before/after comparison of the windows around the change.
       await page.getByTestId(`audit-compare-${id}`).click();
       const compare = page.getByTestId('compare-table');

@@ -1,5 +1,7 @@
 // Incident snapshots: list, read, capture on demand, import a file, download its exports.
 import { apiFetch, download, failure, jsonBody } from './client';
+import { tzName } from '../lib/format';
+import { getPrefs } from '../lib/prefs';
 import { del, post } from './http';
 import type { components } from './schema.gen';
 
@@ -21,9 +23,24 @@ const EXPORTS: Record<SnapshotExport, (id: number) => [path: string, fallbackNam
   report: (id) => [`/api/snapshots/${id}/report.html`, `poolscope-snapshot-${id}-report.html`],
 };
 
+/**
+ * How a report shows times and colours: in the zone and theme the viewer chose here (the zone's
+ * offset and name at the snapshot's moment, as the charts name it).
+ */
+export function reportView(moment: number): string {
+  const { tz, theme } = getPrefs();
+  const q = new URLSearchParams({
+    tz_offset_min: String(tz === 'utc' ? 0 : -new Date(moment * 1000).getTimezoneOffset()),
+    tz_name: tzName(moment),
+    theme,
+  });
+  return q.toString();
+}
+
 /** Save one of a snapshot's exports as a file (through the API client, with the session). */
-export function downloadSnapshot(id: number, kind: SnapshotExport): Promise<void> {
-  return download(...EXPORTS[kind](id));
+export function downloadSnapshot(id: number, kind: SnapshotExport, moment: number): Promise<void> {
+  const [path, name] = EXPORTS[kind](id);
+  return download(kind === 'json' ? path : `${path}?${reportView(moment)}`, name);
 }
 
 /** Upload an exported snapshot (JSON or zip) as the raw body; the backend validates it. */

@@ -1,6 +1,6 @@
 // App shell: header with navigation, the alert banner (every page) and the route switch.
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import { Suspense, useState } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { useAuth } from '../api/auth';
 import { makeQueryClient } from '../api/queries';
 import { AlertBanner } from '../features/alerts/AlertBanner';
@@ -8,9 +8,11 @@ import { LoginForm, UserMenu } from '../features/auth/LoginForm';
 import { OverviewPage } from '../features/overview/OverviewPage';
 import { TopbarCapture } from '../features/snapshots/CaptureSnapshot';
 import { Link, Notice } from '../ui/ui';
+import { usePrefs, type ThemeChoice } from '../lib/prefs';
 import { Footer } from './Footer';
 import { lazyPage, PageLoading } from './lazyPage';
 import { loginNext, parseRoute, useLocation, type Route } from './router';
+import { ViewControls } from './ViewControls';
 
 // The overview and target pages are in the first-load bundle; the others load on first visit.
 // The target page carries the charts (Recharts): fetched on first visit, so the overview loads light.
@@ -29,8 +31,19 @@ export function App({ client }: { client?: QueryClient }) {
   );
 }
 
+/** The theme the viewer chose, on the root element (app.css: none = the system's). */
+function useTheme(theme: ThemeChoice): void {
+  useEffect(() => {
+    const root = document.documentElement;
+    if (theme === 'system') delete root.dataset.theme;
+    else root.dataset.theme = theme;
+  }, [theme]);
+}
+
 function Shell() {
   const { pathname, search } = useLocation();
+  const prefs = usePrefs();
+  useTheme(prefs.theme);
   const route = parseRoute(pathname);
   const auth = useAuth();
   // Reads need a login here (a read answered 401): show the login form instead of any page, and
@@ -42,7 +55,7 @@ function Shell() {
         <Link href="/" className="brand" testId="brand">
           Poolscope
         </Link>
-        <nav className="topnav">
+        <nav className="topnav" aria-label="Main">
           <Link href="/" className={route.page === 'overview' ? 'nav-active' : ''} testId="nav-overview">
             Overview
           </Link>
@@ -54,7 +67,7 @@ function Shell() {
             Snapshots
           </Link>
         </nav>
-        <span className="topbar-note muted small">MariaDB / MySQL thread pool</span>
+        <ViewControls />
         {locked ? null : <TopbarCapture current={route.page === 'target' ? route.name : undefined} />}
         <UserMenu />
       </header>
@@ -64,7 +77,8 @@ function Shell() {
           <LoginForm next={route.page === 'login' ? loginNext(search) : pathname + search} />
         </main>
       ) : (
-        <Pages route={route} search={search} />
+        // Every time on the pages is formatted in the chosen zone: a new choice draws them anew.
+        <Pages key={prefs.tz} route={route} search={search} />
       )}
       <Footer />
     </div>

@@ -1,10 +1,13 @@
-// Time range picker: Live / 5m / 1h / 24h / Custom (two datetime-local inputs); the value lives in the URL.
+// Time range picker: earlier / Live / 5m / 1h / 24h / Custom / later / zoom out; the value lives in the URL
+// (each choice is a history entry, so Back undoes it). Dragging across a chart zooms (charts/layers.tsx).
 import { useState } from 'react';
-import { fromDatetimeLocal, toDatetimeLocal, type RelativeKey, type TimeRange, resolveRange } from '../lib/range';
+import { fromDatetimeLocal, toDatetimeLocal, tzName } from '../lib/format';
+import { canShiftLater, resolveRange, shiftRange, zoomOut, type RelativeKey, type TimeRange } from '../lib/range';
 
 const RELATIVE: RelativeKey[] = ['5m', '1h', '24h'];
 
 const btn = (active: boolean) => `seg-btn ${active ? 'seg-active' : ''}`;
+const now = () => Date.now() / 1000;
 
 export function RangePicker({
   range,
@@ -16,15 +19,49 @@ export function RangePicker({
   onRefresh?: () => void;
 }) {
   const [customOpen, setCustomOpen] = useState(range.kind === 'custom');
-  const [initial] = useState(() => resolveRange(range, Date.now() / 1000));
+  const [initial] = useState(() => resolveRange(range, now()));
   const [fromText, setFromText] = useState(() => toDatetimeLocal(initial.from));
   const [toText, setToText] = useState(() => toDatetimeLocal(initial.to));
   const from = fromDatetimeLocal(fromText);
   const to = fromDatetimeLocal(toText);
   const invalid = from === null || to === null || from >= to;
+  const [laterOk] = useState(() => canShiftLater(range, now()));
 
   return (
     <div className="range-picker" data-testid="range-picker">
+      <div className="seg" role="group" aria-label="Move the range">
+        <button
+          type="button"
+          className="seg-btn"
+          data-testid="range-earlier"
+          aria-label="Earlier: move the range back by half its width"
+          title="Earlier: move the range back by half its width"
+          onClick={() => onChange(shiftRange(range, -1, now()))}
+        >
+          ◀
+        </button>
+        <button
+          type="button"
+          className="seg-btn"
+          data-testid="range-later"
+          aria-label="Later: move the range forward by half its width"
+          title="Later: move the range forward by half its width"
+          disabled={!laterOk}
+          onClick={() => onChange(shiftRange(range, 1, now()))}
+        >
+          ▶
+        </button>
+        <button
+          type="button"
+          className="seg-btn"
+          data-testid="range-zoom-out"
+          aria-label="Zoom out: twice as wide"
+          title="Zoom out: twice as wide (drag across a chart to zoom in)"
+          onClick={() => onChange(zoomOut(range, now()))}
+        >
+          −
+        </button>
+      </div>
       <div className="seg" role="group" aria-label="Time range">
         <button
           type="button"
@@ -64,7 +101,7 @@ export function RangePicker({
           data-testid="range-custom"
           onClick={() => {
             if (!customOpen) {
-              const r = resolveRange(range, Date.now() / 1000);
+              const r = resolveRange(range, now());
               setFromText(toDatetimeLocal(r.from));
               setToText(toDatetimeLocal(r.to));
             }
@@ -99,6 +136,7 @@ export function RangePicker({
           <label>
             to <input type="datetime-local" value={toText} onChange={(e) => setToText(e.target.value)} data-testid="range-to" />
           </label>
+          <span className="muted small">{tzName()}</span>
           <button type="submit" className="btn" disabled={invalid} data-testid="range-apply">
             Apply
           </button>

@@ -1,11 +1,16 @@
-// Generic time-series line chart (Recharts) with a fixed time domain, unit-aware axes/tooltips and an empty state.
+// Generic time-series line chart (Recharts) with a fixed time domain, unit-aware axes/tooltips and an empty state;
+// bands, change markers, the time zone and drag-to-zoom come from layers.tsx.
 import { memo, useMemo, useState, type ReactNode } from 'react';
-import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Series } from '../api/types';
-import { fmtAxisTime, fmtDateTime } from '../lib/format';
+import { fmtAxisTime, fmtDateTimeZone } from '../lib/format';
 import { useElementWidth } from '../lib/hooks';
 import { toChartRows } from '../lib/series';
+import { MetricHelp } from '../ui/Help';
 import { Panel } from '../ui/ui';
+import { OverLayer, Selection, UnderLayer, useDragZoom, type Band, type ChartMarker, type PlotBox } from './layers';
+
+export type { Band, ChartMarker };
 
 export interface LineSpec {
   /** Unique column key. */
@@ -15,14 +20,8 @@ export interface LineSpec {
   series: Series | undefined;
   axis?: 'left' | 'right';
   dashed?: boolean;
-}
-
-/** A moment drawn as a vertical line across the chart (e.g. a variable change from the audit log). */
-export interface ChartMarker {
-  id: string;
-  t: number;
-  label: string;
-  color: string;
+  /** The catalog's metric the line draws (its help is the chart's help). */
+  metric?: string;
 }
 
 export interface TimeSeriesChartProps {
@@ -42,28 +41,28 @@ export interface TimeSeriesChartProps {
   /** Smallest top of the left axis, so an all-zero ratio does not get a 0–400 % axis. */
   minYMax?: number;
   markers?: readonly ChartMarker[];
+  /** Alert and stall spans, drawn across the plot. */
+  bands?: readonly Band[];
+  /** A band's handle was clicked (or pressed). */
+  onBand?: (band: Band) => void;
+  /** Dragged across the plot: the span chosen, epoch s. Without it the chart does not zoom. */
+  onZoom?: (from: number, to: number) => void;
 }
 
-export const PALETTE = [
-  '#5794f2',
-  '#73bf69',
-  '#f2cc0c',
-  '#ff9830',
-  '#b877d9',
-  '#8ab8ff',
-  '#96d98d',
-  '#fade2a',
-  '#ffb357',
-  '#ca95e5',
-  '#5ac8c8',
-  '#e0752d',
-];
+/** How many series colours the theme defines (--series-1 … in app.css). */
+export const SERIES_COLORS = 12;
 
-export function groupColor(i: number): string {
-  return PALETTE[i % PALETTE.length];
+/** The i-th series colour, from the theme. */
+export function seriesColor(i: number): string {
+  return `var(--series-${(i % SERIES_COLORS) + 1})`;
 }
 
-const AXIS_STYLE = { fontSize: 11, fill: '#9aa4b2' };
+const AXIS_STYLE = { fontSize: 11, fill: 'var(--chart-text)' };
+const MARGIN_TOP = 6;
+const LEFT_AXIS_W = 64;
+const RIGHT_AXIS_W = 56;
+/** Recharts' default height of the time axis. */
+const X_AXIS_H = 30;
 
 function TimeSeriesChartImpl({
   maxGap,
@@ -80,6 +79,9 @@ function TimeSeriesChartImpl({
   extra,
   loading,
   markers,
+  bands,
+  onBand,
+  onZoom,
 }: TimeSeriesChartProps) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
@@ -97,17 +99,40 @@ function TimeSeriesChartImpl({
   const hasRight = present.some((l) => l.axis === 'right');
   const span = to - from;
   const shownMarkers = useMemo(() => (markers ?? []).filter((m) => m.t >= from && m.t <= to), [markers, from, to]);
+  const marginRight = hasRight ? 4 : 12;
+  const plot: PlotBox = {
+    left: LEFT_AXIS_W,
+    right: width - marginRight - (hasRight ? RIGHT_AXIS_W : 0),
+    top: MARGIN_TOP,
+    bottom: height - X_AXIS_H,
+  };
+  const zoom = useDragZoom(plot, from, to, onZoom);
+  const layers = { plot, from, to, bands, markers, onBand, testId };
+  const metrics = lines.map((l) => l.metric ?? l.series?.metric ?? '').filter(Boolean);
 
   return (
-    <Panel title={title} testId={testId} extra={extra} className="chart-panel">
-      <div ref={ref} className="chart-box" style={{ height }}>
+    <Panel
+      title={title}
+      help={<MetricHelp metrics={metrics} label={typeof title === 'string' ? title : 'this chart'} testId={`${testId}-help`} />}
+      testId={testId}
+      extra={extra}
+      className="chart-panel"
+    >
+      <div ref={ref} className={`chart-box ${onZoom ? 'chart-zoomable' : ''}`} style={{ height }} {...zoom.handlers}>
+        {hasValues && width > 0 ? <UnderLayer {...layers} /> : null}
         {!hasValues ? (
           <div className="chart-empty" data-testid={`${testId}-empty`}>
             {loading ? 'Loading…' : 'No data in range'}
           </div>
         ) : width > 0 ? (
-          <LineChart width={width} height={height} data={rows} margin={{ top: 6, right: hasRight ? 4 : 12, bottom: 0, left: 0 }}>
-            <CartesianGrid stroke="#262c36" vertical={false} />
+          <LineChart
+            width={width}
+            height={height}
+            data={rows}
+            margin={{ top: MARGIN_TOP, right: marginRight, bottom: 0, left: 0 }}
+            className="chart-lines"
+          >
+            <CartesianGrid stroke="var(--chart-grid)" vertical={false} />
             <XAxis
               dataKey="t"
               type="number"
@@ -115,15 +140,16 @@ function TimeSeriesChartImpl({
               allowDataOverflow
               tickFormatter={(t: number) => fmtAxisTime(t, span)}
               tick={AXIS_STYLE}
-              stroke="#3a414d"
+              stroke="var(--chart-axis)"
+              height={X_AXIS_H}
               minTickGap={40}
             />
             <YAxis
               yAxisId="left"
               tickFormatter={(v: number) => format(v)}
               tick={AXIS_STYLE}
-              stroke="#3a414d"
-              width={64}
+              stroke="var(--chart-axis)"
+              width={LEFT_AXIS_W}
               domain={minYMax ? [0, (max: number) => Math.max(max, minYMax)] : undefined}
             />
             {hasRight ? (
@@ -132,32 +158,20 @@ function TimeSeriesChartImpl({
                 orientation="right"
                 tickFormatter={(v: number) => (formatRight ?? format)(v)}
                 tick={AXIS_STYLE}
-                stroke="#3a414d"
-                width={56}
+                stroke="var(--chart-axis)"
+                width={RIGHT_AXIS_W}
               />
             ) : null}
             <Tooltip
               isAnimationActive={false}
-              contentStyle={{ background: '#181b21', border: '1px solid #3a414d', fontSize: 12 }}
-              labelFormatter={(t) => fmtDateTime(Number(t))}
+              contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border-2)', fontSize: 12 }}
+              labelFormatter={(t) => fmtDateTimeZone(Number(t))}
               formatter={(v, n, item) => {
                 const spec = present.find((l) => l.key === item?.dataKey);
                 const f = spec?.axis === 'right' ? (formatRight ?? format) : format;
                 return [f(typeof v === 'number' ? v : null), n];
               }}
             />
-            {shownMarkers.map((m) => (
-              <ReferenceLine
-                key={m.id}
-                x={m.t}
-                yAxisId="left"
-                stroke={m.color}
-                strokeDasharray="3 3"
-                ifOverflow="hidden"
-                className="chart-marker"
-                label={{ value: m.id, position: 'insideTopLeft', fill: m.color, fontSize: 10 }}
-              />
-            ))}
             {present.map((l) => (
               <Line
                 key={l.key}
@@ -176,6 +190,8 @@ function TimeSeriesChartImpl({
             ))}
           </LineChart>
         ) : null}
+        {hasValues && width > 0 ? <OverLayer {...layers} /> : null}
+        <Selection plot={plot} selection={zoom.selection} />
       </div>
       {hasValues ? (
         <div className="legend" data-testid={`${testId}-legend`}>
@@ -203,7 +219,7 @@ function TimeSeriesChartImpl({
       {shownMarkers.length ? (
         <div className="chart-markers" data-testid={`${testId}-markers`}>
           {shownMarkers.map((m) => (
-            <span key={m.id} className="chart-marker-item" style={{ color: m.color }} title={fmtDateTime(m.t)}>
+            <span key={m.id} className={`chart-marker-item marker-${m.tone}`} title={fmtDateTimeZone(m.t)}>
               {m.id} {m.label}
             </span>
           ))}

@@ -161,6 +161,8 @@ describe('heatColor', () => {
     const low = heatColor(1, 10);
     const high = heatColor(10, 10);
     expect(new Set([zero, low, high]).size).toBe(3);
-    expect(high).toBe('rgb(254, 240, 138)');
+    expect(high).toBe('var(--heat-4)');
+    expect(heatColor(5, 10)).toBe('var(--heat-2)');
+    expect(low).toBe('color-mix(in srgb, var(--heat-0) 40%, var(--heat-1))');
   });
 });

@@ -90,29 +90,21 @@ export function bucketHeatmap(
   return { groups, cells, starts, bucketS, max };
 }
 
-// Dark-background sequential scale (low = deep blue, high = bright yellow); red is reserved for stalls.
-const STOPS: [number, [number, number, number]][] = [
-  [0, [30, 41, 59]],
-  [0.25, [37, 99, 235]],
-  [0.5, [20, 184, 166]],
-  [0.75, [234, 179, 8]],
-  [1, [254, 240, 138]],
-];
+// A sequential scale between the theme's heat stops (--heat-0 … --heat-4 in app.css: low to high);
+// red is reserved for stalls. Mixed by the browser, so the theme alone decides the colours.
+const STOPS = [0, 0.25, 0.5, 0.75, 1];
 
 /** Colour for a value against the scale max; zero is a dim cell so "idle" and "no data" stay distinguishable. */
 export function heatColor(value: number | null, max: number): string {
   if (value === null) return 'transparent';
-  if (value <= 0 || max <= 0) return 'rgb(30, 41, 59)';
+  if (value <= 0 || max <= 0) return 'var(--heat-zero)';
   // Any non-zero value gets a visible colour: one queued connection at 3 a.m. matters.
   const x = Math.max(0.15, Math.min(1, value / max));
-  for (let i = 1; i < STOPS.length; i++) {
-    const [x1, c1] = STOPS[i];
-    if (x <= x1) {
-      const [x0, c0] = STOPS[i - 1];
-      const f = (x - x0) / (x1 - x0);
-      const c = c0.map((v, k) => Math.round(v + (c1[k] - v) * f));
-      return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
-    }
-  }
-  return 'rgb(254, 240, 138)';
+  const i = Math.max(
+    1,
+    STOPS.findIndex((stop) => x <= stop),
+  );
+  const f = (x - STOPS[i - 1]) / (STOPS[i] - STOPS[i - 1]);
+  if (f >= 1) return `var(--heat-${i})`;
+  return `color-mix(in srgb, var(--heat-${i - 1}) ${Math.round((1 - f) * 100)}%, var(--heat-${i}))`;
 }

@@ -1,5 +1,22 @@
-import { describe, expect, it } from 'vitest';
-import { DASH, fmtAgo, fmtCompact, fmtMs, fmtNum, fmtPercent, fmtRate, fmtSeconds, truncate } from './format';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  DASH,
+  fmtAgo,
+  fmtAxisTime,
+  fmtClock,
+  fmtCompact,
+  fmtDateTimeZone,
+  fmtMs,
+  fmtNum,
+  fmtPercent,
+  fmtRate,
+  fmtSeconds,
+  fromDatetimeLocal,
+  toDatetimeLocal,
+  truncate,
+  tzName,
+} from './format';
+import { setPrefs } from './prefs';
 
 describe('format helpers', () => {
   it('renders null/undefined/NaN as a dash', () => {
@@ -62,5 +79,26 @@ describe('format helpers', () => {
     expect(truncate('SELECT\n  1', 80)).toBe('SELECT 1');
     expect(truncate('abcdefghij', 5)).toBe('abcd…');
     expect(truncate(null, 5)).toBe('');
+  });
+
+  it('shows times in UTC when chosen, and names the zone', () => {
+    const t = 1_700_000_040; // 2023-11-14 22:14:00 UTC
+    vi.stubEnv('TZ', 'Asia/Kolkata'); // +05:30 all year: local and UTC differ
+    setPrefs({ tz: 'utc' });
+    expect(fmtClock(t)).toBe('22:14:00');
+    expect(fmtDateTimeZone(t)).toBe('2023-11-14 22:14:00 UTC');
+    expect(fmtAxisTime(t, 3600)).toBe('22:14');
+    expect(toDatetimeLocal(t)).toBe('2023-11-14T22:14');
+    expect(fromDatetimeLocal('2023-11-14T22:14')).toBe(t);
+    setPrefs({ tz: 'local' });
+    expect(fmtClock(t)).toBe('03:44:00');
+    expect(tzName(t)).toBe('GMT+5:30');
+    expect(fromDatetimeLocal('2023-11-15T03:44')).toBe(t);
+    vi.unstubAllEnvs();
+  });
+
+  it('reads no datetime-local value out of empty or invalid input', () => {
+    expect(fromDatetimeLocal('')).toBeNull();
+    expect(fromDatetimeLocal('not a date')).toBeNull();
   });
 });

@@ -1,4 +1,6 @@
 // Number, duration and time formatting shared by tables, cards and chart axes. `null` always renders as an em dash.
+// Times are shown in the viewer's chosen zone (lib/prefs.ts).
+import { getPrefs, type TimeZoneChoice } from './prefs';
 
 export const DASH = '—';
 
@@ -67,6 +69,12 @@ export function fmtSeconds(v: Num): string {
   return neg ? `-${out}` : out;
 }
 
+/** A duration the server keeps to the second (a transaction's age, its lock wait): whole seconds, never more precise. */
+export function fmtWholeSeconds(v: Num): string {
+  if (!isNum(v)) return DASH;
+  return v < 1 ? '< 1 s' : fmtSeconds(Math.floor(v));
+}
+
 /** A 0..1 ratio as a percentage. */
 export function fmtPercent(ratio: Num, digits = 2): string {
   if (!isNum(ratio)) return DASH;
@@ -83,26 +91,87 @@ export function fmtAgo(ts: Num, now: number): string {
 
 const p2 = (n: number) => String(n).padStart(2, '0');
 
-/** Local wall-clock HH:MM:SS. */
-export function fmtClock(ts: Num): string {
-  if (!isNum(ts)) return DASH;
-  const d = new Date(ts * 1000);
-  return `${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
+interface WallClock {
+  Y: number;
+  M: number;
+  D: number;
+  h: number;
+  m: number;
+  s: number;
 }
 
-/** Local date + time, e.g. 2024-05-01 13:04:05. */
+/** The wall clock of an epoch in the viewer's chosen zone (lib/prefs.ts: the browser's, or UTC). */
+export function wallClock(ts: number, tz: TimeZoneChoice = getPrefs().tz): WallClock {
+  const d = new Date(ts * 1000);
+  return tz === 'utc'
+    ? {
+        Y: d.getUTCFullYear(),
+        M: d.getUTCMonth() + 1,
+        D: d.getUTCDate(),
+        h: d.getUTCHours(),
+        m: d.getUTCMinutes(),
+        s: d.getUTCSeconds(),
+      }
+    : { Y: d.getFullYear(), M: d.getMonth() + 1, D: d.getDate(), h: d.getHours(), m: d.getMinutes(), s: d.getSeconds() };
+}
+
+/**
+ * The zone times are shown in, as axes and tooltips name it: "UTC", or the browser's own short name
+ * at that moment ("CET", "GMT+2"; it changes with daylight saving).
+ */
+export function tzName(ts: number = Date.now() / 1000, tz: TimeZoneChoice = getPrefs().tz): string {
+  if (tz === 'utc') return 'UTC';
+  const part = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' })
+    .formatToParts(new Date(ts * 1000))
+    .find((x) => x.type === 'timeZoneName');
+  return part?.value ?? 'local time';
+}
+
+/** Wall-clock HH:MM:SS in the chosen zone. */
+export function fmtClock(ts: Num): string {
+  if (!isNum(ts)) return DASH;
+  const c = wallClock(ts);
+  return `${p2(c.h)}:${p2(c.m)}:${p2(c.s)}`;
+}
+
+/** Date + time in the chosen zone, e.g. 2024-05-01 13:04:05. */
 export function fmtDateTime(ts: Num): string {
   if (!isNum(ts)) return DASH;
-  const d = new Date(ts * 1000);
-  return `${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())} ${fmtClock(ts)}`;
+  const c = wallClock(ts);
+  return `${c.Y}-${p2(c.M)}-${p2(c.D)} ${p2(c.h)}:${p2(c.m)}:${p2(c.s)}`;
+}
+
+/** Date + time with the zone's name, for tooltips and anything read on its own: 2024-05-01 13:04:05 UTC. */
+export function fmtDateTimeZone(ts: Num): string {
+  return isNum(ts) ? `${fmtDateTime(ts)} ${tzName(ts)}` : DASH;
 }
 
 /** Axis tick label whose precision follows the visible span. */
 export function fmtAxisTime(ts: number, spanS: number): string {
-  const d = new Date(ts * 1000);
-  if (spanS <= 15 * 60) return fmtClock(ts);
-  if (spanS <= 2 * 86400) return `${p2(d.getHours())}:${p2(d.getMinutes())}`;
-  return `${p2(d.getMonth() + 1)}-${p2(d.getDate())} ${p2(d.getHours())}:${p2(d.getMinutes())}`;
+  const c = wallClock(ts);
+  if (spanS <= 15 * 60) return `${p2(c.h)}:${p2(c.m)}:${p2(c.s)}`;
+  if (spanS <= 2 * 86400) return `${p2(c.h)}:${p2(c.m)}`;
+  return `${p2(c.M)}-${p2(c.D)} ${p2(c.h)}:${p2(c.m)}`;
+}
+
+/** An epoch as the value of an <input type="datetime-local"> (minute precision), in the chosen zone. */
+export function toDatetimeLocal(epoch: number): string {
+  const c = wallClock(epoch);
+  return `${c.Y}-${p2(c.M)}-${p2(c.D)}T${p2(c.h)}:${p2(c.m)}`;
+}
+
+/** A datetime-local value, read in the chosen zone, as epoch seconds; null when empty or invalid. */
+export function fromDatetimeLocal(value: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (!m) return null;
+  const [Y, M, D, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0));
+  const ms = getPrefs().tz === 'utc' ? Date.UTC(Y, M - 1, D, h, mi, s) : new Date(Y, M - 1, D, h, mi, s).getTime();
+  return Number.isFinite(ms) ? ms / 1000 : null;
+}
+
+/** A count with its noun, singular or plural: "1 target", "3 targets", "0 alerts". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${intFmt.format(n)} ${n === 1 ? one : many}`;
 }
 
 /** Cut a long string (SQL) to `max` chars with an ellipsis; collapses whitespace runs. */

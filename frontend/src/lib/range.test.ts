@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromDatetimeLocal, parseRange, resolveRange, sameRange, serializeRange, toDatetimeLocal } from './range';
+import { canShiftLater, fixedRange, parseRange, resolveRange, sameRange, serializeRange, shiftRange, zoomOut } from './range';
 
 describe('parseRange', () => {
   it('defaults to live for an empty query', () => {
@@ -69,14 +69,23 @@ describe('resolveRange', () => {
   });
 });
 
-describe('datetime-local conversion', () => {
-  it('round-trips at minute precision in local time', () => {
-    const t = 1_700_000_040; // a whole minute
-    expect(fromDatetimeLocal(toDatetimeLocal(t))).toBe(t);
-    expect(toDatetimeLocal(t)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+describe('moving the range', () => {
+  const now = 1_700_000_000;
+  it('shifts by half the width, and never past now', () => {
+    expect(shiftRange({ kind: 'custom', from: now - 4000, to: now - 2000 }, -1, now)).toEqual(fixedRange(now - 5000, now - 3000));
+    expect(shiftRange({ kind: 'custom', from: now - 4000, to: now - 2000 }, 1, now)).toEqual(fixedRange(now - 3000, now - 1000));
+    expect(shiftRange({ kind: 'custom', from: now - 2000, to: now - 500 }, 1, now)).toEqual(fixedRange(now - 1500, now));
+    // A live or relative range ends now: earlier is fixed, later is not there.
+    expect(shiftRange({ kind: 'live' }, -1, now)).toEqual(fixedRange(now - 450, now - 150));
+    expect(canShiftLater({ kind: 'relative', key: '1h' }, now)).toBe(false);
+    expect(canShiftLater({ kind: 'custom', from: now - 600, to: now - 300 }, now)).toBe(true);
   });
-  it('returns null for empty or invalid input', () => {
-    expect(fromDatetimeLocal('')).toBeNull();
-    expect(fromDatetimeLocal('not a date')).toBeNull();
+  it('zooms out around the middle, and never past now', () => {
+    expect(zoomOut({ kind: 'custom', from: now - 4000, to: now - 3000 }, now)).toEqual(fixedRange(now - 4500, now - 2500));
+    expect(zoomOut({ kind: 'relative', key: '1h' }, now)).toEqual(fixedRange(now - 7200, now));
+  });
+  it('keeps a zoom at least 10 s wide and in whole seconds', () => {
+    expect(fixedRange(100.4, 101.2)).toEqual({ kind: 'custom', from: 100, to: 110 });
+    expect(fixedRange(200.9, 100.2)).toEqual({ kind: 'custom', from: 100, to: 201 });
   });
 });

@@ -78,17 +78,38 @@ export function sameRange(a: TimeRange, b: TimeRange): boolean {
   return true;
 }
 
-/** Format an epoch as the local value a <input type="datetime-local"> expects (minute precision). */
-const p = (n: number) => String(n).padStart(2, '0');
+/** The narrowest range a zoom makes: below a few polls a chart has nothing to draw. */
+export const MIN_ZOOM_S = 10;
 
-export function toDatetimeLocal(epoch: number): string {
-  const d = new Date(epoch * 1000);
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+/** A fixed range over [from, to] (whole seconds, as the URL keeps it), at least MIN_ZOOM_S wide. */
+export function fixedRange(from: number, to: number): TimeRange {
+  const lo = Math.floor(Math.min(from, to));
+  const hi = Math.max(Math.ceil(Math.max(from, to)), lo + MIN_ZOOM_S);
+  return { kind: 'custom', from: lo, to: hi };
 }
 
-/** Parse a datetime-local value (local time) to epoch seconds; null when empty/invalid. */
-export function fromDatetimeLocal(value: string): number | null {
-  if (!value) return null;
-  const ms = new Date(value).getTime();
-  return Number.isFinite(ms) ? ms / 1000 : null;
+/** Keep [from, to] out of the future, keeping its width. */
+function notAfter(from: number, to: number, now: number): [number, number] {
+  return to > now ? [from - (to - now), now] : [from, to];
+}
+
+/** The range moved by half its width (-1: earlier, +1: later), never past now; it becomes a fixed range. */
+export function shiftRange(range: TimeRange, dir: -1 | 1, now: number): TimeRange {
+  const { from, to } = resolveRange(range, now);
+  // Whole seconds, so a step back and a step forward land where they started.
+  const step = Math.floor((to - from) / 2) * dir;
+  return fixedRange(...notAfter(from + step, to + step, now));
+}
+
+/** The range twice as wide around its middle, never past now. */
+export function zoomOut(range: TimeRange, now: number): TimeRange {
+  const { from, to } = resolveRange(range, now);
+  const half = to - from;
+  const mid = (from + to) / 2;
+  return fixedRange(...notAfter(mid - half, mid + half, now));
+}
+
+/** Whether a later range exists to shift to (a live or relative range already ends now). */
+export function canShiftLater(range: TimeRange, now: number): boolean {
+  return range.kind === 'custom' && range.to < now - 1;
 }

@@ -1,5 +1,6 @@
 // Test data builders shaped exactly like the API's answers (the generated types, api/types.ts).
-import type { GroupState, OverviewRow, PoolSummary, Target, TargetState } from '../api/types';
+import type { Recommendations } from '../api/changes';
+import type { Alert, GroupState, OverviewRow, PoolSummary, Target, TargetState } from '../api/types';
 
 export function makeTarget(over: Partial<Target> = {}): Target {
   return {
@@ -169,6 +170,85 @@ export function makeRow(over: Partial<OverviewRow> = {}): OverviewRow {
     threads_running: 2,
     qps: 100,
     active_alerts: 0,
+    ...over,
+  };
+}
+
+/** When RECOMMENDATIONS were evaluated. */
+export const RECOMMENDED_AT = 1_700_000_300;
+const NOW = RECOMMENDED_AT;
+
+/** One active recommendation (lower the stall limit) and one that went away. */
+export const RECOMMENDATIONS: Recommendations = {
+  target: 'db',
+  evaluated_at: NOW - 2,
+  note: null,
+  rules: [{ rule: 'thread_pool_stall_limit', recommends: true, note: 'Lower ...' }],
+  vanished: [
+    {
+      id: 'db:thread_pool_exact_stats',
+      rule: 'thread_pool_exact_stats',
+      target: 'db',
+      variable: 'thread_pool_exact_stats',
+      title: 'Turn thread_pool_exact_stats ON',
+      proposed: 'ON',
+      first_seen: NOW - 100,
+      gone_at: NOW - 10,
+      why_gone: 'thread_pool_exact_stats changed from OFF to ON; now: queue times are exact',
+    },
+  ],
+  active: [
+    {
+      id: 'db:thread_pool_stall_limit',
+      rule: 'thread_pool_stall_limit',
+      target: 'db',
+      variable: 'thread_pool_stall_limit',
+      current: '500',
+      proposed: '30',
+      unit: 'ms',
+      title: 'Lower thread_pool_stall_limit from 500 ms to 30 ms',
+      why: 'Requests queued ...',
+      evidence: [{ label: 'longest queue wait', value: '480 ms', metric: 'tp_queue_wait_max_ms' }],
+      window: { from: NOW - 300, to: NOW, seconds: 300, polls: 290 },
+      severity: 'warning',
+      apply: 'live',
+      applicable: true,
+      not_applicable_reason: null,
+      read_more: 'https://mariadb.com/kb/',
+      chart_metrics: ['qps'],
+      chart_url: `/targets/db?from=${NOW - 300}&to=${NOW + 1}`,
+      config_snippet: '[mariadb]\nthread_pool_stall_limit = 30\n',
+      persist_sql: null,
+      first_seen: NOW - 60,
+      last_seen: NOW,
+    },
+  ],
+};
+
+/** A firing critical stall alert of group 0 on db1 (fired at 100). */
+export function makeAlert(over: Partial<Alert> = {}): Alert {
+  return {
+    id: 1,
+    fingerprint: 'fp1',
+    target: 'db1',
+    rule: 'group_stalled',
+    group: '0',
+    severity: 'critical',
+    status: 'firing',
+    summary: 'db1: thread group 0 stalled',
+    description: 'Group 0: STALLS counter rose',
+    value: 3,
+    labels: {},
+    started_at: 100,
+    fired_at: 100,
+    resolved_at: null,
+    last_active_at: 100,
+    poll_ts: 100,
+    flapping: false,
+    acked_by: null,
+    acked_at: null,
+    silenced_by: null,
+    snapshot_id: null,
     ...over,
   };
 }

@@ -34,12 +34,15 @@ export function Notice({
 
 export function Panel({
   title,
+  help,
   extra,
   children,
   testId,
   className,
 }: {
   title: ReactNode;
+  /** The "?" beside the title (ui/Help.tsx), outside the heading so it does not rename the region. */
+  help?: ReactNode;
   extra?: ReactNode;
   children: ReactNode;
   testId?: string;
@@ -51,6 +54,7 @@ export function Panel({
     <section className={`panel ${className ?? ''}`} data-testid={testId} aria-labelledby={headingId}>
       <header className="panel-head">
         <h2 id={headingId}>{title}</h2>
+        {help}
         {extra ? <div className="panel-extra">{extra}</div> : null}
       </header>
       <div className="panel-body">{children}</div>

@@ -3,37 +3,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sortAlerts } from '../../api/alerts';
 import { applyAlertEvent, parseAlertEvent } from '../../api/live';
 import { keys } from '../../api/queries';
-import type { Alert, AlertsResponse } from '../../api/types';
+import type { AlertsResponse } from '../../api/types';
+import { makeAlert } from '../../test/fixtures';
 import { FakeEventSource, installEventSource, stubFetch } from '../../test/fakes';
 import { AlertBanner } from './AlertBanner';
 import { renderWithClient } from '../../test/render';
-
-function makeAlert(over: Partial<Alert> = {}): Alert {
-  return {
-    id: 1,
-    fingerprint: 'fp1',
-    target: 'db1',
-    rule: 'group_stalled',
-    group: '0',
-    severity: 'critical',
-    status: 'firing',
-    summary: 'db1: thread group 0 stalled',
-    description: 'Group 0: STALLS counter rose',
-    value: 3,
-    labels: {},
-    started_at: 100,
-    fired_at: 100,
-    resolved_at: null,
-    last_active_at: 100,
-    poll_ts: 100,
-    flapping: false,
-    acked_by: null,
-    acked_at: null,
-    silenced_by: null,
-    snapshot_id: null,
-    ...over,
-  };
-}
 
 describe('alert state', () => {
   it('adds firing alerts and drops resolved ones by fingerprint', () => {

@@ -1,12 +1,17 @@
 // Shown on every page: what is firing now (links to the alert list), and the offer to allow desktop notifications.
+import { plural } from '../../lib/format';
 import { useState } from 'react';
 import { sortAlerts, useAlerts } from '../../api/alerts';
 import { notificationsSupported } from '../../api/live';
 import { Link } from '../../ui/ui';
+import { alertChartsPath } from '../../charts/bands';
+import { useNow } from '../../lib/hooks';
 import './alerts.css';
 
 export function AlertBanner() {
   const { active } = useAlerts();
+  // Links to an alert's charts end at most now: a coarse clock keeps them current.
+  const now = useNow(5000);
   const firing = sortAlerts(active.values()).filter((a) => a.status === 'firing');
   const loud = firing.filter((a) => a.silenced_by === null);
   const [permission, setPermission] = useState(() =>
@@ -22,13 +27,13 @@ export function AlertBanner() {
       data-count={firing.length}
     >
       <strong data-testid="alert-banner-count">
-        {firing.length} alert{firing.length === 1 ? '' : 's'} firing
+        {plural(firing.length, 'alert')} firing
         {loud.length < firing.length ? ` (${firing.length - loud.length} silenced)` : ''}
       </strong>
       <ul className="alert-banner-list">
         {firing.slice(0, 3).map((a) => (
           <li key={a.fingerprint} data-testid="alert-banner-item" data-rule={a.rule} data-target={a.target}>
-            <span className={`sev sev-${a.severity}`}>{a.severity}</span> {a.summary}
+            <span className={`sev sev-${a.severity}`}>{a.severity}</span> <Link href={alertChartsPath(a, now)}>{a.summary}</Link>
             {a.acked_by ? <span className="muted small"> · acknowledged by {a.acked_by}</span> : null}
           </li>
         ))}

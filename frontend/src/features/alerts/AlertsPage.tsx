@@ -7,6 +7,7 @@ import type { Alert } from '../../api/types';
 import { fmtAgo, fmtDateTime } from '../../lib/format';
 import { useNow } from '../../lib/hooks';
 import { refreshEvery, usePrefs } from '../../lib/prefs';
+import { alertChartsPath } from '../../charts/bands';
 import { Badge, Link, Notice, Panel } from '../../ui/ui';
 import './alerts.css';
 
@@ -98,6 +99,7 @@ export function AlertsPage() {
                     className={a.status === 'firing' ? 'alert-row-firing' : ''}
                     data-testid="alert-row"
                     data-rule={a.rule}
+                    data-target={a.target}
                   >
                     <td>
                       <StatusBadge a={a} />
@@ -107,6 +109,11 @@ export function AlertsPage() {
                     </td>
                     <td>
                       <Link href={`/targets/${encodeURIComponent(a.target)}`}>{a.target}</Link>
+                      <div className="small">
+                        <Link href={alertChartsPath(a, now)} testId="alert-charts-link">
+                          charts
+                        </Link>
+                      </div>
                     </td>
                     <td>
                       <strong>{a.rule}</strong>
@@ -245,7 +252,10 @@ export function AlertsPage() {
                     <td>{a.resolved_at ? fmtDateTime(a.resolved_at) : <StatusBadge a={a} />}</td>
                     <td>{a.target}</td>
                     <td>
-                      <span className={`sev sev-${a.severity}`}>{a.severity}</span> {a.summary}
+                      <span className={`sev sev-${a.severity}`}>{a.severity}</span>{' '}
+                      <Link href={alertChartsPath(a, now)} testId="history-charts-link">
+                        {a.summary}
+                      </Link>
                     </td>
                     <td>{a.acked_by ?? ''}</td>
                     <td>{a.snapshot_id !== null ? <Link href={`/snapshots/${a.snapshot_id}`}>#{a.snapshot_id}</Link> : ''}</td>

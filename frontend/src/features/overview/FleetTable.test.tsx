@@ -121,7 +121,7 @@ describe('FleetTable on the overview page', () => {
     expect(rendered[0]).toBe('db-0777');
     expect(rendered.length).toBeGreaterThan(10);
     expect(rendered.length).toBeLessThan(60);
-    expect(screen.getByTestId('fleet-count').textContent).toBe('1000 targets');
+    expect(screen.getByTestId('fleet-count').textContent).toBe('1,000 targets');
     // The scroll area is as tall as every row, so the scrollbar covers the whole fleet.
     const inner = screen.getByTestId('fleet-scroll').firstElementChild as HTMLElement;
     expect(inner.style.height).toBe(`${1000 * 36}px`);

@@ -4,7 +4,7 @@ import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/
 import { useMemo, useRef } from 'react';
 import type { OverviewRow } from '../../api/types';
 import { targetPath } from '../../app/router';
-import { fmtAgo, fmtMs, fmtNum, fmtRateCompact } from '../../lib/format';
+import { fmtAgo, fmtMs, fmtNum, fmtRateCompact, plural } from '../../lib/format';
 import { Badge, Link } from '../../ui/ui';
 import { applyQuery, defaultDesc, isStalled, STATUS_FILTERS, tagChoices, type FleetQuery, type SortKey } from './fleet';
 
@@ -26,7 +26,12 @@ const COLUMNS: { key: SortKey; label: string; title: string; numeric?: boolean }
   { key: 'queue', label: 'Queue', title: 'requests queued in the thread groups', numeric: true },
   { key: 'wait', label: 'Longest wait', title: 'the longest a queued request has waited', numeric: true },
   { key: 'queued', label: 'Queued conns', title: 'connections waiting in the queue', numeric: true },
-  { key: 'threads', label: 'Threads', title: 'Threads_connected / Threads_running', numeric: true },
+  {
+    key: 'threads',
+    label: 'Conn. / running',
+    title: 'threads connected / threads running (Threads_connected / Threads_running)',
+    numeric: true,
+  },
   { key: 'qps', label: 'QPS', title: 'queries per second', numeric: true },
   { key: 'alerts', label: 'Alerts', title: 'firing alerts', numeric: true },
   { key: 'polled', label: 'Last poll', title: 'when the last poll ended', numeric: true },
@@ -164,7 +169,7 @@ export function FleetTable({
           </button>
         ) : null}
         <span className="muted small" data-testid="fleet-count">
-          {shown.length === rows.length ? `${rows.length} targets` : `${shown.length} of ${rows.length} targets`}
+          {shown.length === rows.length ? plural(rows.length, 'target') : `${shown.length} of ${plural(rows.length, 'target')}`}
         </span>
       </div>
       <div role="table" aria-label="targets" aria-rowcount={shown.length + 1} className="fleet-table">

@@ -1,7 +1,7 @@
 // What both overview views say above their targets: how many (and how many down), an unreachable
 // backend, and which targets have stalled thread groups.
 import { targetPath } from '../../app/router';
-import { fmtAgo } from '../../lib/format';
+import { fmtAgo, plural } from '../../lib/format';
 import { Link, Notice } from '../../ui/ui';
 
 /** At most this many stalled targets are named in the banner; the rest are counted. */
@@ -10,7 +10,7 @@ const NAMED_STALLED = 10;
 export function TargetCount({ total, down }: { total: number; down: number }) {
   return (
     <span className="muted small">
-      {total} target{total === 1 ? '' : 's'}
+      {plural(total, 'target')}
       {down ? <span className="text-bad"> · {down} down</span> : null}
     </span>
   );

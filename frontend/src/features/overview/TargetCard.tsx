@@ -1,7 +1,7 @@
 // One target on the overview: health, server facts, poll timing and the summary numbers that matter in an incident.
 import type { Target } from '../../api/types';
 import { targetPath } from '../../app/router';
-import { fmtAgo, fmtMs, fmtNum, fmtRateCompact } from '../../lib/format';
+import { fmtAgo, fmtMs, fmtNum, fmtRateCompact, plural } from '../../lib/format';
 import {
   explainPrivilege,
   failedCollectors,
@@ -44,7 +44,7 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
         </Badge>
         {stalled ? (
           <Badge tone="bad" testId="target-stalled">
-            {s?.stalled_groups} stalled group{s?.stalled_groups === 1 ? '' : 's'}
+            {plural(s?.stalled_groups ?? 0, 'stalled group')}
           </Badge>
         ) : null}
         <span
@@ -184,7 +184,7 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
       ) : null}
       {failed.length ? (
         <div className="card-warn" data-testid="collector-failures">
-          {failed.length} collector{failed.length === 1 ? '' : 's'} failing: {failed.map((c) => c.name).join(', ')}
+          {plural(failed.length, 'collector')} failing: {failed.map((c) => c.name).join(', ')}
         </div>
       ) : null}
     </article>

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useAuth } from '../../api/auth';
 import { applyChange, fetchPreview, type ApplyPreview, type AuditEntry } from '../../api/changes';
 import { errorMessage } from '../../api/client';
+import { Dialog } from '../../ui/Dialog';
 import { Notice } from '../../ui/ui';
 
 export interface ApplyRequest {
@@ -11,6 +12,14 @@ export interface ApplyRequest {
   value: string;
   recommendationId: string | null;
   title: string;
+  /** The variable's unit as the server counts it ("ms", "×10 ms"), when it has one. */
+  unit?: string | null;
+}
+
+/** A value with its unit, when it has one. */
+export function withUnit(value: string | null | undefined, unit: string | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  return unit ? `${value} ${unit}` : value;
 }
 
 export function ApplyDialog({
@@ -59,72 +68,65 @@ export function ApplyDialog({
   }
 
   return (
-    <div className="dialog-backdrop" role="presentation" onClick={onClose}>
-      <div
-        className="dialog panel"
-        role="dialog"
-        aria-modal="true"
-        aria-label={`Apply ${request.variable}`}
-        data-testid="apply-dialog"
-        onClick={(e) => e.stopPropagation()}
-      >
-        <h2>{request.title}</h2>
-        {preview ? (
-          <>
-            <p className="apply-change mono">
-              {preview.variable}: <span data-testid="apply-current">{preview.current ?? '—'}</span> →{' '}
-              <strong data-testid="apply-proposed">{preview.proposed}</strong>
-            </p>
-            <p className="small" data-testid="apply-what-happens">
-              {preview.what_happens}
-            </p>
-            <p className="muted small">
-              Server limits: {preview.meta.type}
-              {preview.meta.min !== null ? `, ${preview.meta.min} – ${preview.meta.max}` : ''}
-              {preview.meta.enum_values.length ? `, one of ${preview.meta.enum_values.join(', ')}` : ''}
-            </p>
-            <details className="small">
-              <summary>Make it permanent</summary>
-              {preview.persist_sql ? (
-                <pre className="snippet">{preview.persist_sql}</pre>
-              ) : (
-                <>
-                  <span className="muted">MariaDB has no SET PERSIST; add to the server's option file:</span>
-                  <pre className="snippet" data-testid="apply-snippet">
-                    {preview.config_snippet}
-                  </pre>
-                </>
-              )}
-            </details>
-            <label className="small apply-guard">
-              <input type="checkbox" checked={guard} onChange={(e) => setGuard(e.target.checked)} data-testid="apply-guard" />{' '}
-              Guarded: watch throughput, queue length and stalls{guardWindowS ? ` for ${guardWindowS} s` : ''} and revert
-              automatically if they get worse
-            </label>
-          </>
-        ) : error ? null : (
-          <div className="loading">Checking against the server…</div>
-        )}
-        {error ? (
-          <Notice tone="bad" title="Not applied" testId="apply-error">
-            {error}
-          </Notice>
-        ) : null}
-        <div className="dialog-buttons">
-          <button type="button" className="btn" onClick={onClose} data-testid="apply-cancel">
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-primary"
-            disabled={!preview || busy || !auth.can('operator')}
-            onClick={() => void confirm()}
-            data-testid="apply-confirm"
-          >
-            {busy ? 'Applying…' : `Apply as ${auth.user?.name ?? '…'}`}
-          </button>
-        </div>
+    <Dialog label={`Apply ${request.variable}`} onClose={onClose} testId="apply-dialog">
+      <h2>{request.title}</h2>
+      {preview ? (
+        <>
+          <p className="apply-change mono">
+            {preview.variable}: <span data-testid="apply-current">{withUnit(preview.current, request.unit)}</span> →{' '}
+            <strong data-testid="apply-proposed">{withUnit(preview.proposed, request.unit)}</strong>
+          </p>
+          <p className="small" data-testid="apply-what-happens">
+            {preview.what_happens}
+          </p>
+          <p className="muted small">
+            Server limits: {preview.meta.type}
+            {preview.meta.min !== null
+              ? `, ${withUnit(preview.meta.min, request.unit)} – ${withUnit(preview.meta.max, request.unit)}`
+              : ''}
+            {preview.meta.enum_values.length ? `, one of ${preview.meta.enum_values.join(', ')}` : ''}
+          </p>
+          <details className="small">
+            <summary>Make it permanent</summary>
+            {preview.persist_sql ? (
+              <pre className="snippet">{preview.persist_sql}</pre>
+            ) : (
+              <>
+                <span className="muted">MariaDB has no SET PERSIST; add to the server's option file:</span>
+                <pre className="snippet" data-testid="apply-snippet">
+                  {preview.config_snippet}
+                </pre>
+              </>
+            )}
+          </details>
+          <label className="small apply-guard">
+            <input type="checkbox" checked={guard} onChange={(e) => setGuard(e.target.checked)} data-testid="apply-guard" />{' '}
+            Guarded: watch throughput, queue length and stalls{guardWindowS ? ` for ${guardWindowS} s` : ''} and revert
+            automatically if they get worse
+          </label>
+        </>
+      ) : error ? null : (
+        <div className="loading">Checking against the server…</div>
+      )}
+      {error ? (
+        <Notice tone="bad" title="Not applied" testId="apply-error">
+          {error}
+        </Notice>
+      ) : null}
+      <div className="dialog-buttons">
+        <button type="button" className="btn" onClick={onClose} data-testid="apply-cancel">
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={!preview || busy || !auth.can('operator')}
+          onClick={() => void confirm()}
+          data-testid="apply-confirm"
+        >
+          {busy ? 'Applying…' : `Apply as ${auth.user?.name ?? '…'}`}
+        </button>
       </div>
-    </div>
+    </Dialog>
   );
 }

@@ -4,7 +4,7 @@ import { useAuth } from '../../api/auth';
 import type { AuditEntry, Recommendation, Recommendations } from '../../api/changes';
 import { fmtAgo, fmtClock } from '../../lib/format';
 import { Badge, Link, Notice, Panel, type Tone } from '../../ui/ui';
-import { ApplyDialog, type ApplyRequest } from './ApplyDialog';
+import { ApplyDialog, withUnit, type ApplyRequest } from './ApplyDialog';
 import './recommend.css';
 
 const TONE: Record<Recommendation['severity'], Tone> = { critical: 'bad', warning: 'warn', info: 'info' };
@@ -24,8 +24,7 @@ function RecommendationCard({
         <Badge tone={TONE[rec.severity]}>{rec.severity}</Badge>
         <strong className="rec-title">{rec.title}</strong>
         <span className="mono small" data-testid="rec-change">
-          {rec.variable}: {rec.current ?? '—'} → {rec.proposed}
-          {rec.unit ? ` ${rec.unit}` : ''}
+          {rec.variable}: {withUnit(rec.current, rec.unit)} → {withUnit(rec.proposed, rec.unit)}
         </span>
         <Badge
           tone={rec.apply === 'live' ? 'ok' : 'muted'}
@@ -62,7 +61,15 @@ function RecommendationCard({
               type="button"
               className="btn btn-primary"
               data-testid={`rec-apply-${rec.rule}`}
-              onClick={() => onApply({ variable: rec.variable, value: rec.proposed, recommendationId: rec.id, title: rec.title })}
+              onClick={() =>
+                onApply({
+                  variable: rec.variable,
+                  value: rec.proposed,
+                  recommendationId: rec.id,
+                  title: rec.title,
+                  unit: rec.unit,
+                })
+              }
             >
               Apply…
             </button>
@@ -121,7 +128,9 @@ export function RecommendationsPanel({
       </div>
       {vanished.length ? (
         <details className="vanished" data-testid="vanished-list">
-          <summary className="small">{vanished.length} recommendation(s) no longer hold</summary>
+          <summary className="small">
+            {vanished.length === 1 ? '1 recommendation no longer holds' : `${vanished.length} recommendations no longer hold`}
+          </summary>
           <ul className="small">
             {vanished.map((v) => (
               <li key={`${v.id}-${v.gone_at}`} data-testid={`vanished-${v.rule}`}>

@@ -1,60 +1,13 @@
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetAuthForTests } from '../../api/auth';
-import type { AuditEntry, Recommendations } from '../../api/changes';
+import type { AuditEntry } from '../../api/changes';
 import { AuditPanel } from './AuditPanel';
 import { RecommendationsPanel } from './RecommendationsPanel';
 import { auditMarkers } from './useChanges';
 import { renderWithClient } from '../../test/render';
 import { asRequest } from '../../test/fakes';
-
-const NOW = 1_700_000_300;
-
-const RECS: Recommendations = {
-  target: 'db',
-  evaluated_at: NOW - 2,
-  note: null,
-  rules: [{ rule: 'thread_pool_stall_limit', recommends: true, note: 'Lower ...' }],
-  vanished: [
-    {
-      id: 'db:thread_pool_exact_stats',
-      rule: 'thread_pool_exact_stats',
-      target: 'db',
-      variable: 'thread_pool_exact_stats',
-      title: 'Turn thread_pool_exact_stats ON',
-      proposed: 'ON',
-      first_seen: NOW - 100,
-      gone_at: NOW - 10,
-      why_gone: 'thread_pool_exact_stats changed from OFF to ON; now: queue times are exact',
-    },
-  ],
-  active: [
-    {
-      id: 'db:thread_pool_stall_limit',
-      rule: 'thread_pool_stall_limit',
-      target: 'db',
-      variable: 'thread_pool_stall_limit',
-      current: '500',
-      proposed: '30',
-      unit: 'ms',
-      title: 'Lower thread_pool_stall_limit from 500 ms to 30 ms',
-      why: 'Requests queued ...',
-      evidence: [{ label: 'longest queue wait', value: '480 ms', metric: 'tp_queue_wait_max_ms' }],
-      window: { from: NOW - 300, to: NOW, seconds: 300, polls: 290 },
-      severity: 'warning',
-      apply: 'live',
-      applicable: true,
-      not_applicable_reason: null,
-      read_more: 'https://mariadb.com/kb/',
-      chart_metrics: ['qps'],
-      chart_url: `/targets/db?from=${NOW - 300}&to=${NOW + 1}`,
-      config_snippet: '[mariadb]\nthread_pool_stall_limit = 30\n',
-      persist_sql: null,
-      first_seen: NOW - 60,
-      last_seen: NOW,
-    },
-  ],
-};
+import { RECOMMENDATIONS as RECS, RECOMMENDED_AT as NOW } from '../../test/fixtures';
 
 const ENTRY: AuditEntry = {
   id: 7,
@@ -92,7 +45,7 @@ describe('recommendations and audit', () => {
   it('shows evidence, the window link and the vanished note; operators get an apply button', () => {
     renderWithClient(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={() => {}} />);
     const card = screen.getByTestId('rec-thread_pool_stall_limit');
-    expect(card.textContent).toContain('thread_pool_stall_limit: 500 → 30 ms');
+    expect(card.textContent).toContain('thread_pool_stall_limit: 500 ms → 30 ms');
     expect(screen.getByTestId('rec-evidence').textContent).toContain('longest queue wait480 ms');
     expect(screen.getByTestId('rec-window').getAttribute('href')).toBe(RECS.active[0].chart_url);
     expect(screen.getByTestId('vanished-thread_pool_exact_stats').textContent).toContain('changed from OFF to ON');
@@ -138,8 +91,8 @@ describe('recommendations and audit', () => {
     const onChanged = vi.fn<(e: AuditEntry) => void>();
     renderWithClient(<RecommendationsPanel target="db" data={RECS} error={null} now={NOW} onChanged={onChanged} />);
     fireEvent.click(screen.getByTestId('rec-apply-thread_pool_stall_limit'));
-    expect((await screen.findByTestId('apply-proposed')).textContent).toBe('30');
-    expect(screen.getByTestId('apply-current').textContent).toBe('500');
+    expect((await screen.findByTestId('apply-proposed')).textContent).toBe('30 ms');
+    expect(screen.getByTestId('apply-current').textContent).toBe('500 ms');
     fireEvent.click(screen.getByTestId('apply-guard'));
     fireEvent.click(screen.getByTestId('apply-confirm'));
     await waitFor(() => expect(onChanged).toHaveBeenCalledWith(ENTRY));

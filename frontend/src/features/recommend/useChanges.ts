@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { tookEffect, type AuditEntry } from '../../api/changes';
 import { auditQuery, recommendationsQuery } from '../../api/queries';
-import type { ChartMarker } from '../../charts/TimeSeriesChart';
+import type { ChartMarker } from '../../charts/layers';
 import { refreshEvery, usePrefs } from '../../lib/prefs';
 
 export const CHANGES_REFRESH_MS = 5000;
@@ -27,6 +27,7 @@ export function auditMarkers(entries: readonly AuditEntry[] | null): ChartMarker
       id: `#${e.id}`,
       t: e.ts,
       label: `${e.variable} ${e.old_value ?? '—'} → ${e.new_value}${e.action === 'apply' ? '' : ` (${e.action.replace('_', '-')})`}${e.result === 'unverified' ? ' (unverified)' : ''}`,
-      color: e.action === 'auto_revert' ? '#f2495c' : e.action === 'revert' ? '#b877d9' : '#ff9830',
+      tone:
+        e.action === 'auto_revert' ? ('auto-revert' as const) : e.action === 'revert' ? ('revert' as const) : ('apply' as const),
     }));
 }

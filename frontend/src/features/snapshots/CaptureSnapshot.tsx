@@ -1,62 +1,95 @@
 // "Capture snapshot": on the snapshot list and, for operators, in the top bar of every page.
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useAuth } from '../../api/auth';
 import { errorMessage } from '../../api/client';
 import { targetsQuery } from '../../api/queries';
 import { captureSnapshot } from '../../api/snapshots';
 import { navigate } from '../../app/router';
+import { Dialog } from '../../ui/Dialog';
+import { Notice } from '../../ui/ui';
 import '../alerts/alerts.css';
 
-/** "Capture snapshot" for one target (the current one on a target page); operators only. */
+/** "Capture snapshot…" for one target (the current one on a target page), named before it is taken; operators only. */
 export function CaptureSnapshot({ targets, initial }: { targets: string[]; initial?: string }) {
   const auth = useAuth();
+  const [open, setOpen] = useState(false);
+  if (!auth.can('operator')) return null;
+  return (
+    <>
+      <button
+        type="button"
+        className="btn"
+        disabled={!targets.length}
+        onClick={() => setOpen(true)}
+        data-testid="capture-snapshot"
+      >
+        Capture snapshot…
+      </button>
+      {open ? <CaptureDialog targets={targets} initial={initial} onClose={() => setOpen(false)} /> : null}
+    </>
+  );
+}
+
+function CaptureDialog({ targets, initial, onClose }: { targets: string[]; initial?: string; onClose: () => void }) {
   const [picked, setTarget] = useState(initial ?? '');
   const target = picked || targets[0] || '';
+  const [title, setTitle] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  if (!auth.can('operator')) return null;
-  async function capture() {
+  async function capture(e: FormEvent) {
+    e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const { id } = await captureSnapshot(target);
+      const { id } = await captureSnapshot(target, title.trim() || undefined);
+      onClose();
       navigate(`/snapshots/${id}`);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
+    } catch (err) {
+      setError(errorMessage(err));
       setBusy(false);
     }
   }
   return (
-    <span className="capture-form">
-      {targets.length > 1 || !initial ? (
-        <select
-          aria-label="Target to capture"
-          value={target}
-          onChange={(e) => setTarget(e.target.value)}
-          data-testid="capture-target"
-        >
-          {targets.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
-      ) : null}
-      <button
-        type="button"
-        className="btn"
-        disabled={busy || !target}
-        onClick={() => void capture()}
-        data-testid="capture-snapshot"
-      >
-        {busy ? 'Capturing…' : 'Capture snapshot'}
-      </button>
-      {error ? (
-        <span className="form-error small" data-testid="capture-error">
-          {error}
-        </span>
-      ) : null}
-    </span>
+    <Dialog label="Capture a snapshot" onClose={onClose} testId="capture-dialog">
+      <form className="capture-form" onSubmit={(e) => void capture(e)}>
+        <h2>Capture a snapshot</h2>
+        <p className="muted small">
+          The target&apos;s state, server tables and the charts around this moment, kept for later or to send.
+        </p>
+        <label>
+          Target{' '}
+          <select value={target} onChange={(e) => setTarget(e.target.value)} data-testid="capture-target">
+            {targets.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Title{' '}
+          <input
+            value={title}
+            maxLength={200}
+            placeholder={`${target}: snapshot`}
+            onChange={(e) => setTitle(e.target.value)}
+            data-testid="capture-title"
+          />
+        </label>
+        {error ? (
+          <Notice tone="bad" title="Not captured" testId="capture-error">
+            {error}
+          </Notice>
+        ) : null}
+        <div className="dialog-buttons">
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy || !target} data-testid="capture-confirm">
+            {busy ? 'Capturing…' : 'Capture'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
   );
 }
 

@@ -10,11 +10,22 @@ const LABELS: [SnapshotExport, string][] = [
   ['report', 'report'],
 ];
 
-export function SnapshotDownloads({ id, archiveLabel, testId }: { id: number; archiveLabel?: string; testId: string }) {
+export function SnapshotDownloads({
+  id,
+  moment,
+  archiveLabel,
+  testId,
+}: {
+  id: number;
+  /** The snapshot's moment: the report names times in the viewer's zone as it was then. */
+  moment: number;
+  archiveLabel?: string;
+  testId: string;
+}) {
   const [error, setError] = useState<string | null>(null);
   const save = (kind: SnapshotExport) => {
     setError(null);
-    downloadSnapshot(id, kind).catch((e: unknown) => setError(errorMessage(e)));
+    downloadSnapshot(id, kind, moment).catch((e: unknown) => setError(errorMessage(e)));
   };
   return (
     <>

@@ -7,6 +7,7 @@ import { stubFetch, asRequest } from '../../test/fakes';
 import { parseRoute } from '../../app/router';
 import { snapshotHistory, SnapshotView } from './SnapshotView';
 import { renderWithClient } from '../../test/render';
+import { setPrefs } from '../../lib/prefs';
 
 function makeDoc(): SnapshotDocument {
   return {
@@ -82,12 +83,16 @@ describe('snapshot view', () => {
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       clicked.push(this);
     });
+    setPrefs({ tz: 'utc', theme: 'dark' });
     renderWithClient(<SnapshotView id={3} />);
     fireEvent.click(await screen.findByTestId('snapshot-download-archive'));
     await waitFor(() => expect(clicked).toHaveLength(1));
     expect([clicked[0].download, clicked[0].href]).toEqual(['s3.zip', 'blob:archive']);
     const sent = fetchMock.mock.calls.map(asRequest).find((r) => new URL(r.url).pathname === '/api/snapshots/3/archive');
     expect(sent?.headers.get('authorization')).toBe('Bearer v3.tok.sig');
+    // Its report shows times and colours as this page does.
+    const view = new URL(sent!.url).searchParams;
+    expect([view.get('tz_offset_min'), view.get('tz_name'), view.get('theme')]).toEqual(['0', 'UTC', 'dark']);
     click.mockRestore();
     [URL.createObjectURL, URL.revokeObjectURL] = saved;
   });

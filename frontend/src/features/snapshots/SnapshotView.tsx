@@ -36,7 +36,7 @@ export function SnapshotView({ id }: { id: number }) {
     [doc?.state.groups],
   );
   const crumbs = (
-    <nav className="crumbs">
+    <nav className="crumbs" aria-label="Breadcrumb">
       <Link href="/snapshots">Snapshots</Link> <span className="muted">/</span> <span>#{id}</span>
     </nav>
   );
@@ -79,7 +79,12 @@ export function SnapshotView({ id }: { id: number }) {
         </div>
         <div className="muted small">
           Download:{' '}
-          <SnapshotDownloads id={id} archiveLabel="archive (JSON + offline report)" testId="snapshot-download-archive" />
+          <SnapshotDownloads
+            id={id}
+            moment={doc.moment_ts}
+            archiveLabel="archive (JSON + offline report)"
+            testId="snapshot-download-archive"
+          />
         </div>
       </div>
       {captureErrors.length ? (

@@ -109,7 +109,7 @@ export function SnapshotsPage() {
                   <td>{s.status === 'complete' ? 'complete' : <Badge tone="warn">collecting</Badge>}</td>
                   <td>{fmtSize(s.size_bytes)}</td>
                   <td>
-                    <SnapshotDownloads id={s.id} testId="snapshot-archive" />
+                    <SnapshotDownloads id={s.id} moment={s.moment_ts} testId="snapshot-archive" />
                   </td>
                   <td>
                     {auth.can('operator') ? (

@@ -2,7 +2,18 @@
 import type { GroupState } from '../../api/types';
 import { fmtMs, fmtNum, fmtPercent, fmtRate } from '../../lib/format';
 import { stallExplanation, stallLabel } from '../../lib/domain';
+import { M, type MetricName } from '../../api/metrics.gen';
+import { Help, MetricHelp } from '../../ui/Help';
 import { Badge } from '../../ui/ui';
+
+/** A numeric column of a catalog metric, with the catalog's help beside its name. */
+function Th({ metric, children, testId }: { metric: MetricName; children: string; testId?: string }) {
+  return (
+    <th className="num">
+      <MetricHelp metrics={[metric]} label={children} trigger={children} testId={testId ? `${testId}-help` : undefined} />
+    </th>
+  );
+}
 
 export interface GroupTableProps {
   groups: GroupState[];
@@ -43,33 +54,36 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
         <thead>
           <tr>
             <th>group</th>
-            <th className="num">connections</th>
-            <th className="num">threads</th>
-            <th className="num">active</th>
-            <th className="num">standby</th>
-            <th className="num">queue</th>
-            <th className="num" title={coarse ? 'Coarse mode: overstated (timer tick)' : undefined}>
-              oldest queued{coarse ? ' *' : ''}
+            <Th metric={M.tp_group_connections}>connections</Th>
+            <Th metric={M.tp_group_threads}>threads</Th>
+            <Th metric={M.tp_group_active_threads}>active</Th>
+            <Th metric={M.tp_group_standby_threads}>standby</Th>
+            <Th metric={M.tp_group_queue_length} testId="group-col-queue">
+              queue
+            </Th>
+            <th className="num">
+              <Help label="oldest queued" trigger={`oldest queued${coarse ? ' *' : ''}`}>
+                How long the group's oldest queued request has waited, in ms
+                {coarse ? ' (coarse mode: from the timer tick, overstated)' : ''}.
+              </Help>
             </th>
-            <th className="num">stalls</th>
+            <Th metric={M.tp_group_stalls_per_s}>stalls</Th>
             {mysqlStalls ? (
               <>
-                <th
-                  className="num"
-                  title="tp_thread_group_state.STALLED_THREAD_COUNT: statements running past the stall limit now"
-                >
-                  stalled stmts
-                </th>
-                <th className="num" title="ΔSTALLED_QUERIES_EXECUTED / ΔQUERIES_EXECUTED since the last poll">
-                  stalled ratio
-                </th>
+                <Th metric={M.tp_group_stalled_threads}>stalled stmts</Th>
+                <Th metric={M.tp_group_stalled_query_ratio}>stalled ratio</Th>
               </>
             ) : null}
-            <th className="num">dequeues</th>
-            <th className="num" title="Thread creations per second">
-              thr. created
+            <Th metric={M.tp_group_dequeues_per_s}>dequeues</Th>
+            <Th metric={M.tp_group_thread_creations_per_s}>thr. created</Th>
+            <th>
+              <MetricHelp
+                metrics={[M.tp_group_stalled]}
+                label="verdict"
+                trigger="verdict"
+                note="STALLED (reason) when the stall counter rose, no request was dequeued for longer than thread_pool_stall_limit, or the server flagged the group."
+              />
             </th>
-            <th>verdict</th>
           </tr>
         </thead>
         <tbody>
@@ -90,9 +104,9 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
                     </Badge>
                   ) : null}
                   {g.has_listener === false ? (
-                    <span className="muted small" title="No listener thread in this group">
+                    <span className="muted small" data-testid={`group-no-listener-${id}`}>
                       {' '}
-                      no listener
+                      no listener*
                     </span>
                   ) : null}
                 </td>
@@ -177,6 +191,12 @@ export function GroupTable({ groups, stallLimitMs, coarse }: GroupTableProps) {
           </tfoot>
         ) : null}
       </table>
+      {sorted.some((g) => g.has_listener === false) ? (
+        <div className="table-note" data-testid="group-no-listener-note">
+          * no listener: none of the group&apos;s threads is waiting for new requests right now. All of them are busy, so requests
+          from its connections wait until a thread finishes its statement or the stall timer adds one.
+        </div>
+      ) : null}
       {coarse ? (
         <div className="table-note text-warn" data-testid="group-coarse-note">
           * coarse queue-time mode (thread_pool_exact_stats=OFF): enqueue times come from the timer tick and read far higher than

@@ -1,7 +1,8 @@
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { QueuedConnection, TransactionItem } from '../../api/types';
-import { QUEUE_ROW_LIMIT, QueueTable, TransactionsTable } from './StateTables';
+import { CAPPED_ROWS } from '../../ui/tables';
+import { QueueTable, TransactionsTable } from './StateTables';
 
 const qc = (over: Partial<QueuedConnection>): QueuedConnection => ({
   group_id: 0,
@@ -20,6 +21,9 @@ const qc = (over: Partial<QueuedConnection>): QueuedConnection => ({
   last_sql_seen_s_ago: null,
   ...over,
 });
+
+const queueRows = () => screen.getAllByTestId(/^queue-row-/);
+const headers = () => screen.getAllByRole('columnheader').map((h) => h.textContent?.replace(/\?/g, '').trim());
 
 describe('QueueTable', () => {
   it('lists longest waiters first and labels the last seen SQL of a sleeping queued connection', () => {
@@ -42,14 +46,28 @@ describe('QueueTable', () => {
     expect(rows[1].textContent).toContain('SELECT 1');
   });
 
-  it('caps the rows it renders and says how many the backend left out', () => {
-    const queue = Array.from({ length: QUEUE_ROW_LIMIT + 5 }, (_, i) => qc({ connection_id: i + 1, position: i }));
+  it('shows the 10 longest waiters, all on asking, and says how many the backend left out', () => {
+    const queue = Array.from({ length: 47 }, (_, i) => qc({ connection_id: i + 1, position: i, queueing_time_ms: i }));
     render(<QueueTable queue={queue} coarse processMissing total={900} />);
-    expect(screen.getAllByTestId(/^queue-row-/)).toHaveLength(QUEUE_ROW_LIMIT);
+    expect(queueRows()).toHaveLength(CAPPED_ROWS);
+    expect(queueRows()[0].getAttribute('data-testid')).toBe('queue-row-47');
     expect(screen.getByTestId('queue-backend-truncated').textContent).toContain('900 connections are queued');
-    fireEvent.click(within(screen.getByTestId('queue-truncated')).getByRole('button', { name: 'show all' }));
-    expect(screen.getAllByTestId(/^queue-row-/)).toHaveLength(QUEUE_ROW_LIMIT + 5);
+    fireEvent.click(within(screen.getByTestId('queue-truncated')).getByRole('button', { name: 'show all (47)' }));
+    expect(queueRows()).toHaveLength(47);
+    fireEvent.click(screen.getByTestId('queue-truncated-toggle'));
+    expect(queueRows()).toHaveLength(CAPPED_ROWS);
     expect(screen.getByRole('columnheader', { name: /waiting \(coarse\)/ })).toBeTruthy();
+  });
+
+  it('leaves out the command and time columns unless a queued session is active', () => {
+    const { rerender } = render(
+      <QueueTable queue={[qc({ command: null, time_s: null })]} coarse={false} processMissing={false} />,
+    );
+    expect(headers()).not.toContain('command');
+    expect(headers()).not.toContain('time');
+    rerender(<QueueTable queue={[qc({ command: 'Query', time_s: 3 })]} coarse={false} processMissing={false} />);
+    expect(headers()).toContain('command');
+    expect(screen.getByTestId('queue-row-1').textContent).toContain('Query');
   });
 });
 
@@ -69,6 +87,34 @@ const trx = (thread: number, trxId = '0'): TransactionItem => ({
 });
 
 describe('TransactionsTable', () => {
+  it('puts lock waits first, then the oldest; marks read-only ones; ages in whole seconds', () => {
+    render(
+      <TransactionsTable
+        items={[
+          { ...trx(1, '0'), age_s: 1.3 },
+          { ...trx(2, '4711'), age_s: 61.9, rows_modified: 3 },
+          { ...trx(3, '4712'), age_s: 5.2, state: 'LOCK WAIT', wait_s: 4.7 },
+          { ...trx(4, '421587654321234'), age_s: 0.4 },
+        ]}
+      />,
+    );
+    const rows = screen.getAllByTestId(/^trx-row-/);
+    expect(rows.map((r) => r.getAttribute('data-testid'))).toEqual([
+      'trx-row-4712',
+      'trx-row-4711',
+      'trx-row-0',
+      'trx-row-421587654321234',
+    ]);
+    expect(rows[0].textContent).toContain('5 s');
+    expect(rows[0].textContent).toContain('4 s');
+    expect(rows[1].textContent).toContain('1 m 01 s');
+    expect(rows[2].textContent).toContain('read-only');
+    expect(rows[2].textContent).toContain('1 s');
+    expect(rows[2].textContent).not.toContain('1.3');
+    expect(rows[3].textContent).toContain('read-only');
+    expect(rows[3].textContent).toContain('< 1 s');
+  });
+
   it('keeps one row per transaction across live updates when read-only ones all have trx_id 0', () => {
     // Live polls replace the list every second. Read-write transactions have real ids, read-only
     // ones all read 0: keyed by trx_id, React's keyed reconciliation left stale rows every poll.

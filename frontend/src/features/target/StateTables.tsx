@@ -1,10 +1,34 @@
-// Tables for the current poll: queued connections, open transactions and wait reasons.
-import { useState } from 'react';
+// Tables for the current poll: queued connections, open transactions, sessions and wait reasons. The long
+// ones show their worst 10 rows first (ui/tables.tsx) and export every row as CSV.
 import type { QueuedConnection, Session, TransactionItem, WaitRow } from '../../api/types';
-import { DASH, fmtMs, fmtNum, fmtRate, fmtSeconds } from '../../lib/format';
+import type { CsvColumn } from '../../lib/csv';
+import { DASH, fmtMs, fmtNum, fmtRate, fmtSeconds, fmtWholeSeconds } from '../../lib/format';
+import { Help, MetricHelp } from '../../ui/Help';
+import { ShowAll, useCapped } from '../../ui/tables';
 import { SqlText } from '../../ui/ui';
 
-export const QUEUE_ROW_LIMIT = 200;
+/** Longest waiters first (what the backend keeps when it truncates), then queue order. */
+export function sortQueue(queue: readonly QueuedConnection[]): QueuedConnection[] {
+  return queue.toSorted(
+    (a, b) => (b.queueing_time_ms ?? 0) - (a.queueing_time_ms ?? 0) || a.group_id - b.group_id || a.position - b.position,
+  );
+}
+
+export const QUEUE_CSV: CsvColumn<QueuedConnection>[] = [
+  { header: 'group', value: (q) => q.group_id },
+  { header: 'position', value: (q) => q.position },
+  { header: 'priority', value: (q) => q.priority },
+  { header: 'connection_id', value: (q) => q.connection_id },
+  { header: 'waiting_ms', value: (q) => q.queueing_time_ms },
+  { header: 'user', value: (q) => q.user },
+  { header: 'host', value: (q) => q.host },
+  { header: 'db', value: (q) => q.db },
+  { header: 'command', value: (q) => q.command },
+  { header: 'time_s', value: (q) => q.time_s },
+  { header: 'sql', value: (q) => q.info },
+  { header: 'last_sql', value: (q) => q.last_sql },
+  { header: 'last_sql_seen_s_ago', value: (q) => q.last_sql_seen_s_ago },
+];
 
 /**
  * A queued request has not been read yet, so PROCESSLIST usually shows the connection as Sleep with
@@ -44,13 +68,12 @@ export function QueueTable({
   /** All queued connections, when the backend sent only the longest waiters. */
   total?: number | null;
 }) {
-  const [showAll, setShowAll] = useState(false);
-  // Longest waiters first (what the backend keeps when it truncates), then queue order.
-  const sorted = queue.toSorted(
-    (a, b) => (b.queueing_time_ms ?? 0) - (a.queueing_time_ms ?? 0) || a.group_id - b.group_id || a.position - b.position,
-  );
-  // A real incident can queue thousands of connections; rendering them all would freeze the page.
-  const rows = showAll ? sorted : sorted.slice(0, QUEUE_ROW_LIMIT);
+  const sorted = sortQueue(queue);
+  const { shown: rows, all, setAll, capped } = useCapped(sorted);
+  // A queued request is unread, so its session is idle (Sleep) and PROCESSLIST's command and time say
+  // nothing: the columns appear only when a row has them.
+  const active = sorted.some((q) => q.command || q.time_s !== null);
+  const cols = active ? 11 : 9;
   return (
     <div className="table-wrap">
       {processMissing ? (
@@ -62,27 +85,41 @@ export function QueueTable({
         <thead>
           <tr>
             <th className="num">group</th>
-            <th className="num">pos</th>
-            <th>prio</th>
+            <th className="num">
+              <Help label="pos" trigger="pos">
+                Its place in the group&apos;s queue (0 is next).
+              </Help>
+            </th>
+            <th>
+              <Help label="prio" trigger="prio">
+                Which of the group's two queues: HIGH (statements of open transactions, with thread_pool_high_prio_mode) or LOW.
+              </Help>
+            </th>
             <th className="num">conn id</th>
-            <th
-              className="num"
-              title={coarse ? 'Coarse mode: enqueue time from the timer tick, overstated' : 'Exact queueing time'}
-            >
-              waiting{coarse ? ' (coarse)' : ''}
+            <th className="num">
+              <Help label="waiting" trigger={`waiting${coarse ? ' (coarse)' : ''}`} testId="queue-waiting-help">
+                How long the request has waited in the queue{' '}
+                {coarse
+                  ? '— coarse mode (thread_pool_exact_stats=OFF): enqueue time from the timer tick, overstated.'
+                  : '(exact: thread_pool_exact_stats=ON).'}
+              </Help>
             </th>
             <th>user</th>
             <th>host</th>
             <th>db</th>
-            <th>command</th>
-            <th className="num">time</th>
+            {active ? (
+              <>
+                <th>command</th>
+                <th className="num">time</th>
+              </>
+            ) : null}
             <th className="sql-col">SQL</th>
           </tr>
         </thead>
         <tbody>
           {rows.length === 0 ? (
             <tr>
-              <td colSpan={11} className="empty-cell" data-testid="queue-empty">
+              <td colSpan={cols} className="empty-cell" data-testid="queue-empty">
                 No connections waiting in the pool queues.
               </td>
             </tr>
@@ -92,7 +129,7 @@ export function QueueTable({
                 <td className="num">{q.group_id}</td>
                 <td className="num">{q.position}</td>
                 <td className={q.priority?.toLowerCase() === 'high' ? 'text-info' : ''}>{txt(q.priority?.toUpperCase())}</td>
-                <td className="num mono">{q.connection_id}</td>
+                <td className="num mono">{q.connection_id ?? <span className="muted">login</span>}</td>
                 <td
                   className={`num ${(q.queueing_time_ms ?? 0) >= 1000 ? 'cell-bad' : (q.queueing_time_ms ?? 0) >= 100 ? 'cell-hot' : ''}`}
                 >
@@ -101,8 +138,12 @@ export function QueueTable({
                 <td>{txt(q.user)}</td>
                 <td className="mono">{txt(q.host)}</td>
                 <td>{txt(q.db)}</td>
-                <td>{txt(q.command)}</td>
-                <td className="num">{q.time_s === null ? DASH : fmtSeconds(q.time_s)}</td>
+                {active ? (
+                  <>
+                    <td>{txt(q.command)}</td>
+                    <td className="num">{q.time_s === null ? DASH : fmtSeconds(q.time_s)}</td>
+                  </>
+                ) : null}
                 <td className="sql-col">
                   <QueuedSql q={q} />
                 </td>
@@ -116,20 +157,49 @@ export function QueueTable({
           {fmtNum(total)} connections are queued; the backend lists the {fmtNum(queue.length)} longest waiters.
         </div>
       ) : null}
-      {sorted.length > rows.length ? (
-        <div className="table-note" data-testid="queue-truncated">
-          Showing the {rows.length} longest waiters of {sorted.length}.{' '}
-          <button type="button" className="link-btn" onClick={() => setShowAll(true)}>
-            show all
-          </button>
-        </div>
+      {capped ? (
+        <ShowAll total={sorted.length} all={all} setAll={setAll} what="longest waiters" testId="queue-truncated" />
       ) : null}
     </div>
   );
 }
 
+/** Lock waits first (longest wait first), then the oldest: the transactions to look at in an incident. */
+const waiting = (t: TransactionItem) => t.state === 'LOCK WAIT';
+
+export function sortTransactions(items: readonly TransactionItem[]): TransactionItem[] {
+  return items.toSorted(
+    (a, b) => Number(waiting(b)) - Number(waiting(a)) || (b.wait_s ?? 0) - (a.wait_s ?? 0) || (b.age_s ?? 0) - (a.age_s ?? 0),
+  );
+}
+
+/**
+ * A read-only transaction has no id of its own: MariaDB reports 0, MySQL a number above 2^48 made
+ * from a pointer. Either way it is not an id to look for.
+ */
+export function isReadOnlyTrx(t: TransactionItem): boolean {
+  return t.trx_id === '0' || (/^\d{15,}$/.test(t.trx_id) && Number(t.trx_id) >= 2 ** 48);
+}
+
+export const TRX_CSV: CsvColumn<TransactionItem>[] = [
+  { header: 'trx_id', value: (t) => (isReadOnlyTrx(t) ? 'read-only' : t.trx_id) },
+  { header: 'state', value: (t) => t.state },
+  { header: 'started_at', value: (t) => (t.started_at === null ? null : new Date(t.started_at * 1000).toISOString()) },
+  { header: 'age_s', value: (t) => (t.age_s === null ? null : Math.floor(t.age_s)) },
+  { header: 'lock_wait_s', value: (t) => (t.wait_s === null ? null : Math.floor(t.wait_s)) },
+  { header: 'thread_id', value: (t) => t.thread_id },
+  { header: 'user', value: (t) => t.user },
+  { header: 'host', value: (t) => t.host },
+  { header: 'db', value: (t) => t.db },
+  { header: 'rows_locked', value: (t) => t.rows_locked },
+  { header: 'rows_modified', value: (t) => t.rows_modified },
+  { header: 'sql', value: (t) => t.query },
+];
+
 /** `minAgeS`: the backend lists transactions open at least this long, or in lock wait. */
 export function TransactionsTable({ items, minAgeS = null }: { items: TransactionItem[]; minAgeS?: number | null }) {
+  const sorted = sortTransactions(items);
+  const { shown, all, setAll, capped } = useCapped(sorted);
   return (
     <div className="table-wrap">
       <table className="grid" data-testid="trx-table">
@@ -137,8 +207,18 @@ export function TransactionsTable({ items, minAgeS = null }: { items: Transactio
           <tr>
             <th>trx id</th>
             <th>state</th>
-            <th className="num">age</th>
-            <th className="num">lock wait</th>
+            <th className="num">
+              <MetricHelp
+                metrics={['trx_longest_age_s']}
+                label="age"
+                trigger="age"
+                note="Whole seconds: the server keeps a transaction's start to the second."
+              />
+            </th>
+            <th className="num">
+              lock wait{' '}
+              <Help label="lock wait">How long it has waited for a row lock, in whole seconds (as the server keeps it).</Help>
+            </th>
             <th className="num">thread</th>
             <th>user</th>
             <th>host</th>
@@ -158,19 +238,27 @@ export function TransactionsTable({ items, minAgeS = null }: { items: Transactio
               </td>
             </tr>
           ) : (
-            items.map((t) => (
+            shown.map((t) => (
               // Read-only transactions all report trx_id 0; a connection has one transaction at a time.
               <tr
                 key={`${t.thread_id ?? ''}-${t.trx_id}`}
                 className={t.state === 'LOCK WAIT' ? 'row-warn' : ''}
                 data-testid={`trx-row-${t.trx_id}`}
               >
-                <td className="mono">{t.trx_id}</td>
+                <td className="mono">
+                  {isReadOnlyTrx(t) ? (
+                    <span className="muted" title={`InnoDB gives a read-only transaction no id (it reports ${t.trx_id})`}>
+                      read-only
+                    </span>
+                  ) : (
+                    t.trx_id
+                  )}
+                </td>
                 <td className={t.state === 'LOCK WAIT' ? 'text-bad' : ''}>{txt(t.state)}</td>
                 <td className={`num ${(t.age_s ?? 0) >= 60 ? 'cell-bad' : (t.age_s ?? 0) >= 5 ? 'cell-hot' : ''}`}>
-                  {fmtSeconds(t.age_s)}
+                  {fmtWholeSeconds(t.age_s)}
                 </td>
-                <td className="num">{t.wait_s === null ? DASH : fmtSeconds(t.wait_s)}</td>
+                <td className="num">{fmtWholeSeconds(t.wait_s)}</td>
                 <td className="num mono">{t.thread_id ?? DASH}</td>
                 <td>{txt(t.user)}</td>
                 <td className="mono">{txt(t.host)}</td>
@@ -185,6 +273,9 @@ export function TransactionsTable({ items, minAgeS = null }: { items: Transactio
           )}
         </tbody>
       </table>
+      {capped ? (
+        <ShowAll total={sorted.length} all={all} setAll={setAll} what="lock waits and oldest" testId="trx-truncated" />
+      ) : null}
       {minAgeS ? (
         <div className="table-note" data-testid="trx-listed-note">
           Listed: transactions open {fmtSeconds(minAgeS)} or more, or waiting for a lock. The counts above cover all.
@@ -226,12 +317,9 @@ export function WaitsTable({ waits }: { waits: WaitRow[] }) {
   );
 }
 
-export const SESSION_ROW_LIMIT = 100;
-
 export function SessionsTable({ sessions }: { sessions: Session[] }) {
-  const [showAll, setShowAll] = useState(false);
-  // Up to 500 rows arrive every second; render the longest-running ones unless asked.
-  const rows = showAll ? sessions : sessions.slice(0, SESSION_ROW_LIMIT);
+  // Up to 500 rows arrive every second, longest-running first: the first ones unless asked.
+  const { shown: rows, all, setAll, capped } = useCapped(sessions);
   return (
     <div className="table-wrap">
       <table className="grid" data-testid="sessions-table">
@@ -274,13 +362,8 @@ export function SessionsTable({ sessions }: { sessions: Session[] }) {
           )}
         </tbody>
       </table>
-      {sessions.length > rows.length ? (
-        <div className="table-note" data-testid="sessions-truncated">
-          Showing the {rows.length} longest-running of {sessions.length} active sessions.{' '}
-          <button type="button" className="link-btn" onClick={() => setShowAll(true)}>
-            show all
-          </button>
-        </div>
+      {capped ? (
+        <ShowAll total={sessions.length} all={all} setAll={setAll} what="longest-running sessions" testId="sessions-truncated" />
       ) : null}
     </div>
   );

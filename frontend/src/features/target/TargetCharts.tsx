@@ -1,14 +1,16 @@
 // The target page's charts: per-group heatmap plus line charts for queue, queue time, threads, throughput, trx, ratios.
 import { useMemo, useState } from 'react';
 import { M } from '../../api/metrics.gen';
-import type { Ratios, Series, ServerInfo } from '../../api/types';
+import type { Alert, Ratios, Series, ServerInfo } from '../../api/types';
 import { Heatmap } from '../../charts/Heatmap';
-import { groupColor, TimeSeriesChart, type ChartMarker, type LineSpec } from '../../charts/TimeSeriesChart';
+import { alertBands, stallBands } from '../../charts/bands';
+import { seriesColor, TimeSeriesChart, type Band, type ChartMarker, type LineSpec } from '../../charts/TimeSeriesChart';
 import { fmtCompact, fmtMs, fmtPercent, fmtSeconds } from '../../lib/format';
 import { hasCap, queueTimeMode } from '../../lib/domain';
 import { seriesKey, seriesOf } from '../../lib/series';
+import { MetricHelp } from '../../ui/Help';
 import { Panel } from '../../ui/ui';
-import type { History } from './useTargetData';
+import type { History } from '../../api/history';
 
 type Index = Map<string, Series>;
 
@@ -17,22 +19,48 @@ function indexSeries(series: readonly Series[]): Index {
 }
 
 function line(idx: Index, metric: string, label: string, color: string, extra: Partial<LineSpec> = {}): LineSpec {
-  return { key: metric, label, color, series: idx.get(metric), ...extra };
+  return { key: metric, label, color, series: idx.get(metric), metric, ...extra };
 }
 
 const fmtCount = (v: number | null) => fmtCompact(v);
 const fmtRatio = (v: number | null) => fmtPercent(v, 1);
 const fmtRateAxis = (v: number | null) => (v === null ? '—' : `${fmtCompact(v)}/s`);
 
+/** The alert spans and stall spans of a target's history, for every one of its charts. */
+export function useTargetBands(
+  history: History,
+  pollIntervalS: number,
+  alerts: readonly Alert[] | undefined,
+  highlight: number | null | undefined,
+): Band[] {
+  const stalled = useMemo(() => seriesOf(history.series, M.tp_group_stalled), [history.series]);
+  const holdS = Math.max(history.step_s, pollIntervalS);
+  return useMemo(
+    () => [...stallBands(stalled, holdS), ...alertBands(alerts ?? [], highlight ?? null)],
+    [stalled, holdS, alerts, highlight],
+  );
+}
+
 export function HeatmapPanel({
   history,
   pollIntervalS,
   retired,
+  markers,
+  alerts,
+  highlight,
+  onZoom,
+  onBand,
 }: {
   history: History;
   pollIntervalS: number;
   retired: ReadonlySet<string>;
+  markers?: readonly ChartMarker[];
+  alerts?: readonly Alert[];
+  highlight?: number | null;
+  onZoom?: (from: number, to: number) => void;
+  onBand?: (band: Band) => void;
 }) {
+  const bands = useTargetBands(history, pollIntervalS, alerts, highlight);
   const [metric, setMetric] = useState<'queue' | 'active'>('queue');
   const values = useMemo(
     () => seriesOf(history.series, metric === 'queue' ? M.tp_group_queue_length : M.tp_group_active_threads),
@@ -42,6 +70,14 @@ export function HeatmapPanel({
   return (
     <Panel
       title="Thread groups over time"
+      help={
+        <MetricHelp
+          metrics={[metric === 'queue' ? M.tp_group_queue_length : M.tp_group_active_threads, M.tp_group_stalled]}
+          label="the heatmap"
+          testId="heatmap-panel-help"
+          note="One row per thread group, one column per time bucket: the colour is the bucket's maximum, a red outline a stalled poll inside it."
+        />
+      }
       testId="heatmap-panel"
       extra={
         <div className="seg" role="group" aria-label="Heatmap metric">
@@ -75,6 +111,10 @@ export function HeatmapPanel({
         minBucketS={Math.max(pollIntervalS, history.step_s)}
         gapFloor={pollIntervalS * 2.5}
         retired={retired}
+        bands={bands}
+        markers={markers}
+        onZoom={onZoom}
+        onBand={onBand}
       />
     </Panel>
   );
@@ -88,6 +128,10 @@ export function TargetCharts({
   loading,
   pollIntervalS,
   markers,
+  alerts,
+  highlight,
+  onZoom,
+  onBand,
 }: {
   history: History;
   server: ServerInfo | null;
@@ -97,6 +141,12 @@ export function TargetCharts({
   pollIntervalS: number;
   /** Variable changes from the audit log, drawn on every chart. */
   markers?: readonly ChartMarker[];
+  /** The target's alerts in the range, drawn as bands on every chart. */
+  alerts?: readonly Alert[];
+  /** The alert the URL names, drawn stronger. */
+  highlight?: number | null;
+  onZoom?: (from: number, to: number) => void;
+  onBand?: (band: Band) => void;
 }) {
   const { from, to } = history;
   // Break lines across missing polls/buckets (target down, Poolscope stopped) instead of bridging them.
@@ -109,48 +159,52 @@ export function TargetCharts({
       ...seriesOf(history.series, M.tp_group_queue_length).map((s, i) => ({
         key: `g${s.labels.group}`,
         label: `group ${s.labels.group}`,
-        color: groupColor(i),
+        color: seriesColor(i),
         series: s,
+        metric: M.tp_group_queue_length,
       })),
-      line(idx, M.tp_queued_connections, 'queued connections (all)', '#d8d9da', { dashed: true }),
+      line(idx, M.tp_queued_connections, 'queued connections (all)', 'var(--text)', { dashed: true }),
     ],
     [history.series, idx],
   );
   const waitLines = useMemo(
-    () => [line(idx, M.tp_queue_wait_max_ms, 'max', '#ff9830'), line(idx, M.tp_queue_wait_avg_ms, 'avg', '#5794f2')],
+    () => [
+      line(idx, M.tp_queue_wait_max_ms, 'max', 'var(--series-4)'),
+      line(idx, M.tp_queue_wait_avg_ms, 'avg', 'var(--series-1)'),
+    ],
     [idx],
   );
   const threadLines = useMemo(
     () => [
-      line(idx, M.threads_connected, 'connected', '#5794f2'),
-      line(idx, M.threads_running, 'running', '#73bf69'),
-      line(idx, M.threads_cached, 'cached', '#b877d9'),
-      line(idx, M.pool_threads, 'pool threads', '#ff9830'),
-      line(idx, M.pool_idle_threads, 'pool idle', '#f2cc0c', { dashed: true }),
-      line(idx, M.sessions_active, 'active sessions', '#5ac8c8', { dashed: true }),
+      line(idx, M.threads_connected, 'connected', 'var(--series-1)'),
+      line(idx, M.threads_running, 'running', 'var(--series-2)'),
+      line(idx, M.threads_cached, 'cached', 'var(--series-5)'),
+      line(idx, M.pool_threads, 'pool threads', 'var(--series-4)'),
+      line(idx, M.pool_idle_threads, 'pool idle', 'var(--series-3)', { dashed: true }),
+      line(idx, M.sessions_active, 'active sessions', 'var(--series-11)', { dashed: true }),
     ],
     [idx],
   );
   const tputLines = useMemo(
-    () => [line(idx, M.qps, 'QPS', '#5794f2'), line(idx, M.tps, 'TPS', '#73bf69', { axis: 'right' })],
+    () => [line(idx, M.qps, 'QPS', 'var(--series-1)'), line(idx, M.tps, 'TPS', 'var(--series-2)', { axis: 'right' })],
     [idx],
   );
   const trxLines = useMemo(
     () => [
-      line(idx, M.trx_active, 'active trx', '#5794f2'),
-      line(idx, M.trx_lock_waits, 'lock waits', '#f2495c'),
-      line(idx, M.trx_longest_age_s, 'longest trx age', '#ff9830', { axis: 'right' }),
+      line(idx, M.trx_active, 'active trx', 'var(--series-1)'),
+      line(idx, M.trx_lock_waits, 'lock waits', 'var(--bad)'),
+      line(idx, M.trx_longest_age_s, 'longest trx age', 'var(--series-4)', { axis: 'right' }),
     ],
     [idx],
   );
   const ratioLines = useMemo(
     () => [
-      line(idx, M.thread_cache_miss_ratio, 'thread cache miss', '#b877d9'),
-      line(idx, M.buffer_pool_miss_ratio, 'buffer pool miss', '#5ac8c8'),
+      line(idx, M.thread_cache_miss_ratio, 'thread cache miss', 'var(--series-5)'),
+      line(idx, M.buffer_pool_miss_ratio, 'buffer pool miss', 'var(--series-11)'),
     ],
     [idx],
   );
-  const pollLines = useMemo(() => [line(idx, M.poll_duration_ms, 'poll duration', '#8ab8ff')], [idx]);
+  const pollLines = useMemo(() => [line(idx, M.poll_duration_ms, 'poll duration', 'var(--series-6)')], [idx]);
   // Percona 8.4.10+: each poll's mean queue wait per statistic (µs, shown in ms); the server's own
   // avg/max cover its whole uptime, so they are not charted.
   const windowLines = useMemo<LineSpec[]>(
@@ -158,7 +212,7 @@ export function TargetCharts({
       seriesOf(history.series, M.pool_stat_window_avg).map((s, i) => ({
         key: `window:${s.labels.stat}`,
         label: `${(s.labels.stat ?? '').includes('_hp_') ? 'high-priority' : 'normal'} queue`,
-        color: groupColor(i),
+        color: seriesColor(i),
         series: (s.labels.stat ?? '').endsWith('_us')
           ? { ...s, points: s.points.map(([t, v]): [number, number | null] => [t, v === null ? null : v / 1000]) }
           : s,
@@ -170,15 +224,15 @@ export function TargetCharts({
       ...seriesOf(history.series, M.pool_queue_requests).map((s, i) => ({
         key: `depth:${s.labels.queue}`,
         label: `${s.labels.queue === 'high' ? 'high-priority' : 'normal'} queue`,
-        color: groupColor(i),
+        color: seriesColor(i),
         series: s,
       })),
-      line(idx, M.pool_queue_starved, 'starved', '#f2495c', { dashed: true }),
+      line(idx, M.pool_queue_starved, 'starved', 'var(--bad)', { dashed: true }),
     ],
     [history.series, idx],
   );
   const stalledRatioLines = useMemo(
-    () => [line(idx, M.tp_stalled_query_ratio, 'stalled / executed statements', '#f2495c')],
+    () => [line(idx, M.tp_stalled_query_ratio, 'stalled / executed statements', 'var(--bad)')],
     [idx],
   );
   const showQueueLength = hasCap(server, 'groups');
@@ -187,8 +241,9 @@ export function TargetCharts({
   const mysqlPool = server?.pool_kind === 'mysql_enterprise' && !poolOff;
 
   const tcm = ratios?.thread_cache_miss;
-  // Every chart shares the range, the gap rule and the loading state.
-  const shared = { from, to, maxGap, loading, markers };
+  const bands = useTargetBands(history, pollIntervalS, alerts, highlight);
+  // Every chart shares the range, the gap rule, the loading state, the marks and the navigation.
+  const shared = { from, to, maxGap, loading, markers, bands, onZoom, onBand };
   return (
     <div className="chart-grid">
       {showQueueLength ? (

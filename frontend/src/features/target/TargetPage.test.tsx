@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MetricsResponse, PollEvent } from '../../api/types';
-import { makeGroup, makePool, makeState, makeTarget } from '../../test/fixtures';
+import { makeAlert, makeGroup, makePool, makeState, makeTarget, RECOMMENDATIONS } from '../../test/fixtures';
 import { FakeEventSource, installEventSource, stubFetch } from '../../test/fakes';
 import { TargetPage } from './TargetPage';
 import { renderWithClient } from '../../test/render';
@@ -144,8 +144,8 @@ describe('TargetPage', () => {
     });
     renderWithClient(<TargetPage name="sandbox" />);
     await screen.findByTestId('group-heatmap');
-    const es = FakeEventSource.latest();
-    expect(es.url).toBe('/api/live?target=sandbox&events=poll');
+    const es = FakeEventSource.instances.find((e) => e.url === '/api/live?target=sandbox&events=poll')!;
+    expect(es).toBeTruthy();
     const ev: PollEvent = {
       target: 'sandbox',
       ts: t0,
@@ -164,5 +164,40 @@ describe('TargetPage', () => {
     expect(screen.getByTestId('live-status').getAttribute('data-status')).toBe('open');
     // the new stalled sample shows up as an outlined heatmap cell
     await waitFor(() => expect(screen.getByTestId('group-heatmap').querySelectorAll('[data-stalled="true"]').length).toBe(1));
+  });
+
+  it('says in one line what is wrong now: the stalled group and for how long, the queue, alerts, recommendations', async () => {
+    const state = makeState({
+      ts: 1000,
+      queued_connections: 19,
+      groups: [
+        makeGroup({ group_id: 0, oldest_queued_ms: 2 }),
+        makeGroup({ group_id: 1, stalled: true, stall_reason: 'no_dequeue', oldest_queued_ms: 11.8 }),
+      ],
+    });
+    const firing = makeAlert({
+      id: 3,
+      target: 'sandbox',
+      group: '1',
+      summary: 'group 1 stalled',
+      started_at: 988,
+      fired_at: 988,
+    });
+    stubFetch({
+      '/api/targets/sandbox': () => ({ body: makeTarget() }),
+      '/api/targets/sandbox/state': () => ({ body: state }),
+      '/api/targets/sandbox/metrics': (u) => ({ body: emptyMetrics(u) }),
+      '/api/alerts': () => ({ body: { active: [firing], silences: [] } }),
+      '/api/targets/sandbox/recommendations': () => ({
+        body: RECOMMENDATIONS,
+      }),
+    });
+    renderWithClient(<TargetPage name="sandbox" />);
+    await waitFor(() =>
+      expect(screen.getByTestId('now-summary').textContent).toBe(
+        'Now: group 1 stalled 12 s, 19 queued, oldest 11.8 ms; 1 alert firing; 1 recommendation',
+      ),
+    );
+    expect(screen.getByTestId('now-summary').getAttribute('data-tone')).toBe('bad');
   });
 });

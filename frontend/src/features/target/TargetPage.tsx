@@ -5,18 +5,35 @@ import { ApiError } from '../../api/client';
 import { keys } from '../../api/queries';
 import { RangePicker } from '../../app/RangePicker';
 import { useRange } from '../../app/useRange';
-import { fmtAgo, fmtClock, fmtNum, fmtSeconds } from '../../lib/format';
+import { fmtAgo, fmtClock, fmtNum, fmtSeconds, fmtWholeSeconds } from '../../lib/format';
 import { stallLimitMs, stallLimitText } from './stallLimit';
 import { hasCap, isPoolOff, waitsSource } from '../../lib/domain';
 import { useNow } from '../../lib/hooks';
-import { rangeLabel, serializeRange } from '../../lib/range';
+import { fixedRange, rangeLabel, serializeRange } from '../../lib/range';
+import { spanRange } from '../../charts/bands';
+import type { Band } from '../../charts/layers';
+import { navigate, useLocation } from '../../app/router';
 import { isEmpty } from '../../lib/series';
 import { Link, Notice, Panel } from '../../ui/ui';
 import { AuditPanel } from '../recommend/AuditPanel';
 import { RecommendationsPanel } from '../recommend/RecommendationsPanel';
 import { auditMarkers, useAudit, useRecommendations } from '../recommend/useChanges';
 import { GroupTable } from './GroupTable';
-import { QueueTable, SessionsTable, TransactionsTable, WaitsTable } from './StateTables';
+import {
+  QUEUE_CSV,
+  QueueTable,
+  SessionsTable,
+  sortQueue,
+  sortTransactions,
+  TransactionsTable,
+  TRX_CSV,
+  WaitsTable,
+} from './StateTables';
+import { NowSummary } from './NowSummary';
+import { CsvButton } from '../../ui/tables';
+import { MetricHelp } from '../../ui/Help';
+import { M } from '../../api/metrics.gen';
+import { useAlerts } from '../../api/alerts';
 import { HeatmapPanel, TargetCharts } from './TargetCharts';
 import {
   CollectorHealth,
@@ -30,13 +47,14 @@ import {
   TargetHeader,
 } from './TargetStatus';
 import { PoolOffConcurrency, PoolSummaryPanel } from './PoolPanel';
-import { ThreadsPanel, VariablesTable } from './ThreadsPanel';
+import { THREADS_PANEL_METRICS, ThreadsPanel, VariablesTable } from './ThreadsPanel';
 import { useTargetData } from './useTargetData';
 
 const kindOf = (e: Error | null) => (e instanceof ApiError ? e.kind : e ? 'http' : null);
 
 export function TargetPage({ name }: { name: string }) {
   const [range, setRange] = useRange();
+  const { pathname, search } = useLocation();
   const qc = useQueryClient();
   const d = useTargetData(name, range);
   const now = useNow(1000);
@@ -44,6 +62,17 @@ export function TargetPage({ name }: { name: string }) {
   const recs = useRecommendations(name);
   const audit = useAudit(name);
   const markers = useMemo(() => auditMarkers(audit.data), [audit.data]);
+  const alertsNow = useAlerts();
+  const targetAlerts = useMemo(() => [...alertsNow.active.values()].filter((a) => a.target === name), [alertsNow.active, name]);
+  const highlight = Number(new URLSearchParams(search).get('alert')) || null;
+  // A band opens its span (with time around it); an alert's band stays marked.
+  const onBand = (b: Band) => {
+    const q = new URLSearchParams(search);
+    if (b.alertId != null) q.set('alert', String(b.alertId));
+    else q.delete('alert');
+    navigate(pathname + serializeRange(spanRange(b.from, b.to, Date.now() / 1000), q.toString()));
+  };
+  const onZoom = (from: number, to: number) => setRange(fixedRange(from, to));
   const onChanged = () => {
     void qc.invalidateQueries({ queryKey: keys.audit(name) });
     void qc.invalidateQueries({ queryKey: keys.recommendations(name) });
@@ -63,7 +92,7 @@ export function TargetPage({ name }: { name: string }) {
   );
 
   const crumbs = (
-    <nav className="crumbs">
+    <nav className="crumbs" aria-label="Breadcrumb">
       <Link href="/">Overview</Link> <span className="muted">/</span> <span>{name}</span>
     </nav>
   );
@@ -120,6 +149,7 @@ export function TargetPage({ name }: { name: string }) {
         />
       </div>
 
+      <NowSummary target={target} state={state} alerts={targetAlerts} recs={recs.data} history={history?.series ?? []} />
       {backendDown ? (
         <Notice tone="bad" title="Backend unreachable" testId="backend-error">
           {(d.targetError ?? d.stateError)?.message} — showing the last data received; retrying.
@@ -176,7 +206,11 @@ export function TargetPage({ name }: { name: string }) {
             <PoolOffConcurrency state={state} />
           </Panel>
         ) : null}
-        <Panel title="Threads & throughput" testId="threads-panel-wrap">
+        <Panel
+          title="Threads & throughput"
+          help={<MetricHelp metrics={THREADS_PANEL_METRICS} label="threads and throughput" testId="threads-panel-help" />}
+          testId="threads-panel-wrap"
+        >
           {state ? <ThreadsPanel state={state} /> : <div className="loading">Waiting for the first poll…</div>}
         </Panel>
       </div>
@@ -211,7 +245,18 @@ export function TargetPage({ name }: { name: string }) {
       ) : null}
       {history && !historyEmpty ? (
         <>
-          {showGroups ? <HeatmapPanel history={history} pollIntervalS={target.poll_interval_s ?? 1} retired={retired} /> : null}
+          {showGroups ? (
+            <HeatmapPanel
+              history={history}
+              pollIntervalS={target.poll_interval_s ?? 1}
+              retired={retired}
+              markers={markers}
+              alerts={d.alerts}
+              highlight={highlight}
+              onZoom={onZoom}
+              onBand={onBand}
+            />
+          ) : null}
           <TargetCharts
             history={history}
             server={server}
@@ -220,6 +265,10 @@ export function TargetPage({ name }: { name: string }) {
             loading={d.historyLoading}
             pollIntervalS={target.poll_interval_s ?? 1}
             markers={markers}
+            alerts={d.alerts}
+            highlight={highlight}
+            onZoom={onZoom}
+            onBand={onBand}
           />
         </>
       ) : d.historyLoading ? (
@@ -235,12 +284,16 @@ export function TargetPage({ name }: { name: string }) {
       </div>
       {hasCap(server, 'queue_entries') ? (
         <Panel
-          title="Queued connections"
+          title="Queued connections (longest waiters first)"
+          help={<MetricHelp metrics={[M.tp_queued_connections, M.tp_queue_wait_max_ms]} label="queued connections" />}
           testId="queue-panel"
           extra={
             state ? (
-              <span className="muted small" data-testid="queue-count">
-                {fmtNum(state.queued_connections ?? state.queue.length)} waiting
+              <span className="panel-tools">
+                <span className="muted small" data-testid="queue-count">
+                  {fmtNum(state.queued_connections ?? state.queue.length)} waiting
+                </span>
+                <CsvButton name={`${name}-queue`} rows={sortQueue(state.queue)} columns={QUEUE_CSV} testId="queue-csv" />
               </span>
             ) : null
           }
@@ -253,12 +306,16 @@ export function TargetPage({ name }: { name: string }) {
         </Panel>
       ) : null}
       <Panel
-        title="Open transactions (oldest first)"
+        title="Open transactions (lock waits, then oldest)"
+        help={<MetricHelp metrics={[M.trx_active, M.trx_lock_waits, M.trx_longest_age_s]} label="open transactions" />}
         testId="trx-panel"
         extra={
           trx ? (
-            <span className="muted small" data-testid="trx-summary">
-              {fmtNum(trx.count)} open · {fmtNum(trx.lock_waits)} in lock wait · longest {fmtSeconds(trx.longest_age_s)}
+            <span className="panel-tools">
+              <span className="muted small" data-testid="trx-summary">
+                {fmtNum(trx.count)} open · {fmtNum(trx.lock_waits)} in lock wait · longest {fmtWholeSeconds(trx.longest_age_s)}
+              </span>
+              <CsvButton name={`${name}-transactions`} rows={sortTransactions(trx.items)} columns={TRX_CSV} testId="trx-csv" />
             </span>
           ) : null
         }
@@ -274,6 +331,7 @@ export function TargetPage({ name }: { name: string }) {
       {state?.sessions ? (
         <Panel
           title="Active sessions (PROCESSLIST, longest first)"
+          help={<MetricHelp metrics={[M.sessions_active]} label="active sessions" />}
           testId="sessions-panel"
           extra={<span className="muted small">{fmtNum(state.sessions.length)} active</span>}
         >

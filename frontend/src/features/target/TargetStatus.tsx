@@ -2,7 +2,7 @@
 import type { CollectorStatus, GroupState, ServerInfo, Target } from '../../api/types';
 import type { LiveStatus } from '../../api/live';
 import { LiveIndicator } from '../../app/LiveIndicator';
-import { fmtAgo, fmtDateTime, fmtMs, fmtNum } from '../../lib/format';
+import { fmtAgo, fmtDateTime, fmtMs, fmtNum, plural } from '../../lib/format';
 import {
   explainPrivilege,
   failedCollectors,
@@ -159,7 +159,7 @@ export function StalledBanner({ groups }: { groups: GroupState[] }) {
   const stalled = groups.filter((g) => g.stalled);
   if (!stalled.length) return null;
   return (
-    <Notice tone="bad" title={`${stalled.length} thread group${stalled.length === 1 ? '' : 's'} stalled`} testId="stalled-banner">
+    <Notice tone="bad" title={`${plural(stalled.length, 'thread group')} stalled`} testId="stalled-banner">
       {stalled.map((g) => (
         <div key={g.group_id}>
           group {g.group_id}: {stallLabel(g.stall_reason)} — queue {fmtNum(g.queue_length)}
@@ -191,7 +191,7 @@ export function CollectorHealth({ collectors }: { collectors: CollectorStatus[] 
   const failed = failedCollectors(collectors);
   if (!failed.length) return null;
   return (
-    <Notice tone="warn" title={`${failed.length} collector${failed.length === 1 ? '' : 's'} failing`} testId="collector-health">
+    <Notice tone="warn" title={`${plural(failed.length, 'collector')} failing`} testId="collector-health">
       {failed.map((c) => (
         <div key={c.name}>
           <span className="mono">{c.name}</span>: {c.error ?? 'failed without a message'}
@@ -228,7 +228,7 @@ export function CollectorsTable({ collectors }: { collectors: CollectorStatus[] 
               )}
             </td>
             <td className="num">{fmtMs(c.duration_ms)}</td>
-            <td className="small">{c.skipped ?? c.error ?? c.note ?? ''}</td>
+            <td className="small cell-wrap">{c.skipped ?? c.error ?? c.note ?? ''}</td>
           </tr>
         ))}
       </tbody>

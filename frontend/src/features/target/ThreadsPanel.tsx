@@ -1,5 +1,6 @@
 // Current thread counts, throughput, cache-miss ratios and the pool variables that explain them.
 import type { Ratio, TargetState } from '../../api/types';
+import { M } from '../../api/metrics.gen';
 import { SERVER_VARIABLES } from '../../api/variables.gen';
 import { DASH, fmtNum, fmtPercent, fmtRate, fmtSeconds } from '../../lib/format';
 
@@ -29,6 +30,23 @@ function RatioRow({ label, ratio, testId }: { label: string; ratio: Ratio | null
     </>
   );
 }
+
+/** The catalog's metrics this panel shows, for its help. */
+export const THREADS_PANEL_METRICS = [
+  M.threads_connected,
+  M.threads_running,
+  M.threads_cached,
+  M.threads_created_per_s,
+  M.pool_threads,
+  M.pool_idle_threads,
+  M.qps,
+  M.tps,
+  M.connections_per_s,
+  M.aborted_connects_per_s,
+  M.aborted_clients_per_s,
+  M.thread_cache_miss_ratio,
+  M.buffer_pool_miss_ratio,
+];
 
 export function ThreadsPanel({ state }: { state: TargetState }) {
   const th = state.threads;

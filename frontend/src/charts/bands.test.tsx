@@ -1,0 +1,94 @@
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import type { Alert } from '../api/types';
+import { makeAlert } from '../test/fixtures';
+import { alertBands, alertChartsPath, spanRange, stallBands } from './bands';
+import { Heatmap } from './Heatmap';
+
+const alert = (over: Partial<Alert>): Alert =>
+  makeAlert({
+    id: 7,
+    target: 'db 1',
+    group: '1',
+    status: 'resolved',
+    summary: 'group 1 stalled',
+    started_at: 1000,
+    fired_at: 1000,
+    resolved_at: 1060,
+    ...over,
+  });
+
+describe('bands', () => {
+  it('makes stall spans from the stalled polls, merged across groups', () => {
+    const bands = stallBands(
+      [
+        {
+          metric: 'tp_group_stalled',
+          labels: { group: '0' },
+          points: [
+            [100, 0],
+            [101, 1],
+            [102, 1],
+            [103, 0],
+            [110, 1],
+          ],
+        },
+        {
+          metric: 'tp_group_stalled',
+          labels: { group: '1' },
+          points: [
+            [102, 1],
+            [103, 1],
+            [104, 0],
+          ],
+        },
+      ],
+      1,
+    );
+    expect(bands.map((b) => [b.from, b.to, b.label])).toEqual([
+      [101, 104, 'groups 0, 1 stalled'],
+      [110, 111, 'group 0 stalled'],
+    ]);
+  });
+
+  it("draws an alert from firing to resolved (or on), and marks the URL's", () => {
+    const [done, open] = alertBands([alert({}), alert({ id: 8, resolved_at: null, severity: 'warning' })], 8);
+    expect([done.from, done.to, done.highlight, done.severity]).toEqual([1000, 1060, false, 'critical']);
+    expect([open.to, open.highlight, open.alertId]).toEqual([null, true, 8]);
+  });
+
+  it('opens an alert on its target page with time around it', () => {
+    expect(spanRange(1000, 1060, 5000)).toEqual({ kind: 'custom', from: 970, to: 1090 });
+    expect(spanRange(1000, null, 1400)).toEqual({ kind: 'custom', from: 900, to: 1400 });
+    expect(alertChartsPath(alert({}), 5000)).toBe('/targets/db%201?alert=7&from=970&to=1090');
+  });
+});
+
+describe('drag to zoom', () => {
+  it('gives the span dragged across the plot, and takes a click for no zoom', () => {
+    const onZoom = vi.fn<(from: number, to: number) => void>();
+    render(
+      <Heatmap
+        values={[{ metric: 'tp_group_queue_length', labels: { group: '0' }, points: [[1000, 1]] }]}
+        stalled={[]}
+        from={1000}
+        to={2000}
+        valueLabel="queued"
+        onZoom={onZoom}
+      />,
+    );
+    // jsdom lays nothing out: the heatmap is 800 px wide, its plot from 56 to 792 px.
+    const box = screen.getByTestId('group-heatmap').querySelector('.chart-box')!;
+    fireEvent.mouseDown(box, { button: 0, clientX: 56 + 184 });
+    fireEvent.mouseMove(box, { clientX: 56 + 368 });
+    expect(screen.getByTestId('chart-selection')).toBeTruthy();
+    fireEvent.mouseUp(box, { clientX: 56 + 368 });
+    expect(onZoom).toHaveBeenCalledTimes(1);
+    const [from, to] = onZoom.mock.calls[0];
+    expect(from).toBeCloseTo(1250);
+    expect(to).toBeCloseTo(1500);
+    fireEvent.mouseDown(box, { button: 0, clientX: 300 });
+    fireEvent.mouseUp(box, { clientX: 302 });
+    expect(onZoom).toHaveBeenCalledTimes(1);
+  });
+});
