@@ -45,5 +45,7 @@ export default defineConfig({
     globals: true,
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
+    // Under a loaded CPU a first render takes seconds: a test waits (src/test/setup.ts) rather than fails.
+    testTimeout: 30_000,
   },
 });

@@ -5,6 +5,8 @@ import { useAuth } from '../../api/auth';
 import { fetchComparison, revertChange, tookEffect, type AuditEntry, type AuditResult, type Comparison } from '../../api/changes';
 import { errorMessage } from '../../api/client';
 import { fmtDateTime, fmtNum } from '../../lib/format';
+import type { CsvColumn } from '../../lib/csv';
+import { CsvButton } from '../../ui/tables';
 import { Badge, Notice, Panel, type Tone } from '../../ui/ui';
 
 function ComparisonTable({ c }: { c: Comparison }) {
@@ -45,6 +47,20 @@ function ComparisonRow({ target, id }: { target: string; id: number }) {
   if (q.error) return <span className="text-bad">{errorMessage(q.error)}</span>;
   return q.data ? <ComparisonTable c={q.data} /> : <span className="muted small">Loading…</span>;
 }
+
+export const AUDIT_CSV: CsvColumn<AuditEntry>[] = [
+  { header: 'id', value: (e) => e.id },
+  { header: 'at', value: (e) => new Date(e.ts * 1000).toISOString() },
+  { header: 'user', value: (e) => e.user },
+  { header: 'action', value: (e) => e.action },
+  { header: 'variable', value: (e) => e.variable },
+  { header: 'old_value', value: (e) => e.old_value },
+  { header: 'new_value', value: (e) => e.new_value },
+  { header: 'result', value: (e) => e.result },
+  { header: 'reverted_by', value: (e) => e.reverted_by_id },
+  { header: 'guard', value: (e) => e.guard_status },
+  { header: 'detail', value: (e) => e.detail },
+];
 
 const RESULT: Record<AuditResult, { tone: Tone; label: string; title: string }> = {
   applied: { tone: 'ok', label: 'applied', title: 'set and read back' },
@@ -97,7 +113,11 @@ export function AuditPanel({
   }
 
   return (
-    <Panel title="Changes (audit)" testId="audit-panel">
+    <Panel
+      title="Changes (audit)"
+      testId="audit-panel"
+      extra={<CsvButton name={`${target}-audit`} rows={entries ?? []} columns={AUDIT_CSV} testId="audit-csv" />}
+    >
       {error ? (
         <Notice tone="warn" title="Audit log unavailable">
           {error}

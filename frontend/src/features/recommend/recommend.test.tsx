@@ -2,12 +2,13 @@ import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/re
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetAuthForTests } from '../../api/auth';
 import type { AuditEntry } from '../../api/changes';
-import { AuditPanel } from './AuditPanel';
+import { AUDIT_CSV, AuditPanel } from './AuditPanel';
 import { RecommendationsPanel } from './RecommendationsPanel';
 import { auditMarkers } from './useChanges';
 import { renderWithClient } from '../../test/render';
 import { asRequest } from '../../test/fakes';
 import { RECOMMENDATIONS as RECS, RECOMMENDED_AT as NOW } from '../../test/fixtures';
+import { toCsv } from '../../lib/csv';
 
 const ENTRY: AuditEntry = {
   id: 7,
@@ -157,5 +158,12 @@ describe('recommendations and audit', () => {
     expect(markers.map((m) => m.id)).toEqual(['#7', '#9', '#10']);
     expect(markers[1].label).toContain('auto-revert');
     expect(markers[2].label).toContain('(unverified)');
+  });
+
+  it('saves the audit list as CSV, every entry with its result', () => {
+    const csv = toCsv([ENTRY], AUDIT_CSV).split('\r\n');
+    expect(csv[0]).toBe('id,at,user,action,variable,old_value,new_value,result,reverted_by,guard,detail');
+    expect(csv[1]).toContain(`7,${new Date(ENTRY.ts * 1000).toISOString()},`);
+    expect(csv[1]).toContain(',thread_pool_stall_limit,500,30,applied,');
   });
 });
