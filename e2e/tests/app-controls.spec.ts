@@ -29,14 +29,16 @@ test.describe('app controls', () => {
     expect(await background(page)).toBe(dark);
   });
 
-  test('pause holds the page still and resume brings it back', async ({ page, stack }) => {
+  test('pause holds the page still and resume brings it back', async ({ page, stack, api }) => {
     const target = new TargetPage(page);
     await target.goto(stack.targets.poolOn);
     await expect(target.liveStatus).toHaveAttribute('data-status', 'open');
     await page.getByTestId('refresh-pause').click();
     await expect(target.liveStatus).toHaveAttribute('data-status', 'paused');
     const held = await target.lastPollTime();
-    await page.waitForTimeout(3000);
+    // Two newer polls exist (and reached the open stream): the paused page still shows the one it held.
+    const heldTs = Date.parse(held) / 1000;
+    await expect.poll(async () => (await api.state(stack.targets.poolOn)).ts, { timeout: 15_000 }).toBeGreaterThan(heldTs + 1);
     expect(await target.lastPollTime()).toBe(held);
     await page.getByTestId('refresh-pause').click();
     await expect.poll(() => target.lastPollTime(), { timeout: 15_000 }).not.toBe(held);
