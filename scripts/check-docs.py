@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 MAX_PAGE = 40_000
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
-FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 DOCS_PATH = re.compile(r"(?<![\w/.-])docs/[\w.-]+(?:/[\w.-]+)*")
 
 
@@ -37,7 +37,9 @@ def anchors(markdown: str) -> set[str]:
 
 
 def main(root: Path) -> int:
-    tracked = subprocess.run(["git", "ls-files"], cwd=root, check=True, capture_output=True, text=True).stdout
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
     files = [f for f in tracked.splitlines() if (root / f).is_file()]
     problems: list[str] = []
     for name in files:
@@ -51,11 +53,23 @@ def main(root: Path) -> int:
                 dest = (path.parent / file).resolve() if file else path
                 if not dest.exists():
                     problems.append(f"{name}: link to {target}: no such file")
-                elif anchor and dest.suffix == ".md" and anchor not in anchors(dest.read_text(encoding="utf-8")):
+                elif (
+                    anchor
+                    and dest.suffix == ".md"
+                    and anchor not in anchors(dest.read_text(encoding="utf-8"))
+                ):
                     problems.append(f"{name}: link to {target}: no such heading")
-            if name.startswith("docs/") and not name.startswith("docs/reference/") and len(text.encode()) > MAX_PAGE:
-                problems.append(f"{name}: {len(text.encode())} bytes, over {MAX_PAGE}: split it")
-        elif path.suffix not in (".png", ".json", ".lock") and "node_modules" not in name:
+            if (
+                name.startswith("docs/")
+                and not name.startswith("docs/reference/")
+                and len(text.encode()) > MAX_PAGE
+            ):
+                problems.append(
+                    f"{name}: {len(text.encode())} bytes, over {MAX_PAGE}: split it"
+                )
+        elif (
+            path.suffix not in (".png", ".json", ".lock") and "node_modules" not in name
+        ):
             try:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:
@@ -64,9 +78,15 @@ def main(root: Path) -> int:
                 for cited in DOCS_PATH.findall(line):
                     cited = cited.rstrip(".")
                     if not (root / PurePosixPath(cited)).exists():
-                        problems.append(f"{name}:{number}: names {cited}, which does not exist")
+                        problems.append(
+                            f"{name}:{number}: names {cited}, which does not exist"
+                        )
     decisions = root / "docs" / "decisions"
-    index = (decisions / "README.md").read_text(encoding="utf-8") if decisions.is_dir() else ""
+    index = (
+        (decisions / "README.md").read_text(encoding="utf-8")
+        if decisions.is_dir()
+        else ""
+    )
     for record in sorted(decisions.glob("[0-9]*.md")):
         if f"]({record.name})" not in index:
             problems.append(f"docs/decisions/README.md: {record.name} is not listed")
@@ -76,4 +96,10 @@ def main(root: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent))
+    sys.exit(
+        main(
+            Path(sys.argv[1])
+            if len(sys.argv) > 1
+            else Path(__file__).resolve().parent.parent
+        )
+    )

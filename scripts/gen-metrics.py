@@ -76,7 +76,9 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return write_or_check(OUT, render(), source="the metric catalog", remedy="make gen-metrics", argv=argv)
+    return write_or_check(
+        OUT, render(), source="the metric catalog", remedy="make gen-metrics", argv=argv
+    )
 
 
 if __name__ == "__main__":

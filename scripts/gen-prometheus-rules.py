@@ -12,12 +12,19 @@ from generated import write_or_check
 from poolscope.alerts.prometheus_rules import render
 from poolscope.alerts.rules import RULES
 
-OUT = Path(__file__).resolve().parent.parent / "deploy" / "prometheus" / "poolscope.rules.yml"
+OUT = (
+    Path(__file__).resolve().parent.parent
+    / "deploy"
+    / "prometheus"
+    / "poolscope.rules.yml"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     text = render(RULES)
-    return write_or_check(OUT, text, source="the alert rules", remedy="make prometheus-rules", argv=argv)
+    return write_or_check(
+        OUT, text, source="the alert rules", remedy="make prometheus-rules", argv=argv
+    )
 
 
 if __name__ == "__main__":

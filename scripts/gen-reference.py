@@ -60,7 +60,12 @@ def docstring(obj: object) -> str:
     for line in inspect.cleandoc(obj.__doc__ or "").splitlines():
         if not line.strip():
             out.append("")
-        elif out and out[-1] and not line.lstrip().startswith(("*", "-")) and not line.startswith(" "):
+        elif (
+            out
+            and out[-1]
+            and not line.lstrip().startswith(("*", "-"))
+            and not line.startswith(" ")
+        ):
             out[-1] += " " + line.strip()
         else:
             out.append(line.strip())
@@ -88,8 +93,15 @@ def type_name(annotation: Any) -> str:
         return "secret string"
     if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
         return "table"
-    return {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "Path": "path"}.get(
-        getattr(annotation, "__name__", str(annotation)), getattr(annotation, "__name__", str(annotation))
+    return {
+        "str": "string",
+        "int": "integer",
+        "float": "number",
+        "bool": "boolean",
+        "Path": "path",
+    }.get(
+        getattr(annotation, "__name__", str(annotation)),
+        getattr(annotation, "__name__", str(annotation)),
     )
 
 
@@ -109,7 +121,14 @@ def default_of(field: FieldInfo) -> str:
 
 
 def limits(field: FieldInfo) -> str:
-    words = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<", "min_length": "length ≥", "max_length": "length ≤"}
+    words = {
+        "ge": "≥",
+        "gt": ">",
+        "le": "≤",
+        "lt": "<",
+        "min_length": "length ≥",
+        "max_length": "length ≤",
+    }
     out = []
     for item in field.metadata:
         for attr, word in words.items():
@@ -128,7 +147,10 @@ def model_of(annotation: Any) -> type[BaseModel] | None:
 
 
 def settings_rows(
-    model: type[BaseModel], prefix: str, env: str | None, skip: frozenset[str] = frozenset()
+    model: type[BaseModel],
+    prefix: str,
+    env: str | None,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[list[list[str]], list[tuple[str, type[BaseModel], str | None]]]:
     rows, nested = [], []
     for name, field in model.model_fields.items():
@@ -140,10 +162,19 @@ def settings_rows(
         if sub is not None:
             # A list of tables ([[targets]]) has no environment form for its fields.
             listed = typing.get_origin(field.annotation) is list
-            nested.append((key, sub, None if env is None or listed else f"{env}{name.upper()}__"))
+            nested.append(
+                (key, sub, None if env is None or listed else f"{env}{name.upper()}__")
+            )
         variable = f"`{env}{name.upper()}`" if env is not None and sub is None else ""
         rows.append(
-            [f"`{key}`", type_name(field.annotation), default_of(field), limits(field), variable, description]
+            [
+                f"`{key}`",
+                type_name(field.annotation),
+                default_of(field),
+                limits(field),
+                variable,
+                description,
+            ]
         )
     return rows, nested
 
@@ -184,9 +215,15 @@ def configuration() -> str:
         rows, nested = settings_rows(model, f"{key}." if key else "", env, skip)
         lines += [f"## {titles.get(key, f'`{key}`')}", ""]
         doc = docstring(model) if model is not Settings else ""
-        if doc and not doc.startswith("Usage docs") and model.__doc__ is not BaseModel.__doc__:
+        if (
+            doc
+            and not doc.startswith("Usage docs")
+            and model.__doc__ is not BaseModel.__doc__
+        ):
             lines += [" ".join(doc.split()), ""]
-        lines += table(["key", "type", "default", "valid", "environment", "meaning"], rows)
+        lines += table(
+            ["key", "type", "default", "valid", "environment", "meaning"], rows
+        )
         todo += nested
     lines += [
         "## `[alerts.thresholds]`: alert thresholds",
@@ -197,7 +234,15 @@ def configuration() -> str:
     ]
     lines += table(
         ["key", "default", "unit", "meaning"],
-        ([f"`{t.name}`", f"`{t.default}`", t.unit, need(t.help, f"threshold {t.name}")] for t in declared_thresholds()),
+        (
+            [
+                f"`{t.name}`",
+                f"`{t.default}`",
+                t.unit,
+                need(t.help, f"threshold {t.name}"),
+            ]
+            for t in declared_thresholds()
+        ),
     )
     return "\n".join(lines)
 
@@ -209,15 +254,18 @@ def metrics() -> str:
     from poolscope.metrics import own
     from poolscope.metrics.catalog import CATALOG
     from poolscope.poller import derive, target_poller
-    from poolscope.poller.collectors import all_collectors
-    from poolscope.poller.collectors.session_lookup import SessionLookup
+    from poolscope.poller.collectors import all_collectors, lookup_collectors
 
-    collectors = [*all_collectors(), SessionLookup()]
+    collectors = [*all_collectors(), *lookup_collectors()]
     declared_by: dict[str, str] = {}
     for collector in collectors:
         for metric in collector.metrics:
             declared_by.setdefault(metric.name, f"collector `{collector.name}`")
-    for module, label in ((derive, "derive step"), (target_poller, "poll runner"), (own, "Poolscope's own")):
+    for module, label in (
+        (derive, "derive step"),
+        (target_poller, "poll runner"),
+        (own, "Poolscope's own"),
+    ):
         for metric in module.METRICS:
             declared_by.setdefault(metric.name, label)
 
@@ -270,7 +318,19 @@ def metrics() -> str:
                 declared_by[metric.name],
             ]
         )
-    lines += table(["metric", "meaning", "unit", "kind", "labels", "agg", "on /metrics", "declared by"], rows)
+    lines += table(
+        [
+            "metric",
+            "meaning",
+            "unit",
+            "kind",
+            "labels",
+            "agg",
+            "on /metrics",
+            "declared by",
+        ],
+        rows,
+    )
     lines += [
         "## Families only `/metrics` exposes",
         "",
@@ -279,7 +339,13 @@ def metrics() -> str:
         "",
     ]
     rows = [
-        [f"`{m.name}`", need(m.help, f"metric {m.name}"), m.unit, m.kind, ", ".join(m.labels)]
+        [
+            f"`{m.name}`",
+            need(m.help, f"metric {m.name}"),
+            m.unit,
+            m.kind,
+            ", ".join(m.labels),
+        ]
         for m in CATALOG.values()
         if not m.stored
     ]
@@ -303,7 +369,13 @@ def threshold_rows(thresholds: Iterable[Any]) -> list[str]:
     return table(
         ["threshold", "default", "unit", "valid", "meaning"],
         (
-            [f"`{t.name}`", f"`{t.default:g}`", t.unit, valid_range(t), need(t.help, f"threshold {t.name}")]
+            [
+                f"`{t.name}`",
+                f"`{t.default:g}`",
+                t.unit,
+                valid_range(t),
+                need(t.help, f"threshold {t.name}"),
+            ]
             for t in thresholds
         ),
     )
@@ -342,15 +414,24 @@ def alert_rules() -> str:
     ]
     lines += table(
         ["rule", "severity", "fires when"],
-        ([f"[`{r.name}`](#{r.name})", r.severity, need(r.help, f"rule {r.name}")] for r in RULES),
+        (
+            [f"[`{r.name}`](#{r.name})", r.severity, need(r.help, f"rule {r.name}")]
+            for r in RULES
+        ),
     )
     for rule in RULES:
         module = sys.modules[rule.evaluate.__module__]
         facts = [
             f"severity: {rule.severity}",
             "for-duration: "
-            + (f"`{rule.for_duration.name}`" if rule.for_duration else "none (fires on the first poll that shows it)"),
-            "evaluated while the target is down" if not rule.needs_state else "needs the poll's state (silent while down)",
+            + (
+                f"`{rule.for_duration.name}`"
+                if rule.for_duration
+                else "none (fires on the first poll that shows it)"
+            ),
+            "evaluated while the target is down"
+            if not rule.needs_state
+            else "needs the poll's state (silent while down)",
         ]
         if rule.reads_history:
             facts.append("reads the recent polls (`alerts.history_s`)")
@@ -374,11 +455,20 @@ def recommendation_rules() -> str:
     ]
     lines += table(
         ["rule", "what it looks at"],
-        ([f"[`{r.name}`](#{r.name})", need(r.help, f"rule {r.name}")] for r in ALL_RULES),
+        (
+            [f"[`{r.name}`](#{r.name})", need(r.help, f"rule {r.name}")]
+            for r in ALL_RULES
+        ),
     )
     for rule in ALL_RULES:
         module = sys.modules[rule.evaluate.__module__]
-        facts = ["metrics read: " + (", ".join(f"`{m}`" for m in rule.metrics) or "none (the latest state only)")]
+        facts = [
+            "metrics read: "
+            + (
+                ", ".join(f"`{m}`" for m in rule.metrics)
+                or "none (the latest state only)"
+            )
+        ]
         lines += rule_section(rule, module, facts)
     return "\n".join(lines)
 
@@ -403,9 +493,13 @@ def schema_type(node: dict[str, Any]) -> str:
         return f"list of {schema_type(node.get('items', {}))}"
     if kind == "object" and isinstance(node.get("additionalProperties"), dict):
         return f"map of {schema_type(node['additionalProperties'])}"
-    return {"null": "null", "number": "number", "integer": "integer", "string": "string", "boolean": "boolean"}.get(
-        kind, kind
-    )
+    return {
+        "null": "null",
+        "number": "number",
+        "integer": "integer",
+        "string": "string",
+        "boolean": "boolean",
+    }.get(kind, kind)
 
 
 def api() -> str:
@@ -426,17 +520,29 @@ def api() -> str:
     rows = []
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
-            summary = (operation.get("description") or operation.get("summary") or "").split("\n\n")[0]
+            summary = (
+                operation.get("description") or operation.get("summary") or ""
+            ).split("\n\n")[0]
             rows.append([f"`{method.upper()} {path}`", " ".join(summary.split())])
     lines += table(["route", "what"], rows)
     lines += ["## Shapes", ""]
     for name, schema in sorted(document["components"]["schemas"].items()):
-        lines += [f"### {name}", "", " ".join(schema.get("description", "").split()), ""]
+        lines += [
+            f"### {name}",
+            "",
+            " ".join(schema.get("description", "").split()),
+            "",
+        ]
         required = set(schema.get("required", []))
         lines += table(
             ["field", "type", "", "meaning"],
             (
-                [f"`{field}`", schema_type(node), "" if field in required else "optional", node.get("description", "")]
+                [
+                    f"`{field}`",
+                    schema_type(node),
+                    "" if field in required else "optional",
+                    node.get("description", ""),
+                ]
                 for field, node in schema.get("properties", {}).items()
             ),
         )
@@ -466,20 +572,36 @@ def render(name: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if a file is not up to date")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if a file is not up to date"
+    )
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "backend"))
-    logging.getLogger("poolscope").setLevel(logging.ERROR)  # create_app warns when no UI is built
+    logging.getLogger("poolscope").setLevel(
+        logging.ERROR
+    )  # create_app warns when no UI is built
     texts = {name: render(name) for name in FILES}
-    stale = [n for n, t in texts.items() if not (OUT / n).is_file() or (OUT / n).read_text(encoding="utf-8") != t]
-    extra = sorted(p.name for p in OUT.glob("*") if p.name not in FILES and p.name != "README.md")
+    stale = [
+        n
+        for n, t in texts.items()
+        if not (OUT / n).is_file() or (OUT / n).read_text(encoding="utf-8") != t
+    ]
+    extra = sorted(
+        p.name for p in OUT.glob("*") if p.name not in FILES and p.name != "README.md"
+    )
     for problem in problems:
         print(f"gen-reference: {problem}: describe it in the code", file=sys.stderr)
     if args.check:
         for name in stale:
-            print(f"gen-reference: docs/reference/{name} is out of date: run `make reference`", file=sys.stderr)
+            print(
+                f"gen-reference: docs/reference/{name} is out of date: run `make reference`",
+                file=sys.stderr,
+            )
         for name in extra:
-            print(f"gen-reference: docs/reference/{name} is not generated: remove it", file=sys.stderr)
+            print(
+                f"gen-reference: docs/reference/{name} is not generated: remove it",
+                file=sys.stderr,
+            )
         return 1 if stale or extra or problems else 0
     OUT.mkdir(parents=True, exist_ok=True)
     for name in stale:

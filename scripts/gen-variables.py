@@ -12,7 +12,13 @@ from pathlib import Path
 from generated import write_or_check
 from poolscope.variables import NAMES
 
-OUT = Path(__file__).resolve().parent.parent / "frontend" / "src" / "api" / "variables.gen.ts"
+OUT = (
+    Path(__file__).resolve().parent.parent
+    / "frontend"
+    / "src"
+    / "api"
+    / "variables.gen.ts"
+)
 
 
 def render() -> str:
@@ -30,7 +36,13 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return write_or_check(OUT, render(), source="poolscope/variables.py", remedy="make contract", argv=argv)
+    return write_or_check(
+        OUT,
+        render(),
+        source="poolscope/variables.py",
+        remedy="make contract",
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

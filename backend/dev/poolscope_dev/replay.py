@@ -46,6 +46,10 @@ SCHEME = "fixture"
 FIXTURE_SCHEME = f"{SCHEME}://"
 # The poller's on-demand lookup of idle sessions by id (poller/collectors/session_lookup.py).
 LOOKUP_IDS = re.compile(r"information_schema\.PROCESSLIST WHERE ID IN \(([\d, ]*)\)")
+# The poller's lookups while the pool is under pressure (thread_lookup.py, trx_lookup.py), answered
+# from threads.json (THREAD_ID, PROCESSLIST_ID) and innodb_trx.json.
+THREAD_IDS = re.compile(r"performance_schema\.threads WHERE THREAD_ID IN \(([\d, ]*)\)")
+TRX_IDS = re.compile(r"information_schema\.INNODB_TRX WHERE trx_id IN \(([\d', ]*)\)")
 REPLAY_NOTE = "Replaying captured output from {where} (test/development facility): not a live server."
 
 
@@ -126,10 +130,21 @@ class FixtureConnection(TargetConnection):
         if self.conn is None:
             raise ConnectError("not connected")
         results = []
+        # A poll's second round trip (lookups by id only) is part of the same poll: same frame.
+        polled = False
         for statement in statements:
             if (lookup := LOOKUP_IDS.search(statement)) is not None:
-                results.append(StatementResult(self._lookup(lookup.group(1)), None, 0.0))
+                results.append(StatementResult(self._lookup(lookup.group(1), self.polls - 1), None, 0.0))
                 continue
+            if (lookup := THREAD_IDS.search(statement)) is not None:
+                rows = self._rows_by("threads", "thread_id", lookup.group(1), self.polls - 1)
+                results.append(StatementResult(rows, None, 0.0))
+                continue
+            if (lookup := TRX_IDS.search(statement)) is not None:
+                rows = self._rows_by("innodb_trx", "trx_id", lookup.group(1), self.polls - 1)
+                results.append(StatementResult(rows, None, 0.0))
+                continue
+            polled = True
             name = self._files.get(statement)
             path = self.directory / f"{name}.json"
             if name is None or not path.is_file():
@@ -146,20 +161,28 @@ class FixtureConnection(TargetConnection):
                 results.append(StatementResult(None, driver_errors.OperationalError(code, message), 0.0))
                 continue
             results.append(StatementResult(rows_for_poll(captured, self.polls), None, 0.0))
-        self.polls += 1
+        if polled:
+            self.polls += 1
         return results
 
-    def _lookup(self, ids: str) -> list[dict[str, Any]]:
+    def _lookup(self, ids: str, poll: int) -> list[dict[str, Any]]:
         """Answer a lookup by id from the captured sessions (else PROCESSLIST), as the server would."""
         wanted = {int(i) for i in ids.split(",") if i.strip()}
         paths = [self.directory / name for name in ("sessions.json", "processlist.json")]
         path = next((p for p in paths if p.is_file()), None)
-        sessions = rows_for_poll(_load(path), self.polls) if path else []
+        sessions = rows_for_poll(_load(path), poll) if path else []
         return [
             {k: row.get(k) for k in ("id", "user", "host", "db")}
             for row in sessions
             if row.get("id") in wanted
         ]
+
+    def _rows_by(self, name: str, column: str, ids: str, poll: int) -> list[dict[str, Any]]:
+        """Rows of <name>.json whose `column` is one of `ids`, as a lookup by id would return."""
+        wanted = {i.strip(" '") for i in ids.split(",") if i.strip(" '")}
+        path = self.directory / f"{name}.json"
+        rows = rows_for_poll(_load(path), poll) if path.is_file() else []
+        return [row for row in rows if str(row.get(column)) in wanted]
 
     async def close(self) -> None:
         self.conn = None

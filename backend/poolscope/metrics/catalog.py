@@ -12,8 +12,7 @@ from collections.abc import Iterable
 
 from poolscope.metrics import Metric, own
 from poolscope.poller import derive, target_poller
-from poolscope.poller.collectors import all_collectors
-from poolscope.poller.collectors.session_lookup import SessionLookup
+from poolscope.poller.collectors import all_collectors, lookup_collectors
 
 
 def _gather(declared: Iterable[Metric]) -> dict[str, Metric]:
@@ -26,7 +25,7 @@ def _gather(declared: Iterable[Metric]) -> dict[str, Metric]:
 
 
 def _declared() -> Iterable[Metric]:
-    for collector in (*all_collectors(), SessionLookup()):
+    for collector in (*all_collectors(), *lookup_collectors()):
         yield from collector.metrics
     yield from derive.METRICS
     yield from target_poller.METRICS

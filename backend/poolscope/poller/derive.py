@@ -7,9 +7,10 @@ who each session is, the last statements) is passed in explicitly; nothing here 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from poolscope.analysis.holders import HolderInputs, derive_holders
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -63,11 +64,22 @@ class TargetMemory:
     ratios: CacheRatios
     last_statements: LastStatementMemory
     identities: SessionIdentities
+    # Who holds the pool is read while a group has a queue or is stalled, and on one poll after:
+    # the polls still to read it, and the groups under pressure at the last poll.
+    pressure_left: int = 0
+    pressured_groups: set[int] = field(default_factory=set)
 
     def forget(self) -> None:
         self.stalls.forget()
         self.last_statements.forget()
         self.identities.forget()
+        self.pressure_left = 0
+        self.pressured_groups = set()
+
+    @property
+    def reads_holders(self) -> bool:
+        """This poll reads the holders' sources (Collector.on_pressure): the last one had pressure."""
+        return self.pressure_left > 0
 
 
 def learn_server(server: ServerInfo, outputs: PollOutputs) -> None:
@@ -261,6 +273,7 @@ def derive_state(
     if pool is not None and pool.queue_depth is not None:
         # Percona 8.4.10+: the server's own whole-pool count (no per-connection rows).
         queued = pool.queue_depth.total
+    holders_now = _pressured_groups(groups, pool, status.values)
     state = TargetState(
         target=target,
         ts=now,
@@ -279,7 +292,70 @@ def derive_state(
         collectors=[],
         missing_privileges=list(missing_privileges),
     )
+    if holders_now is not None or memory.reads_holders:
+        wanted = (holders_now or set()) | memory.pressured_groups
+        state.holders, state.holders_scope, state.holders_notes = derive_holders(
+            server,
+            int_or_none(variables.get("thread_pool_size")),
+            groups,
+            wanted,
+            holder_inputs(outputs, processlist, transactions),
+            memory.identities,
+        )
+    memory.pressure_left = 1 if holders_now is not None else max(memory.pressure_left - 1, 0)
+    memory.pressured_groups = holders_now or set()
     return state
+
+
+def _pressured_groups(
+    groups: list[GroupState], pool: PoolSummary | None, status: dict[str, float]
+) -> set[int] | None:
+    """The groups with a queue or a stall at this poll; None when none has. Without per-group data
+    (Percona) the whole pool counts: queued requests (8.4.10+), else more statements running than
+    there are groups."""
+    if groups:
+        pressured = {g.group_id for g in groups if g.queue_length > 0 or g.stalled}
+        return pressured or None
+    if pool is None:
+        return None
+    if pool.queue_depth is not None and pool.queue_depth.total is not None:
+        return set() if pool.queue_depth.total > 0 else None
+    running, size = int_or_none(status.get("Threads_running")), pool.size
+    return set() if running is not None and size and running > size else None
+
+
+def holder_inputs(
+    outputs: PollOutputs, processlist: ProcesslistSection, transactions: Transactions | None
+) -> HolderInputs:
+    """The rows of this poll that holders are made of."""
+    listed = list(transactions.items) if transactions else []
+    thread_states = outputs.mysql_tp_thread_state
+    return HolderInputs(
+        sessions=processlist.active,
+        by_id=processlist.by_id,
+        transactions=listed + list(outputs.trx_lookup or []),
+        lock_waits=outputs.innodb_lock_waits,
+        metadata_locks=outputs.metadata_locks,
+        mdl_instrument=outputs.mdl_instrument,
+        thread_connections=outputs.thread_lookup or {},
+        server_digests=outputs.statement_digests or {},
+        busy_threads=thread_states.busy if thread_states else {},
+    )
+
+
+def lookup_ids(outputs: PollOutputs) -> tuple[set[int], set[str]]:
+    """What a pressure poll must look up in its second round trip: the performance_schema threads
+    its rows named (metadata lock holders and waiters, statement digests, MySQL Enterprise's busy
+    pool threads), and the blocking transactions the listing did not hold."""
+    threads: set[int] = set(outputs.statement_digests or ())
+    locks = outputs.metadata_locks or []
+    waited = {lock.object for lock in locks if not lock.granted}
+    threads.update(lock.owner_thread_id for lock in locks if lock.object in waited)
+    if outputs.mysql_tp_thread_state is not None:
+        threads.update(outputs.mysql_tp_thread_state.busy)
+    listed = {t.trx_id for t in outputs.innodb_trx or []}
+    trx_ids = {blocking for _, blocking in outputs.innodb_lock_waits or [] if blocking not in listed}
+    return threads, trx_ids
 
 
 def target_summary(state: TargetState) -> TargetSummary:

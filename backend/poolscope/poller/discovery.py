@@ -50,7 +50,7 @@ def detect_flavor(version: str, version_comment: str) -> Flavor:
 
 def discovery_statements() -> list[str]:
     """What is read once on connect to decide what the server is and which collectors apply."""
-    wanted = ("version_comment", "admin_address", *VARIABLE_NAMES)
+    wanted = ("version_comment", "admin_address", "performance_schema", *VARIABLE_NAMES)
     names = ", ".join(f"'{n}'" for n in wanted)
     tables = ", ".join(f"'{t}'" for t in (*POOL_TABLES, *MYSQL_TP_TABLES))
     return [
@@ -104,6 +104,7 @@ def server_from_discovery(
         percona_builtin_pool=flavor == "percona" and flavors.lists_percona_pool(variables),
         pool_grant_needed=grant_needed,
         edition=version_comment or None,
+        performance_schema=_on_off(variables.get("performance_schema")),
         known_variables=[n for n in VARIABLE_NAMES if n in variables],
         notes=notes,
     )
@@ -201,3 +202,9 @@ def admin_port_of(server: ServerInfo) -> tuple[AdminPortKind, int]:
         return "admin_port", server.admin_port
     # Servers we cannot place still get extra_port when they report one.
     return "extra_port", server.extra_port
+
+
+def _on_off(value: str | None) -> bool | None:
+    if value is None:
+        return None
+    return value.upper() in ("ON", "1", "YES", "TRUE")

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from poolscope.analysis.holders import MetadataLock
 from poolscope.analysis.session_identity import SessionIdentity
 from poolscope.poller.collectors.global_status import StatusSection
 from poolscope.poller.collectors.innodb_buffer_pool import BufferPoolSection
+from poolscope.poller.collectors.innodb_lock_waits import LockWaits
 from poolscope.poller.collectors.innodb_trx_summary import TrxSummary
 from poolscope.poller.collectors.mysql_tp_group_stats import MysqlStatsSection
 from poolscope.poller.collectors.percona_threadpool_status import PerconaPoolSection
 from poolscope.poller.collectors.processlist import ProcesslistSection
+from poolscope.poller.collectors.statement_digests import ServerDigests
 from poolscope.poller.collectors.thread_pool_queue_summary import QueueSummary
 from poolscope.poller.collectors.thread_pool_stats import GroupCounters
 from poolscope.schemas import GroupState, QueuedConnection, ThreadStates, Transaction, WaitReason
@@ -43,5 +46,14 @@ class PollOutputs:
     processlist: ProcesslistSection | None = None
     innodb_buffer_pool: BufferPoolSection | None = None
     session_lookup: dict[int, SessionIdentity] | None = None
+    # Who holds the pool: read only while a group has a queue or is stalled (Collector.on_pressure).
+    innodb_lock_waits: LockWaits | None = None
+    metadata_locks: list[MetadataLock] | None = None
+    mdl_instrument: bool | None = None
+    statement_digests: ServerDigests | None = None
+    # The second round trip's lookups: performance_schema thread id -> connection id, and the
+    # blocking transactions the listing did not hold.
+    thread_lookup: dict[int, int] | None = None
+    trx_lookup: list[Transaction] | None = None
     # Tables this poll read successfully that a missing grant can hide (Collector.readable_table).
     readable_tables: set[str] = field(default_factory=set)

@@ -27,6 +27,8 @@ from poolscope.metrics import Metric
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.collectors.base import Collector, CollectorOutput, ParseContext, sample
 from poolscope.poller.collectors.session_lookup import SessionLookup
+from poolscope.poller.collectors.thread_lookup import ThreadLookup
+from poolscope.poller.collectors.trx_lookup import TrxLookup
 from poolscope.poller.connection import (
     PRIVILEGE_ERRORS,
     ConnectError,
@@ -35,7 +37,7 @@ from poolscope.poller.connection import (
     error_code,
     open_connection,
 )
-from poolscope.poller.derive import TargetMemory, derive_state, referenced_ids, target_summary
+from poolscope.poller.derive import TargetMemory, derive_state, lookup_ids, referenced_ids, target_summary
 from poolscope.poller.outputs import PollOutputs
 from poolscope.schemas import (
     CollectorStatus,
@@ -51,6 +53,7 @@ log = logging.getLogger(__name__)
 # After a privilege error the collector is retried this rarely, so a GRANT is picked up
 # without paying an extra round trip every second.
 PRIVILEGE_RETRY_S = 60.0
+PRESSURE_NOTE = "read only while a group has a queue or is stalled, and one poll after"
 
 METRICS = (
     Metric("target_up", "1 when the poll succeeded", prometheus="poolscope_target_up"),
@@ -87,6 +90,9 @@ class TargetPoller:
             identities=SessionIdentities(),
         )
         self.session_lookup = SessionLookup()
+        # The second round trip's other lookups, asked only on polls that read the holders.
+        self.thread_lookup = ThreadLookup()
+        self.trx_lookup = TrxLookup()
         self._statements_sent = 0
         self._privilege_retry_at: dict[str, float] = {}
         # collector name -> (privilege it needs, the server's refusal)
@@ -227,25 +233,48 @@ class TargetPoller:
             error=parse_error,
         )
 
-    async def _name_sessions(
+    async def _follow_up(
         self, ctx: ParseContext, outputs: PollOutputs, samples: list[Sample]
-    ) -> CollectorStatus:
-        """Learn who the sessions the processlist read are; look up by id the queued and trx ones still unknown."""
-        name = self.session_lookup.name
+    ) -> dict[str, CollectorStatus]:
+        """The poll's second round trip, only when the first named someone it must look up: who the
+        queued and trx sessions not yet known are and, while the pool is under pressure, the
+        connections behind performance_schema thread ids and the blocking transactions not listed."""
+        statuses: dict[str, CollectorStatus] = {}
+        lookups: list[Collector[Any]] = []
         identities = self.memory.identities
         if outputs.processlist is None:
-            return _status(name, ok=False, skipped="needs the processlist collector")
-        identities.learn(outputs.processlist.identities, complete=outputs.processlist.complete)
-        unknown = identities.unknown(referenced_ids(outputs))
-        if not unknown:
-            return _status(name, ok=True, note="on demand: everyone listed is already known")
-        lookup = self.session_lookup.for_ids(unknown)
-        (result,) = await self.connection.run_batch([lookup.sql(ctx.server)])
-        self._statements_sent += 1
-        status = self._record(lookup, result, ctx, outputs, samples)
+            statuses[self.session_lookup.name] = _status(
+                self.session_lookup.name, ok=False, skipped="needs the processlist collector"
+            )
+        else:
+            identities.learn(outputs.processlist.identities, complete=outputs.processlist.complete)
+            if unknown := identities.unknown(referenced_ids(outputs)):
+                lookups.append(self.session_lookup.for_ids(unknown))
+            else:
+                statuses[self.session_lookup.name] = _status(
+                    self.session_lookup.name, ok=True, note="on demand: everyone listed is already known"
+                )
+        threads, trx_ids = lookup_ids(outputs) if self._reads_holders(outputs) else (set(), set())
+        if threads:
+            lookups.append(self.thread_lookup.for_ids(threads))
+        if trx_ids:
+            lookups.append(self.trx_lookup.for_ids(trx_ids))
+        for idle in (self.thread_lookup, self.trx_lookup):
+            if not any(lookup.name == idle.name for lookup in lookups):
+                statuses[idle.name] = _status(idle.name, ok=True, note="on demand: nothing to look up")
+        if lookups:
+            results = await self.connection.run_batch([lookup.sql(ctx.server) for lookup in lookups])
+            self._statements_sent += len(results)
+            for lookup, result in zip(lookups, results, strict=True):
+                statuses[lookup.name] = self._record(lookup, result, ctx, outputs, samples)
         if outputs.session_lookup is not None:
             identities.learn(outputs.session_lookup)
-        return status
+        return statuses
+
+    def _reads_holders(self, outputs: PollOutputs) -> bool:
+        """This poll names who holds the pool: the last one had pressure, or this one queues."""
+        groups = outputs.thread_pool_groups or outputs.mysql_tp_group_state or []
+        return self.memory.reads_holders or any(g.queue_length > 0 for g in groups)
 
     async def _poll(self, now: float, started: float) -> PollResult:
         if self.connection.conn is None:
@@ -265,6 +294,9 @@ class TargetPoller:
                 skipped = f"needs {privilege} ({error}); retrying in {retry_at - now:.0f} s"
             if skipped is not None:
                 statuses[collector.name] = _status(collector.name, ok=False, skipped=skipped)
+            elif collector.on_pressure and not self.memory.reads_holders:
+                # An idle pool pays nothing for who holds it (docs/development/adding-a-collector.md).
+                statuses[collector.name] = _status(collector.name, ok=True, note=PRESSURE_NOTE)
             elif self._due(collector, now) and not (slow_read and self._may_wait(collector)):
                 to_run.append(collector)
                 slow_read = slow_read or self._may_wait(collector)
@@ -293,13 +325,14 @@ class TargetPoller:
             ctx.own_statements = sent_before + index + 1
             statuses[collector.name] = self._record(collector, result, ctx, outputs, samples)
 
-        statuses[self.session_lookup.name] = await self._name_sessions(ctx, outputs, samples)
+        statuses.update(await self._follow_up(ctx, outputs, samples))
 
         status_values = outputs.global_status.values if outputs.global_status else {}
         self._connections = int_or_none(status_values.get("Threads_connected"))
         missing = sorted({privilege for privilege, _ in self._missing_privileges.values()})
         state = derive_state(self.name, now, server, outputs, self.memory, missing, samples)
-        state.collectors = [statuses[c.name] for c in (*self.collectors, self.session_lookup)]
+        lookups = (self.session_lookup, self.thread_lookup, self.trx_lookup)
+        state.collectors = [statuses[c.name] for c in (*self.collectors, *lookups)]
         duration_ms = (time.perf_counter() - started) * 1000
         samples.append(Sample(metric="poll_duration_ms", value=round(duration_ms, 3)))
         samples.append(sample("target_up", 1.0))

@@ -14,7 +14,10 @@ from poolscope.schemas.alerts import (
 )
 from poolscope.schemas.state import (
     AdminGroup,
+    Blocker,
+    GroupHolders,
     GroupState,
+    Holder,
     MetricsOut,
     PollEvent,
     PoolSummary,
@@ -53,6 +56,9 @@ from poolscope.schemas.target import (
 
 __all__ = [
     "AdminGroup",
+    "Blocker",
+    "GroupHolders",
+    "Holder",
     "AdminPortKind",
     "Alert",
     "AlertEvent",

@@ -168,6 +168,82 @@ class Transactions(Schema):
     """The listed transactions, oldest first, at most 50."""
 
 
+class Blocker(Schema):
+    """Who holds what a holder waits for: the transaction holding its row lock, or a session
+    holding the metadata lock it waits for."""
+
+    kind: Literal["row_lock", "metadata_lock"]
+    """`row_lock` (INNODB_LOCK_WAITS on MariaDB, performance_schema.data_lock_waits on MySQL 8) or
+    `metadata_lock` (performance_schema.metadata_locks)."""
+    connection_id: int | None = None
+    """The blocking connection (PROCESSLIST.ID), when the server names it."""
+    user: str | None = None
+    """Its user, when known."""
+    host: str | None = None
+    """Its client host:port, when known."""
+    trx_id: str | None = None
+    """Row locks: the blocking InnoDB transaction."""
+    trx_age_s: float | None = None
+    """Row locks: how long the blocking transaction has been open, in s."""
+    command: str | None = None
+    """What the blocking connection does now (Query, Sleep: idle inside its open transaction)."""
+    statement: str | None = None
+    """The statement it runs now (null when it sits idle inside its transaction)."""
+    object: str | None = None
+    """Metadata locks: the object (schema.table) the lock is on."""
+    lock_type: str | None = None
+    """Metadata locks: the type of lock it holds (SHARED_READ, EXCLUSIVE, ...)."""
+
+
+class Holder(Schema):
+    """A connection executing in a thread group: it holds one of the group's workers."""
+
+    connection_id: int
+    """The connection (PROCESSLIST.ID)."""
+    user: str | None = None
+    """Its user."""
+    host: str | None = None
+    """Its client host:port."""
+    db: str | None = None
+    """Its default database."""
+    command: str
+    """PROCESSLIST.COMMAND (Query, Execute, ...)."""
+    state: str | None = None
+    """PROCESSLIST.STATE: what the statement is doing."""
+    time_s: float | None = None
+    """Seconds in the current statement."""
+    info: str | None = None
+    """The statement (cut to 2,048 characters; literals replaced in snapshots when
+    redact_sql_literals is set)."""
+    digest: str | None = None
+    """The statement's digest: the server's own (performance_schema) where it has one, else
+    Poolscope's normalisation (see `digest_source`)."""
+    digest_text: str | None = None
+    """The statement with its literals replaced: the shape the digest stands for."""
+    digest_source: Literal["server", "poolscope"] | None = None
+    """`server`: performance_schema.events_statements_current.DIGEST; `poolscope`: normalised with
+    sqlglot's MySQL tokenizer."""
+    waits_on: str | None = None
+    """What it waits on, when the server says: `row lock`, `metadata lock`, or the server's wait
+    (MySQL Enterprise tp_thread_state.WAIT_TYPE, or PROCESSLIST.STATE's waiting states)."""
+    blockers: list[Blocker] = Field(default_factory=list)
+    """Who holds what it waits on."""
+
+
+class GroupHolders(Schema):
+    """The connections executing in one thread group (or the whole pool, where the server has no
+    per-group view) while a group has a queue or is stalled."""
+
+    group_id: int | None
+    """The thread group; null: the whole pool (Percona has no per-group view)."""
+    stalled: bool = False
+    """The group is stalled at this poll (GroupState.stalled)."""
+    queue_length: int | None = None
+    """Requests in its queue."""
+    holders: list[Holder] = Field(default_factory=list)
+    """Its executing connections, longest running first (at most 50)."""
+
+
 class WaitReason(Schema):
     """Why the pool's workers waited (THREAD_POOL_WAITS; MySQL Enterprise: the *_WAITS columns)."""
 
@@ -282,6 +358,9 @@ class ThreadStates(Schema):
     """Threads with MARKED_STALLED set; null when the server has no such column."""
     waiting: dict[str, int] = Field(default_factory=dict)
     """Threads per WAIT_TYPE (THD_WAIT_*)."""
+    # Internal, not in API answers: the threads running a statement (PROCESS_COUNT > 0), by their
+    # performance_schema THREAD_ID (8.0.32+) -> (TP_GROUP_ID, WAIT_TYPE): which group a holder is in.
+    busy: dict[int, tuple[int, str | None]] = Field(default_factory=dict, exclude=True)
 
 
 class PoolSummary(Schema):
@@ -372,6 +451,16 @@ class TargetState(Schema):
     """How each collector fared at this poll."""
     missing_privileges: list[str] = Field(default_factory=list)
     """Privileges the monitoring user lacks for some collector, e.g. PROCESS."""
+    holders: list[GroupHolders] = Field(default_factory=list)
+    """Who holds each group's workers: read while some group has a queue or is stalled, and one
+    poll after; empty otherwise (an idle pool costs nothing)."""
+    holders_scope: Literal["group", "server"] | None = None
+    """`group`: holders are placed in their thread group by the server's own rule; `server`: the
+    server has no per-group view (Percona), holders are listed for the whole pool; null when no
+    holders were read."""
+    holders_notes: list[str] = Field(default_factory=list)
+    """What limits the holders' detail on this server, e.g. how to turn on the metadata lock
+    instrument."""
 
 
 class PollEvent(Schema):

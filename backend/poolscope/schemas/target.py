@@ -68,6 +68,9 @@ class ServerInfo(Schema):
     """Percona Server lists its built-in pool's variables (thread_pool_high_prio_mode, ...): this
     build has that pool. With MySQL's thread_pool plugin running beside them (a 9.7 compat
     build), thread_pool_stall_limit is Percona's, in ms, not the plugin's 10 ms units."""
+    performance_schema: bool | None = None
+    """@@performance_schema (startup only): whether the server runs the Performance Schema, which
+    names metadata lock holders and statement digests; null when the server did not say."""
     edition: str | None = None
     """@@version_comment: "MySQL Enterprise", "Percona Server", ... as the server announces
     itself."""

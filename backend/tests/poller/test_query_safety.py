@@ -18,6 +18,8 @@ from pymysql.constants import CLIENT
 
 from poolscope.poller.collectors import all_collectors
 from poolscope.poller.collectors.session_lookup import SessionLookup
+from poolscope.poller.collectors.thread_lookup import ThreadLookup
+from poolscope.poller.collectors.trx_lookup import TrxLookup
 from poolscope.poller.discovery import MYSQL_TP_TABLES, POOL_TABLES
 from poolscope.schemas import ServerInfo
 from poolscope_dev.loadgen import run_load
@@ -61,7 +63,12 @@ SCHEMA_TABLE = re.compile(r"\b(information_schema|performance_schema)\.\w+", re.
 def statements():
     for server in SERVERS:
         # The on-demand lookup is not in the registry: the poller runs it itself.
-        for collector in [*all_collectors(), SessionLookup().for_ids({3, 1, 2})]:
+        lookups = [
+            SessionLookup().for_ids({3, 1, 2}),
+            ThreadLookup().for_ids({7}),
+            TrxLookup().for_ids({"42"}),
+        ]
+        for collector in [*all_collectors(), *lookups]:
             if collector.applies(server) is None:
                 for form, sql in enumerate(collector.statements(server)):
                     yield pytest.param(

@@ -1107,6 +1107,65 @@ export interface components {
             variable: string;
         };
         /**
+         * Blocker
+         * @description Who holds what a holder waits for: the transaction holding its row lock, or a session
+         *     holding the metadata lock it waits for.
+         */
+        Blocker: {
+            /**
+             * Command
+             * @description What the blocking connection does now (Query, Sleep: idle inside its open transaction).
+             */
+            command: string | null;
+            /**
+             * Connection Id
+             * @description The blocking connection (PROCESSLIST.ID), when the server names it.
+             */
+            connection_id: number | null;
+            /**
+             * Host
+             * @description Its client host:port, when known.
+             */
+            host: string | null;
+            /**
+             * Kind
+             * @description `row_lock` (INNODB_LOCK_WAITS on MariaDB, performance_schema.data_lock_waits on MySQL 8) or
+             *     `metadata_lock` (performance_schema.metadata_locks).
+             * @enum {string}
+             */
+            kind: "row_lock" | "metadata_lock";
+            /**
+             * Lock Type
+             * @description Metadata locks: the type of lock it holds (SHARED_READ, EXCLUSIVE, ...).
+             */
+            lock_type: string | null;
+            /**
+             * Object
+             * @description Metadata locks: the object (schema.table) the lock is on.
+             */
+            object: string | null;
+            /**
+             * Statement
+             * @description The statement it runs now (null when it sits idle inside its transaction).
+             */
+            statement: string | null;
+            /**
+             * Trx Age S
+             * @description Row locks: how long the blocking transaction has been open, in s.
+             */
+            trx_age_s: number | null;
+            /**
+             * Trx Id
+             * @description Row locks: the blocking InnoDB transaction.
+             */
+            trx_id: string | null;
+            /**
+             * User
+             * @description Its user, when known.
+             */
+            user: string | null;
+        };
+        /**
          * CaptureIn
          * @description A snapshot to capture now.
          */
@@ -1357,6 +1416,34 @@ export interface components {
             to: number;
         };
         /**
+         * GroupHolders
+         * @description The connections executing in one thread group (or the whole pool, where the server has no
+         *     per-group view) while a group has a queue or is stalled.
+         */
+        GroupHolders: {
+            /**
+             * Group Id
+             * @description The thread group; null: the whole pool (Percona has no per-group view).
+             */
+            group_id: number | null;
+            /**
+             * Holders
+             * @description Its executing connections, longest running first (at most 50).
+             */
+            holders: components["schemas"]["Holder"][];
+            /**
+             * Queue Length
+             * @description Requests in its queue.
+             */
+            queue_length: number | null;
+            /**
+             * Stalled
+             * @description The group is stalled at this poll (GroupState.stalled).
+             * @default false
+             */
+            stalled: boolean;
+        };
+        /**
          * GroupState
          * @description One thread group of the pool at this poll (MariaDB THREAD_POOL_GROUPS, MySQL Enterprise
          *     tp_thread_group_state), with its rates and Poolscope's stall verdict.
@@ -1501,6 +1588,81 @@ export interface components {
              * @description Poolscope's version.
              */
             version: string;
+        };
+        /**
+         * Holder
+         * @description A connection executing in a thread group: it holds one of the group's workers.
+         */
+        Holder: {
+            /**
+             * Blockers
+             * @description Who holds what it waits on.
+             */
+            blockers: components["schemas"]["Blocker"][];
+            /**
+             * Command
+             * @description PROCESSLIST.COMMAND (Query, Execute, ...).
+             */
+            command: string;
+            /**
+             * Connection Id
+             * @description The connection (PROCESSLIST.ID).
+             */
+            connection_id: number;
+            /**
+             * Db
+             * @description Its default database.
+             */
+            db: string | null;
+            /**
+             * Digest
+             * @description The statement's digest: the server's own (performance_schema) where it has one, else
+             *     Poolscope's normalisation (see `digest_source`).
+             */
+            digest: string | null;
+            /**
+             * Digest Source
+             * @description `server`: performance_schema.events_statements_current.DIGEST; `poolscope`: normalised with
+             *     sqlglot's MySQL tokenizer.
+             */
+            digest_source: ("server" | "poolscope") | null;
+            /**
+             * Digest Text
+             * @description The statement with its literals replaced: the shape the digest stands for.
+             */
+            digest_text: string | null;
+            /**
+             * Host
+             * @description Its client host:port.
+             */
+            host: string | null;
+            /**
+             * Info
+             * @description The statement (cut to 2,048 characters; literals replaced in snapshots when
+             *     redact_sql_literals is set).
+             */
+            info: string | null;
+            /**
+             * State
+             * @description PROCESSLIST.STATE: what the statement is doing.
+             */
+            state: string | null;
+            /**
+             * Time S
+             * @description Seconds in the current statement.
+             */
+            time_s: number | null;
+            /**
+             * User
+             * @description Its user.
+             */
+            user: string | null;
+            /**
+             * Waits On
+             * @description What it waits on, when the server says: `row lock`, `metadata lock`, or the server's wait
+             *     (MySQL Enterprise tp_thread_state.WAIT_TYPE, or PROCESSLIST.STATE's waiting states).
+             */
+            waits_on: string | null;
         };
         /**
          * LiveEvents
@@ -2347,6 +2509,12 @@ export interface components {
              */
             percona_builtin_pool: boolean;
             /**
+             * Performance Schema
+             * @description @@performance_schema (startup only): whether the server runs the Performance Schema, which
+             *     names metadata lock holders and statement digests; null when the server did not say.
+             */
+            performance_schema: boolean | null;
+            /**
              * Pool Enabled
              * @description The thread pool runs.
              */
@@ -2918,6 +3086,25 @@ export interface components {
              * @description The pool's thread groups, by number.
              */
             groups: components["schemas"]["GroupState"][];
+            /**
+             * Holders
+             * @description Who holds each group's workers: read while some group has a queue or is stalled, and one
+             *     poll after; empty otherwise (an idle pool costs nothing).
+             */
+            holders: components["schemas"]["GroupHolders"][];
+            /**
+             * Holders Notes
+             * @description What limits the holders' detail on this server, e.g. how to turn on the metadata lock
+             *     instrument.
+             */
+            holders_notes: string[];
+            /**
+             * Holders Scope
+             * @description `group`: holders are placed in their thread group by the server's own rule; `server`: the
+             *     server has no per-group view (Percona), holders are listed for the whole pool; null when no
+             *     holders were read.
+             */
+            holders_scope: ("group" | "server") | null;
             /**
              * Missing Privileges
              * @description Privileges the monitoring user lacks for some collector, e.g. PROCESS.

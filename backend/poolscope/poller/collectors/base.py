@@ -75,6 +75,9 @@ class Collector(Generic[SectionT]):
     # that competes with the server's own threads on a busy host, so sources that change slowly
     # (variables, buffer pool sizes, cumulative wait counts) are not read every second.
     every_s: ClassVar[float] = 0.0
+    # Read only while some group has a queue or is stalled, and on the poll after (who holds the
+    # pool, and what blocks them): an idle pool pays nothing for these sources.
+    on_pressure: ClassVar[bool] = False
 
     def applies(self, server: ServerInfo) -> str | None:
         """None when the collector runs on this server, else the reason it is skipped."""
@@ -138,4 +141,25 @@ def needs_pool_kind(server: ServerInfo, kind: str, table: str | None = None) -> 
     # missing grant (and a later GRANT is picked up on the next privilege retry).
     if table is not None and table not in server.pool_tables and server.pool_grant_needed is None:
         return f"performance_schema.{table} not available on {server.flavor} {server.version}"
+    return None
+
+
+def needs_pool(server: ServerInfo) -> str | None:
+    """Skip reason for a source of who holds the pool, or None while a pool runs."""
+    return None if server.pool_enabled else f"thread pool off (thread_handling={server.thread_handling})"
+
+
+def mysql_8_or_later(server: ServerInfo) -> bool:
+    """MySQL / Percona 8.0+: InnoDB's lock tables moved to performance_schema (data_lock_waits)."""
+    return server.flavor != "mariadb" and server.version_tuple >= (8, 0, 0)
+
+
+def needs_performance_schema(server: ServerInfo) -> str | None:
+    """Skip reason for a performance_schema source, or None when the server runs it (or did not say:
+    MySQL runs it by default since 5.6.6, MariaDB does not)."""
+    running = server.performance_schema
+    if running is None:
+        running = server.flavor != "mariadb"
+    if not running:
+        return "performance_schema is OFF (startup only: performance_schema=ON in the server's config)"
     return None

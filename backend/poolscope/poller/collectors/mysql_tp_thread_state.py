@@ -25,6 +25,7 @@ from poolscope.poller.collectors.base import (
 )
 from poolscope.poller.collectors.mysql_tp_group_state import MysqlTpCollector
 from poolscope.schemas import ThreadStates
+from poolscope.values import int_or_none
 
 if TYPE_CHECKING:
     from poolscope.poller.outputs import PollOutputs
@@ -89,6 +90,13 @@ class MysqlTpThreadState(MysqlTpCollector[ThreadStates]):
             _count(states.by_state, _text(row.get("state")))
             _count(states.by_type, _text(row.get("tp_thread_type")))
             _count(states.waiting, _text(row.get("wait_type")))
+            thread_id, group_id = int_or_none(row.get("thread_id")), int_or_none(row.get("tp_group_id"))
+            if (
+                thread_id is not None
+                and group_id is not None
+                and (int_or_none(row.get("process_count")) or 0) > 0
+            ):
+                states.busy[thread_id] = (group_id, _text(row.get("wait_type")))
             if "marked_stalled" in row:
                 has_marked = True
                 marked += 1 if as_flag(row["marked_stalled"]) else 0

@@ -1,0 +1,182 @@
+"""Who holds the pool, against the real MariaDB: the group rule, holders of a stalled group, a row-lock chain."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from poolscope.analysis.holders import mariadb_group
+from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
+from tests.poller.helpers import calibrate_benchmark, global_variables, poll_until, poller_for
+from tests.waiting import wait_for
+
+HOLDER = "poolscope-holder"
+WAITER = "poolscope-waiter"
+
+
+def _connections_in(sandbox: MariaDBSandbox, group: int, size: int, count: int) -> list:
+    """`count` sbtest connections whose id puts them in `group` by MariaDB's rule (others closed)."""
+    chosen, spare = [], []
+    for _ in range(count * size * 3):
+        conn = sandbox.connect(SBTEST_USER)
+        (chosen if mariadb_group(conn.thread_id(), size) == group else spare).append(conn)
+        if len(chosen) == count:
+            break
+    for conn in spare:
+        conn.close()
+    assert len(chosen) == count
+    return chosen
+
+
+@contextmanager
+def _running(conns: list, statements: list[str], repeat: int = 1) -> Iterator[None]:
+    """Each connection runs its statement `repeat` times in a thread; joined on exit."""
+
+    def run(conn, sql: str) -> None:
+        try:
+            with conn.cursor() as cur:
+                for _ in range(repeat):
+                    cur.execute(sql)
+        except Exception:
+            pass  # a killed or timed-out statement ends this worker
+
+    threads = [
+        threading.Thread(target=run, args=(c, s), daemon=True) for c, s in zip(conns, statements, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        for thread in threads:
+            thread.join(timeout=120)
+        for conn in conns:
+            conn.close()
+
+
+def test_queued_connections_sit_in_the_group_the_rule_gives(mariadb_line):
+    """THREAD_POOL_QUEUES names each queued connection's group: it is id % thread_pool_size.
+
+    The sandbox's thread_pool_size (2) is kept: a larger one would leave retired groups listed for
+    the rest of the session."""
+    loops = calibrate_benchmark(mariadb_line, 2.0)
+    with global_variables(mariadb_line, thread_pool_stall_limit=60000):
+        conns = [mariadb_line.connect(SBTEST_USER) for _ in range(12)]
+        sql = f"SELECT BENCHMARK({loops}, MD5('x')) /* {HOLDER} */"
+        with _running(conns, [sql] * len(conns)):
+            probe = mariadb_line.connect("poolscope_monitor", extra=True)
+            try:
+                rows = wait_for(
+                    lambda: _queue_rows(probe),
+                    30,
+                    "nothing queued in both groups",
+                    until=lambda r: {g for g, _ in r} == {0, 1},
+                )
+            finally:
+                probe.close()
+    for group_id, connection_id in rows:
+        assert group_id == mariadb_group(connection_id, 2), rows
+
+
+def _queue_rows(conn) -> list[tuple[int, int]]:
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT GROUP_ID, CONNECTION_ID FROM information_schema.THREAD_POOL_QUEUES WHERE CONNECTION_ID IS NOT NULL"
+        )
+        return [(int(g), int(c)) for g, c in cur.fetchall()]
+
+
+@pytest.mark.slow
+async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariadb, monitor_dsn):
+    """Group 1 held by CPU-bound statements of one shape while short statements of another queue:
+    the holders are the first shape, the waiters are only queued."""
+    loops = calibrate_benchmark(mariadb, 6.0)
+    poller = poller_for(monitor_dsn)
+    try:
+        await poller.poll_once()
+        with global_variables(mariadb, thread_pool_stall_limit=300):
+            holders = _connections_in(mariadb, group=1, size=2, count=3)
+            waiters = _connections_in(mariadb, group=1, size=2, count=4)
+            holder_ids = {c.thread_id() for c in holders}
+            waiter_ids = {c.thread_id() for c in waiters}
+            heavy = f"SELECT BENCHMARK({loops}, MD5('x')) /* {HOLDER} */"
+            light = f"SELECT 1 + 1 /* {WAITER} */"
+            with _running(holders, [heavy] * 3), _running(waiters, [light] * 4, repeat=200):
+                seen = await poll_until(
+                    poller,
+                    lambda r: (
+                        r.state is not None
+                        and any(g.group_id == 1 and g.stalled for g in r.state.groups)
+                        and any(h.group_id == 1 and h.holders for h in r.state.holders)
+                    ),
+                    timeout_s=40,
+                )
+    finally:
+        await poller.close()
+    state = seen[-1].state
+    assert state is not None and state.holders_scope == "group"
+    group = next(h for h in state.holders if h.group_id == 1)
+    assert group.stalled
+    ids = {h.connection_id for h in group.holders}
+    assert ids & holder_ids, f"no holder among {group.holders}"
+    heavy_holders = [h for h in group.holders if h.connection_id in holder_ids]
+    assert all(HOLDER not in (h.digest_text or "") for h in heavy_holders)  # comments are not the shape
+    assert {h.digest_text for h in heavy_holders} == {"SELECT BENCHMARK(?, MD5(?))"}
+    assert all(h.digest_source == "poolscope" and h.info and HOLDER in h.info for h in heavy_holders)
+    # Group 0 had no queue: no holders are read for it.
+    assert all(h.group_id != 0 for h in state.holders)
+    # Every listed holder is in the group the rule gives.
+    assert all(mariadb_group(h.connection_id, 2) == 1 for h in group.holders)
+    # A queued request is not executing: never a holder (a heavy one may queue behind the others).
+    queued = {q.connection_id for q in state.queue}
+    assert queued and not (queued & ids)
+    assert queued <= waiter_ids | holder_ids
+
+
+@pytest.mark.slow
+async def test_a_row_lock_chain_names_the_blocker_and_its_statement(mariadb, monitor_dsn):
+    setup = mariadb.connect(SBTEST_USER, database="sbtest")
+    with setup.cursor() as cur:
+        cur.execute("CREATE TABLE IF NOT EXISTS holders_rowlock (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+        cur.execute("REPLACE INTO holders_rowlock VALUES (1, 0)")
+    setup.close()
+    loops = calibrate_benchmark(mariadb, 4.0)
+    poller = poller_for(monitor_dsn)
+    try:
+        await poller.poll_once()
+        with global_variables(mariadb, thread_pool_size=1, thread_pool_stall_limit=60000):
+            blocker = mariadb.connect(SBTEST_USER, database="sbtest")
+            waiter = mariadb.connect(SBTEST_USER, database="sbtest")
+            cpu = [mariadb.connect(SBTEST_USER) for _ in range(4)]
+            blocker_sql = "UPDATE holders_rowlock SET v = v + 1 WHERE id = 1 AND SLEEP(12) = 0"
+            waiter_sql = "UPDATE holders_rowlock SET v = v + 2 WHERE id = 1"
+            heavy = f"SELECT BENCHMARK({loops}, MD5('x')) /* {HOLDER} */"
+            with _running([blocker, waiter], [blocker_sql, waiter_sql]), _running(cpu, [heavy] * 4):
+                seen = await poll_until(
+                    poller,
+                    lambda r: (
+                        r.state is not None
+                        and any(
+                            h.waits_on == "row lock" and h.blockers
+                            for g in r.state.holders
+                            for h in g.holders
+                        )
+                    ),
+                    timeout_s=30,
+                )
+                blocker_id, waiter_id = blocker.thread_id(), waiter.thread_id()
+    finally:
+        await poller.close()
+    state = seen[-1].state
+    assert state is not None
+    waiting = next(h for g in state.holders for h in g.holders if h.waits_on == "row lock")
+    assert waiting.connection_id == waiter_id
+    (named,) = waiting.blockers
+    assert named.kind == "row_lock" and named.connection_id == blocker_id
+    assert named.statement and "SLEEP(12)" in named.statement
+    assert named.user == SBTEST_USER and named.trx_id
