@@ -21,6 +21,7 @@ export function makeTarget(over: Partial<Target> = {}): Target {
       pool_kind: 'mariadb',
       percona_builtin_pool: false,
       edition: null,
+      performance_schema: false,
       admin_port: 0,
       capabilities: ['groups', 'group_stats', 'queue_entries', 'waits', 'pool_threads'],
       notes: [],
@@ -148,6 +149,9 @@ export function makeState(over: Partial<TargetState> = {}): TargetState {
     pool: null,
     collectors: [],
     missing_privileges: [],
+    holders: [],
+    holders_scope: null,
+    holders_notes: [],
     ...over,
   };
 }

@@ -18,6 +18,7 @@ const percona: ServerInfo = {
   pool_kind: 'percona',
   percona_builtin_pool: true,
   edition: null,
+  performance_schema: null,
   admin_port: 0,
   capabilities: ['pool_threads', 'queue_wait_stats'],
   notes: [],
