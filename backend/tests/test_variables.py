@@ -44,7 +44,7 @@ def test_every_name_the_flavor_table_and_the_rules_use_is_polled() -> None:
 
 def test_the_poll_reads_the_list() -> None:
     (show, _tables) = discovery_statements()
-    assert re.findall(r"'(\w+)'", show) == ["version_comment", "admin_address", *NAMES]
+    assert re.findall(r"'(\w+)'", show) == ["version_comment", "admin_address", "performance_schema", *NAMES]
     rows = [{"variable_name": n, "value": "1"} for n in ("version", "thread_pool_size", "not_on_the_list")]
     server = server_from_discovery(rows, [])
     # Polled from then on with one SELECT of @@GLOBAL values, in the list's order.

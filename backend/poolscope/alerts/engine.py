@@ -41,7 +41,7 @@ SILENCE_REFRESH_S = 2.0
 class SnapshotTaker(Protocol):
     """What the engine needs of the snapshot service: a capture for a firing alert."""
 
-    async def on_alert_firing(self, alert: Alert) -> int | None:
+    async def on_alert_firing(self, alert: Alert, poll: PollEvent | None = None) -> int | None:
         """The id of the snapshot taken for this alert, or None when it takes none."""
         ...
 
@@ -85,6 +85,7 @@ class AlertEngine:
         self._silences_read_at = self.clock.monotonic()
         self.snapshots = snapshots
         self.evaluations = 0
+        self._judging: PollEvent | None = None  # the poll being judged (a firing's snapshot starts from it)
         self._background: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
 
@@ -143,6 +144,7 @@ class AlertEngine:
 
     async def _evaluate(self, event: PollEvent) -> None:
         self.evaluations += 1
+        self._judging = event
         await self._refresh_silences()  # before anything fires: a silenced alert sends nothing
         target, now = event.target, event.ts
         observation = Observation(event.ts, event.target_info, event.state)
@@ -302,11 +304,11 @@ class AlertEngine:
         self.active[fp] = alert
         await self._publish(alert, "firing")
         if self.snapshots is not None:
-            self._spawn(self._take_snapshot(alert.model_copy()))
+            self._spawn(self._take_snapshot(alert.model_copy(), self._judging))
 
-    async def _take_snapshot(self, alert: Alert) -> None:
+    async def _take_snapshot(self, alert: Alert, poll: PollEvent | None) -> None:
         assert self.snapshots is not None and alert.id is not None
-        snapshot_id = await self.snapshots.on_alert_firing(alert)
+        snapshot_id = await self.snapshots.on_alert_firing(alert, poll)
         if snapshot_id is not None:
             await self.link_snapshot(alert.id, snapshot_id)
 

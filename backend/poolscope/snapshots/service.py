@@ -21,7 +21,7 @@ from poolscope import __version__
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings
 from poolscope.errors import Conflict, NotFound, Unavailable
-from poolscope.schemas import Alert, TargetState
+from poolscope.schemas import Alert, PollEvent, TargetInfo, TargetState
 from poolscope.snapshots.audit_hook import variable_changes_in_window
 from poolscope.snapshots.cache import CacheKey, ReportCache
 from poolscope.snapshots.capture import LivePoller, capture_server_tables
@@ -87,7 +87,7 @@ class SnapshotService:
         self._completions.clear()
         await self.workers.stop()
 
-    async def on_alert_firing(self, alert: Alert) -> int | None:
+    async def on_alert_firing(self, alert: Alert, poll: PollEvent | None = None) -> int | None:
         """A stall alert captures a snapshot (once per target per cooldown); returns its id.
 
         Inside the cooldown an alert gets the target's last automatic snapshot when that window
@@ -109,7 +109,8 @@ class SnapshotService:
         self._last_auto[alert.target] = (now, done)
         taken: tuple[int, SnapshotWindow] | None = None
         try:
-            taken = await self._capture(alert.target, "alert", alert=alert)
+            latest = (poll.target_info, poll.state) if poll is not None and poll.state is not None else None
+            taken = await self._capture(alert.target, "alert", alert=alert, latest=latest)
         except Exception:
             log.exception("automatic snapshot of %s failed", alert.target)
         finally:
@@ -128,12 +129,19 @@ class SnapshotService:
         return (await self._capture(target, trigger, alert, title))[0]
 
     async def _capture(
-        self, target: str, trigger: str, alert: Alert | None = None, title: str | None = None
+        self,
+        target: str,
+        trigger: str,
+        alert: Alert | None = None,
+        title: str | None = None,
+        latest: tuple[TargetInfo, TargetState | None] | None = None,
     ) -> tuple[int, SnapshotWindow]:
+        """`latest`: the poll to start from (an alert's, given by the engine), else the store's."""
         config = self._targets.get(target)
         if config is None:
             raise NotFound(f"unknown target {target!r}")
-        latest = await self.store.latest(target)
+        if latest is None:
+            latest = await self.store.latest(target)
         if latest is None or latest[1] is None:
             raise Conflict(f"no state for {target!r} yet: nothing to capture")
         info, state = latest[0], latest[1]

@@ -10,7 +10,7 @@ import time
 
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings, TargetConfig
-from poolscope.schemas import Alert, QueuedConnection, Sample, Session
+from poolscope.schemas import Alert, PollEvent, QueuedConnection, Sample, Session
 from poolscope.snapshots.service import SnapshotService
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
@@ -208,3 +208,17 @@ async def test_a_deleted_snapshot_is_not_linked(tmp_path):
         assert taken is not None and await service.on_alert_firing(stall_alert("1", now, 2)) == taken
         assert await service.delete(taken)
         assert await service.on_alert_firing(stall_alert("1", now + 1, 3)) is None
+
+
+async def test_an_alerts_snapshot_starts_from_the_poll_that_fired_not_the_store(tmp_path):
+    # The engine judges a poll before the store has it: the firing poll's stalled group must be in
+    # the snapshot even when the store's latest poll is an older, calm one.
+    async with cooldown_service(tmp_path) as (store, service):
+        now = time.time()
+        await write_polls(store, now - 1)
+        firing = state(now, [group(0, queue_length=7, is_stalled=True)])
+        poll = PollEvent(target="db1", ts=now, target_info=info(now), state=firing, samples=[])
+        taken = await service.on_alert_firing(stall_alert("0", now, 1), poll)
+        assert taken is not None
+        doc = await service.document(taken)
+        assert [(g.group_id, g.is_stalled, g.queue_length) for g in doc.state.groups] == [(0, True, 7)]
