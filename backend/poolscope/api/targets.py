@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from typing import Annotated
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, HTTPException, Query, Response
 from pydantic_core import to_json
 
 from poolscope.alerts.repository import AlertRepository
+from poolscope.analysis.held_time import MAX_TIME, SUMMED, rank
 from poolscope.api.deps import SettingsDep, StoreDep, TargetName, current_state, never_polled
-from poolscope.schemas import Overview, QueuedConnection, TargetInfo, TargetState, Transactions
+from poolscope.schemas import (
+    HeldOut,
+    HeldSort,
+    Overview,
+    QueuedConnection,
+    TargetInfo,
+    TargetState,
+    Transactions,
+)
 from poolscope.store.latest import overview_fields_json
 
 router = APIRouter(prefix="/api/targets", tags=["targets"])
@@ -52,6 +62,33 @@ async def get_transactions(name: TargetName, store: StoreDep) -> Transactions:
     """Open InnoDB transactions, oldest first, with lock waits."""
     state = await current_state(store, name)
     return state.transactions or Transactions()
+
+
+@router.get("/{name}/held", response_model=HeldOut, response_model_by_alias=True)
+async def get_held(
+    name: TargetName,
+    store: StoreDep,
+    from_: Annotated[float | None, Query(alias="from", description="epoch seconds")] = None,
+    to: Annotated[float | None, Query(description="epoch seconds")] = None,
+    sort: Annotated[HeldSort, Query(description="rank by stalled, held or queued seconds")] = "stalled",
+    limit: Annotated[int, Query(ge=1, le=200, description="digests listed")] = 50,
+) -> HeldOut:
+    """Who held the pool over [from, to] (default: the last hour): statement digests ranked by
+    the worker-seconds they held stalled groups (or held, or queued)."""
+    end = time.time() if to is None else to
+    start = end - 3600 if from_ is None else from_
+    if start > end:
+        raise HTTPException(status_code=422, detail="from must not be after to")
+    if end - start > MAX_HELD_RANGE_S:
+        raise HTTPException(
+            status_code=422, detail=f"the range may span at most {MAX_HELD_RANGE_S // 86400} days"
+        )
+    sums = await store.totals(name, SUMMED, start, end)
+    maxima = await store.totals(name, [MAX_TIME.name], start, end, agg="max")
+    return HeldOut(from_=start, to=end, sort=sort, digests=rank(sums, maxima, sort, limit))
+
+
+MAX_HELD_RANGE_S = 31 * 86400
 
 
 # --- the fleet overview: one compact row per target, polled by the UI every ~2 s ---

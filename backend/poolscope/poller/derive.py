@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from poolscope.analysis.held_time import METRICS as HELD_TIME_METRICS
+from poolscope.analysis.held_time import HeldTime
 from poolscope.analysis.holders import HolderInputs, derive_holders
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
@@ -53,6 +55,7 @@ METRICS = (
         "Innodb_buffer_pool_reads / _read_requests over the ratio window",
         unit="ratio",
     ),
+    *HELD_TIME_METRICS,
 )
 
 
@@ -68,6 +71,7 @@ class TargetMemory:
     # the polls still to read it, and the groups under pressure at the last poll.
     pressure_left: int = 0
     pressured_groups: set[int] = field(default_factory=set)
+    held_time: HeldTime = field(default_factory=HeldTime)
 
     def forget(self) -> None:
         self.stalls.forget()
@@ -75,6 +79,7 @@ class TargetMemory:
         self.identities.forget()
         self.pressure_left = 0
         self.pressured_groups = set()
+        self.held_time.forget()
 
     @property
     def reads_holders(self) -> bool:
@@ -302,6 +307,8 @@ def derive_state(
             holder_inputs(outputs, processlist, transactions),
             memory.identities,
         )
+    # Held, stalled and queued seconds per digest (cheap when there is nothing: an idle pool).
+    samples.extend(memory.held_time.count(now, state.holders, state.queue if state.holders else []))
     memory.pressure_left = 1 if holders_now is not None else max(memory.pressure_left - 1, 0)
     memory.pressured_groups = holders_now or set()
     return state

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.held_time import HeldTime
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -88,6 +89,7 @@ class TargetPoller:
             ratios=CacheRatios(settings.ratio_window_s),
             last_statements=LastStatementMemory(),
             identities=SessionIdentities(),
+            held_time=HeldTime(settings.poll_interval_s),
         )
         self.session_lookup = SessionLookup()
         # The second round trip's other lookups, asked only on polls that read the holders.

@@ -463,6 +463,49 @@ class TargetState(Schema):
     instrument."""
 
 
+HeldSort = Literal["stalled", "held", "queued"]
+
+
+class HeldDigest(Schema):
+    """One statement digest's share of the pool over a time range ("who held the pool")."""
+
+    digest: str
+    """The digest (`other`: digests beyond the 20 busiest of a poll; `unread`: queued requests
+    whose connection ran nothing Poolscope saw)."""
+    text: str
+    """The statement's shape, literals replaced by ?."""
+    held_s: float = 0.0
+    """Worker-seconds its statements held in a group that had a queue."""
+    stalled_s: float = 0.0
+    """Worker-seconds its statements held in a stalled group."""
+    queued_s: float = 0.0
+    """Request-seconds its requests waited in a queue (counted under the statement the
+    connection ran last: the queued request itself is unread)."""
+    stall_episodes: int = 0
+    """Stall episodes it held a stalled group in."""
+    calls: int = 0
+    """Executions first seen holding a pressured group."""
+    max_time_s: float | None = None
+    """The longest time in statement seen."""
+    clients: list[str] = Field(default_factory=list)
+    """user@host of the connections that ran it (the host without its port)."""
+    groups: list[str] = Field(default_factory=list)
+    """The thread groups it held or queued in (empty where the server has no per-group view)."""
+
+
+class HeldOut(Schema):
+    """Digests ranked by the time they held the pool over [from, to]."""
+
+    from_: float = Field(serialization_alias="from")
+    """Start of the range, Unix time in seconds."""
+    to: float
+    """End of the range."""
+    sort: HeldSort
+    """What the digests are ranked by: stalled_s, held_s or queued_s, largest first."""
+    digests: list[HeldDigest]
+    """The digests, at most `limit`."""
+
+
 class PollEvent(Schema):
     """What the live channel pushes after each poll."""
 

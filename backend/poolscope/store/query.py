@@ -189,6 +189,42 @@ async def query(
     )
 
 
+async def totals(
+    conn: AsyncConnection,
+    marks: StoreMarks,
+    target: str,
+    metrics: Sequence[str],
+    start: float,
+    end: float,
+    agg: Aggregation,
+) -> list[tuple[str, dict[str, str], float, int]]:
+    """Each series of the metrics over the range as one figure: (metric, labels, sum or max, samples).
+
+    The same tiers as a chart, read as one bucket (a range's rollups are taken whole, so a range
+    that starts inside a rollup step may count up to one step before it)."""
+    series_rows = await fetch_all(
+        conn, _series_statement, {"target": target}, list(metrics), series.c.metric.type
+    )
+    if not series_rows:
+        return []
+    ids = [r[0] for r in series_rows]
+    buckets: Buckets = {i: {} for i in ids}
+    p = plan(marks, start, end, max(end - start, 1.0))
+    for tier, lo, hi in p.segments:
+        await _collect_rollups(conn, tier, ids, lo, hi, p, agg, buckets)
+    if p.raw_from <= end:
+        await _collect_raw(conn, ids, p.raw_from, end, p, agg, buckets)
+    out = []
+    for sid, metric, labels in series_rows:
+        parts = buckets[sid].values()
+        if not parts:
+            continue
+        n = sum(count for _, count in parts)
+        value = max(v for v, _ in parts) if agg == "max" else sum(v * count for v, count in parts)
+        out.append((metric, json.loads(labels), value, n))
+    return out
+
+
 def raw_only(marks: StoreMarks, start: float, end: float, step: float) -> bool:
     """Whether query() answers [start, end] at `step` from raw samples alone, bucketed from `start`
     (not from rollups: the range is at a finer step than a rollup's and its raw data is there)."""

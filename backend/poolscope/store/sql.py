@@ -34,6 +34,7 @@ from poolscope.store.query import (
     target_series,
 )
 from poolscope.store.query import query as chart_query
+from poolscope.store.query import totals as range_totals
 from poolscope.store.rollup import ROLLUP_HWM_KEY, read_marks
 from poolscope.store.rollup import maintain as maintain_tiers
 from poolscope.store.tables import given_or_own
@@ -269,6 +270,14 @@ class SqlStore:
         async with self.engine.connect() as conn:
             marks = await self._read_marks(conn)
             return await chart_query(conn, marks, target, list(metrics), start, end, step, agg)
+
+    async def totals(
+        self, target: str, metrics: Iterable[str], start: float, end: float, agg: Aggregation = "avg"
+    ) -> list[tuple[str, dict[str, str], float, int]]:
+        """Each series of the metrics summed over the range (agg "max": its largest value)."""
+        async with self.engine.connect() as conn:
+            marks = await self._read_marks(conn)
+            return await range_totals(conn, marks, target, list(metrics), start, end, agg)
 
     async def raw_history_to_latest(
         self,

@@ -153,3 +153,14 @@ def test_openapi_documents_the_api(api):
     assert {"/api/targets", "/api/targets/{name}/state", "/api/targets/{name}/metrics", "/api/live"} <= set(
         paths
     )
+
+
+def test_who_held_the_pool_answers_a_range_and_refuses_bad_ones(api):
+    # The live target is idle: no digest held anything, and the answer says over what range.
+    idle = api.get("/api/targets/live/held", params={"from": 100, "to": 200})
+    assert idle.status_code == 200, idle.text
+    assert idle.json() == {"from": 100.0, "to": 200.0, "sort": "stalled", "digests": []}
+    assert api.get("/api/targets/live/held", params={"from": 200, "to": 100}).status_code == 422
+    assert api.get("/api/targets/live/held", params={"sort": "longest"}).status_code == 422
+    assert api.get("/api/targets/live/held", params={"from": 0, "to": 40 * 86400}).status_code == 422
+    assert api.get("/api/targets/nope/held").status_code == 404

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -9,7 +10,10 @@ from contextlib import contextmanager
 
 import pytest
 
+from poolscope.analysis.held_time import MAX_TIME, SUMMED, rank
 from poolscope.analysis.holders import mariadb_group
+from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark, global_variables, poll_until, poller_for
 from tests.waiting import wait_for
@@ -83,6 +87,23 @@ def test_queued_connections_sit_in_the_group_the_rule_gives(mariadb_line):
         assert group_id == mariadb_group(connection_id, 2), rows
 
 
+async def _ranked(tmp_path, results):
+    """The polls stored as the scheduler stores them, then ranked from the store over their range."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    await asyncio.to_thread(upgrade_to_head, url)  # Alembic runs its own event loop
+    store = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
+    try:
+        for result in results:
+            ts = result.info.last_poll_at
+            await store.write_poll(result.info, result.state, result.samples, ts=ts)
+        start, end = results[0].info.last_poll_at - 1, results[-1].info.last_poll_at + 1
+        sums = await store.totals("t", SUMMED, start, end)
+        maxima = await store.totals("t", [MAX_TIME.name], start, end, agg="max")
+    finally:
+        await store.close()
+    return rank(sums, maxima, "stalled", 20)
+
+
 def _queue_rows(conn) -> list[tuple[int, int]]:
     with conn.cursor() as cur:
         cur.execute(
@@ -92,9 +113,10 @@ def _queue_rows(conn) -> list[tuple[int, int]]:
 
 
 @pytest.mark.slow
-async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariadb, monitor_dsn):
+async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariadb, monitor_dsn, tmp_path):
     """Group 1 held by CPU-bound statements of one shape while short statements of another queue:
-    the holders are the first shape, the waiters are only queued."""
+    the holders are the first shape, the waiters are only queued, and over the range the digest
+    that held the stalled group longest is the first shape's."""
     loops = calibrate_benchmark(mariadb, 6.0)
     poller = poller_for(monitor_dsn)
     try:
@@ -111,14 +133,24 @@ async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariad
                     poller,
                     lambda r: (
                         r.state is not None
-                        and any(g.group_id == 1 and g.stalled for g in r.state.groups)
-                        and any(h.group_id == 1 and h.holders for h in r.state.holders)
+                        and any(h.group_id == 1 and h.stalled and h.holders for h in r.state.holders)
                     ),
-                    timeout_s=40,
+                    timeout_s=60,
                 )
+                # A few more polls of the stall, so held and queued seconds add up.
+                seen += await poll_until(poller, lambda r: False, timeout_s=3.0)
     finally:
         await poller.close()
-    state = seen[-1].state
+    ranked = await _ranked(tmp_path, seen)
+    top = ranked[0]
+    assert top.text == "SELECT BENCHMARK(?, MD5(?))", ranked
+    assert top.stalled_s > 0 and top.stall_episodes >= 1 and top.groups == ["1"]
+    assert top.clients == [f"{SBTEST_USER}@127.0.0.1"]
+    waited = [d for d in ranked if d.text == "SELECT ? + ?"]
+    assert all(d.stalled_s < top.stalled_s for d in waited)
+    state = next(
+        r.state for r in seen if r.state is not None and any(h.stalled and h.holders for h in r.state.holders)
+    )
     assert state is not None and state.holders_scope == "group"
     group = next(h for h in state.holders if h.group_id == 1)
     assert group.stalled

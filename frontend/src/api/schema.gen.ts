@@ -557,6 +557,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/targets/{name}/held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Held
+         * @description Who held the pool over [from, to] (default: the last hour): statement digests ranked by
+         *     the worker-seconds they held stalled groups (or held, or queued).
+         */
+        get: operations["get_held_api_targets__name__held_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/targets/{name}/metrics": {
         parameters: {
             query?: never;
@@ -1588,6 +1609,96 @@ export interface components {
              * @description Poolscope's version.
              */
             version: string;
+        };
+        /**
+         * HeldDigest
+         * @description One statement digest's share of the pool over a time range ("who held the pool").
+         */
+        HeldDigest: {
+            /**
+             * Calls
+             * @description Executions first seen holding a pressured group.
+             * @default 0
+             */
+            calls: number;
+            /**
+             * Clients
+             * @description user@host of the connections that ran it (the host without its port).
+             */
+            clients: string[];
+            /**
+             * Digest
+             * @description The digest (`other`: digests beyond the 20 busiest of a poll; `unread`: queued requests
+             *     whose connection ran nothing Poolscope saw).
+             */
+            digest: string;
+            /**
+             * Groups
+             * @description The thread groups it held or queued in (empty where the server has no per-group view).
+             */
+            groups: string[];
+            /**
+             * Held S
+             * @description Worker-seconds its statements held in a group that had a queue.
+             * @default 0
+             */
+            held_s: number;
+            /**
+             * Max Time S
+             * @description The longest time in statement seen.
+             */
+            max_time_s: number | null;
+            /**
+             * Queued S
+             * @description Request-seconds its requests waited in a queue (counted under the statement the
+             *     connection ran last: the queued request itself is unread).
+             * @default 0
+             */
+            queued_s: number;
+            /**
+             * Stall Episodes
+             * @description Stall episodes it held a stalled group in.
+             * @default 0
+             */
+            stall_episodes: number;
+            /**
+             * Stalled S
+             * @description Worker-seconds its statements held in a stalled group.
+             * @default 0
+             */
+            stalled_s: number;
+            /**
+             * Text
+             * @description The statement's shape, literals replaced by ?.
+             */
+            text: string;
+        };
+        /**
+         * HeldOut
+         * @description Digests ranked by the time they held the pool over [from, to].
+         */
+        HeldOut: {
+            /**
+             * Digests
+             * @description The digests, at most `limit`.
+             */
+            digests: components["schemas"]["HeldDigest"][];
+            /**
+             * From
+             * @description Start of the range, Unix time in seconds.
+             */
+            from: number;
+            /**
+             * Sort
+             * @description What the digests are ranked by: stalled_s, held_s or queued_s, largest first.
+             * @enum {string}
+             */
+            sort: "stalled" | "held" | "queued";
+            /**
+             * To
+             * @description End of the range.
+             */
+            to: number;
         };
         /**
          * Holder
@@ -4433,6 +4544,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditEntry"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_held_api_targets__name__held_get: {
+        parameters: {
+            query?: {
+                /** @description epoch seconds */
+                from?: number | null;
+                /** @description epoch seconds */
+                to?: number | null;
+                /** @description rank by stalled, held or queued seconds */
+                sort?: "stalled" | "held" | "queued";
+                /** @description digests listed */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldOut"];
                 };
             };
             /** @description Validation Error */
