@@ -14,7 +14,7 @@ from poolscope.analysis.held_time import MAX_TIME, SUMMED, rank
 from poolscope.analysis.holders import mariadb_group
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
-from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
+from poolscope_dev.sandbox import ADMIN_USER, SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark, global_variables, poll_until, poller_for
 from tests.waiting import wait_for
 
@@ -37,13 +37,22 @@ def _connections_in(sandbox: MariaDBSandbox, group: int, size: int, count: int) 
 
 
 @contextmanager
-def _running(conns: list, statements: list[str], repeat: int = 1) -> Iterator[None]:
-    """Each connection runs its statement `repeat` times in a thread; joined on exit."""
+def _running(
+    conns: list, statements: list[str], repeat: int = 1, sandbox: MariaDBSandbox | None = None
+) -> Iterator[None]:
+    """Each connection runs its statement up to `repeat` times in a thread; joined on exit.
+
+    With a sandbox, the block's end stops them: the repeats end and the running statements are
+    killed, so a CPU-bound shape holds its group for the whole block whatever the machine's load
+    (a loop count calibrated on a busy machine may run several times faster once it is not)."""
+    stop = threading.Event()
 
     def run(conn, sql: str) -> None:
         try:
             with conn.cursor() as cur:
                 for _ in range(repeat):
+                    if stop.is_set():
+                        break
                     cur.execute(sql)
         except Exception:
             pass  # a killed or timed-out statement ends this worker
@@ -51,12 +60,22 @@ def _running(conns: list, statements: list[str], repeat: int = 1) -> Iterator[No
     threads = [
         threading.Thread(target=run, args=(c, s), daemon=True) for c, s in zip(conns, statements, strict=True)
     ]
+    ids = [c.thread_id() for c in conns]
     for thread in threads:
         thread.start()
         time.sleep(0.05)
     try:
         yield
     finally:
+        stop.set()
+        if sandbox is not None:
+            killer = sandbox.connect(ADMIN_USER, extra=True)
+            try:
+                with killer.cursor() as cur:
+                    for connection_id in ids:
+                        cur.execute(f"KILL QUERY {int(connection_id)}")
+            finally:
+                killer.close()
         for thread in threads:
             thread.join(timeout=120)
         for conn in conns:
@@ -117,7 +136,7 @@ async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariad
     """Group 1 held by CPU-bound statements of one shape while short statements of another queue:
     the holders are the first shape, the waiters are only queued, and over the range the digest
     that held the stalled group longest is the first shape's."""
-    loops = calibrate_benchmark(mariadb, 6.0)
+    loops = calibrate_benchmark(mariadb, 2.0)
     poller = poller_for(monitor_dsn)
     try:
         await poller.poll_once()
@@ -128,7 +147,10 @@ async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariad
             waiter_ids = {c.thread_id() for c in waiters}
             heavy = f"SELECT BENCHMARK({loops}, MD5('x')) /* {HOLDER} */"
             light = f"SELECT 1 + 1 /* {WAITER} */"
-            with _running(holders, [heavy] * 3), _running(waiters, [light] * 4, repeat=200):
+            with (
+                _running(holders, [heavy] * 3, repeat=60, sandbox=mariadb),
+                _running(waiters, [light] * 4, repeat=100_000, sandbox=mariadb),
+            ):
                 seen = await poll_until(
                     poller,
                     lambda r: (
@@ -177,7 +199,7 @@ async def test_a_row_lock_chain_names_the_blocker_and_its_statement(mariadb, mon
         cur.execute("CREATE TABLE IF NOT EXISTS holders_rowlock (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
         cur.execute("REPLACE INTO holders_rowlock VALUES (1, 0)")
     setup.close()
-    loops = calibrate_benchmark(mariadb, 4.0)
+    loops = calibrate_benchmark(mariadb, 2.0)
     poller = poller_for(monitor_dsn)
     try:
         await poller.poll_once()
@@ -188,7 +210,10 @@ async def test_a_row_lock_chain_names_the_blocker_and_its_statement(mariadb, mon
             blocker_sql = "UPDATE holders_rowlock SET v = v + 1 WHERE id = 1 AND SLEEP(12) = 0"
             waiter_sql = "UPDATE holders_rowlock SET v = v + 2 WHERE id = 1"
             heavy = f"SELECT BENCHMARK({loops}, MD5('x')) /* {HOLDER} */"
-            with _running([blocker, waiter], [blocker_sql, waiter_sql]), _running(cpu, [heavy] * 4):
+            with (
+                _running([blocker, waiter], [blocker_sql, waiter_sql], sandbox=mariadb),
+                _running(cpu, [heavy] * 4, repeat=30, sandbox=mariadb),
+            ):
                 seen = await poll_until(
                     poller,
                     lambda r: (
