@@ -352,20 +352,34 @@ class Settings(BaseSettings):
     guard_window_s: float = Field(
         default=60, ge=10, le=3600, description="a guarded apply watches this long after the change"
     )
-    guard_max_throughput_drop: float = Field(
-        default=0.2, gt=0, lt=1, description="guarded apply reverts when QPS falls by more than this fraction"
+    guard_by_default: bool = Field(
+        default=True, description="the Apply dialog starts with Guarded ticked (an operator can untick it)"
     )
-    guard_max_queue_growth: float = Field(
-        default=1.0,
+    # The verdict of a change (actions/verdict.py); the numbers behind these defaults:
+    # docs/decisions/0500-change-verdict.md.
+    verdict_max_load_change: float = Field(
+        default=0.25,
         gt=0,
-        le=100,
-        description="... or the mean queue grows by more than this fraction (and by ≥ 2)",
+        le=10,
+        description=(
+            "a change's verdict is inconclusive when the median QPS, threads connected or threads"
+            " running of the window after differs from the window before by more than this fraction"
+        ),
     )
-    guard_max_stall_growth: float = Field(
-        default=1.0,
+    verdict_qps_band: float = Field(
+        default=0.2,
         gt=0,
-        le=100,
-        description="... or the stall rate grows by more than this fraction (and ≥ 0.5/s)",
+        le=2,
+        description="polls are compared at matched load: in QPS bands this wide (a fraction of the QPS)",
+    )
+    verdict_min_matched_polls: int = Field(
+        default=20,
+        ge=3,
+        le=10_000,
+        description="fewer polls at matched load than this on either side: the verdict is inconclusive",
+    )
+    verdict_confidence: float = Field(
+        default=0.95, ge=0.5, le=0.999, description="confidence level of a verdict's interval"
     )
 
     # --- the admin connection of apply / revert ---

@@ -116,6 +116,8 @@ class Applier:
             config_snippet=config_snippet(flavor, variable, str(typed)),
             persist_sql=f"SET PERSIST {variable} = {typed}" if persist else None,
             port_kind=session.port_kind,
+            guard_default=self.settings.guard_by_default,
+            guard_window_s=self.settings.guard_window_s,
         )
 
     async def apply(

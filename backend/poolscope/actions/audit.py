@@ -127,6 +127,8 @@ def _entry(row: Any) -> AuditEntry:
         detail=row["detail"],
         user=row["user"],
         recommendation_id=row["recommendation_id"],
+        # Derived, not stored: every apply without a recommendation is an operator's own.
+        manual=row["action"] == "apply" and row["recommendation_id"] is None,
         reverts_id=row["reverts_id"],
         reverted_by_id=row["reverted_by_id"],
         port_kind=row["port_kind"],

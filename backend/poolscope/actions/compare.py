@@ -1,50 +1,86 @@
-"""Before/after comparison of throughput, queue and latency for the windows around a change."""
+"""A change's verdict from the store: the polls of the windows around it and the changes that
+overlap them, judged by actions/verdict.py."""
 
 from __future__ import annotations
 
-import time
+import asyncio
 
-from poolscope.actions.models import Comparison, MetricChange
-from poolscope.recommend.window import Window
+from poolscope.actions.audit import AuditLog
+from poolscope.actions.models import AuditEntry, Comparison, OverlappingChange
+from poolscope.actions.verdict import JUDGED, LOAD, Judgement, Rules, Second, headline, judge
+from poolscope.config import Settings
 from poolscope.store.sql import SqlStore
 
-#: (metric, label): what a DBA checks after a change. Queue wait stands in for latency (the
-#: pool adds exactly that to every statement's response time).
-COMPARED = (
-    ("qps", "queries / s"),
-    ("tp_group_queue_length", "queue length (all groups)"),
-    ("tp_queue_wait_avg_ms", "mean queue wait, ms (latency added by the pool)"),
-    ("tp_group_stalls_per_s", "stalls / s (all groups)"),
-    ("threads_running", "running statements"),
-)
+#: What the verdict reads: the load and the judged metrics.
+COMPARED = tuple(metric for metric, _, _ in (*LOAD, *JUDGED))
 
 
-async def window_means(
-    store: SqlStore, target: str, start: float, end: float, step_s: float
-) -> dict[str, float | None]:
-    points = int(max(10, min(2000, (end - start) / step_s)))
-    result = await store.query(target, [m for m, _ in COMPARED], start, end, points, "avg", min_step_s=step_s)
-    window = Window(start, end, result.series)
-    return {metric: window.mean(metric) for metric, _ in COMPARED}
+def rules_of(settings: Settings) -> Rules:
+    return Rules(
+        max_load_change=settings.verdict_max_load_change,
+        qps_band=settings.verdict_qps_band,
+        min_matched_polls=settings.verdict_min_matched_polls,
+        confidence=settings.verdict_confidence,
+    )
+
+
+async def polls(store: SqlStore, target: str, start: float, end: float, step_s: float) -> list[Second]:
+    """One row per poll between start and end: each compared metric summed over its label sets."""
+    points = int(max(1, min(20_000, (end - start) / step_s)))
+    result = await store.query(target, COMPARED, start, end, points, "avg", min_step_s=step_s)
+    rows: dict[float, dict[str, float]] = {}
+    for series in result.series:
+        for ts, value in series.points:
+            if value is not None and start <= ts <= end:
+                row = rows.setdefault(ts, {})
+                row[series.metric] = row.get(series.metric, 0.0) + value
+    return sorted(rows.items())
+
+
+async def judge_change(
+    store: SqlStore, audit: AuditLog, entry: AuditEntry, window_s: float, settings: Settings
+) -> Judgement:
+    """The verdict of change `entry` over `window_s` on each side (the guard's and the API's)."""
+    step = settings.poll_interval_s
+    # The poll in the second of the change belongs to neither side.
+    before = await polls(store, entry.target, entry.ts - window_s, entry.ts - step, step)
+    after = await polls(store, entry.target, entry.ts + step, entry.ts + window_s, step)
+    others = [
+        OverlappingChange(id=o.id, ts=o.ts, variable=o.variable, old_value=o.old_value, new_value=o.new_value)
+        for o in await audit.in_window(entry.target, entry.ts - window_s, entry.ts + window_s)
+        if o.id != entry.id and o.result != "failed"
+    ]
+    # The bootstrap takes a few hundred ms of CPU: off the event loop that serves the API.
+    return await asyncio.to_thread(
+        judge, before, after, variable=entry.variable, overlaps=others, rules=rules_of(settings)
+    )
 
 
 async def compare(
-    store: SqlStore, target: str, change_id: int, ts: float, window_s: float, step_s: float
+    store: SqlStore, audit: AuditLog, entry: AuditEntry, window_s: float, settings: Settings, now: float
 ) -> Comparison:
-    # The poll in the second of the change belongs to neither side.
-    before = await window_means(store, target, ts - window_s, ts - step_s, step_s)
-    after = await window_means(store, target, ts + step_s, ts + window_s, step_s)
-    metrics = []
-    for metric, label in COMPARED:
-        b, a = before[metric], after[metric]
-        change = (a - b) / b if a is not None and b not in (None, 0) else None
-        metrics.append(MetricChange(metric=metric, label=label, before=b, after=a, change=change))
+    j = await judge_change(store, audit, entry, window_s, settings)
+    complete = now >= entry.ts + window_s
+    reasons = list(j.reasons)
+    verdict = j.verdict
+    if not complete:
+        verdict = "inconclusive"
+        reasons.insert(0, f"the window after is still running ({entry.ts + window_s - now:.0f} s to go)")
     return Comparison(
-        change_id=change_id,
-        ts=ts,
+        change_id=entry.id,
+        ts=entry.ts,
         window_s=window_s,
-        before_from=ts - window_s,
-        after_to=ts + window_s,
-        complete=time.time() >= ts + window_s,
-        metrics=metrics,
+        before_from=entry.ts - window_s,
+        after_to=entry.ts + window_s,
+        complete=complete,
+        verdict=verdict,
+        headline=f"{verdict}: {reasons[0]}" if reasons else headline(j),
+        reasons=reasons,
+        load=j.load,
+        effects=j.effects,
+        overlaps=j.overlaps,
+        matched_before=j.matched_before,
+        matched_after=j.matched_after,
+        polls_before=j.polls_before,
+        polls_after=j.polls_after,
     )

@@ -27,8 +27,9 @@ class ApplyIn(Schema):
     (type, range, block size, enum list)."""
     recommendation_id: str | None = Field(default=None, max_length=160)
     """The recommendation this applies, if any (409 when it no longer holds)."""
-    guard: bool = False
-    """Watch the guard window after the change and revert it on a regression."""
+    guard: bool | None = None
+    """Watch the guard window after the change and revert it on a conclusive "worse" verdict;
+    null: as guard_by_default says (on unless configured off)."""
 
 
 class VariableMeta(Schema):
@@ -73,6 +74,10 @@ class ApplyPreview(Schema):
     """MySQL / Percona 8.0+: the SET PERSIST statement that does the same; null elsewhere."""
     port_kind: str
     """The port the admin connection uses: extra_port, admin_port or port."""
+    guard_default: bool = True
+    """Whether a change is guarded unless the operator says otherwise (guard_by_default)."""
+    guard_window_s: float = 60
+    """How long a guarded change is watched before it is judged."""
 
 
 class AuditEntry(Schema):
@@ -102,6 +107,8 @@ class AuditEntry(Schema):
     """Who made the change (`poolscope-guard` for an automatic revert)."""
     recommendation_id: str | None = None
     """The recommendation applied, if any."""
+    manual: bool = False
+    """An apply with no recommendation behind it: an operator's own change."""
     reverts_id: int | None = None
     """For a revert: the entry it reverts."""
     reverted_by_id: int | None = None
@@ -122,23 +129,68 @@ class AuditEntry(Schema):
     answer)."""
 
 
-class MetricChange(Schema):
-    """One metric's mean before and after a change."""
+VerdictName = Literal["better", "worse", "no detectable change", "inconclusive"]
+
+
+class LoadChange(Schema):
+    """How much one load metric moved between the windows (medians of their polls)."""
 
     metric: str
     """The metric's name."""
     label: str
     """What it is, for reading."""
     before: float | None
-    """Its mean over the window before the change."""
+    """Its median over the window before the change."""
     after: float | None
-    """Its mean over the window after."""
+    """Its median over the window after."""
     change: float | None
     """(after - before) / before; null without both or when before is 0."""
+    shifted: bool
+    """Beyond verdict_max_load_change: the load changed, and the verdict does not credit it to
+    the change."""
+
+
+class MetricEffect(Schema):
+    """What the change did to one judged metric, at matched load, with an interval."""
+
+    metric: str
+    """The metric's name."""
+    label: str
+    """What it is, for reading."""
+    before: float | None
+    """Its mean over the polls before whose QPS band also occurs after."""
+    after: float | None
+    """Its mean over the polls after whose QPS band also occurs before."""
+    difference: float | None
+    """after - before at matched load: the per-QPS-band differences, weighted by their polls."""
+    low: float | None
+    """The lower end of the difference's interval (bootstrap, verdict_confidence)."""
+    high: float | None
+    """The upper end."""
+    verdict: VerdictName
+    """`worse` / `better` when the whole interval lies beyond the smallest difference that counts,
+    else `no detectable change`; `inconclusive` without enough matched polls."""
+    note: str | None = None
+    """Why it is not judged, if it is not."""
+
+
+class OverlappingChange(Schema):
+    """Another change to the same target inside one of the windows."""
+
+    id: int
+    """Its audit entry."""
+    ts: float
+    """When it was made, Unix time in seconds."""
+    variable: str
+    """The variable it changed."""
+    old_value: str | None
+    """Its value before."""
+    new_value: str
+    """The value set."""
 
 
 class Comparison(Schema):
-    """Throughput, queue and latency over equal windows before and after a change."""
+    """The verdict of a change: its windows before and after compared poll by poll, not as means."""
 
     change_id: int
     """The audit entry compared."""
@@ -151,6 +203,25 @@ class Comparison(Schema):
     after_to: float
     """End of the window after."""
     complete: bool
-    """False while the window after is still running."""
-    metrics: list[MetricChange]
-    """QPS, queue length, mean queue wait, stalls/s and running statements, before and after."""
+    """False while the window after is still running (the verdict is then inconclusive)."""
+    verdict: VerdictName
+    """`better`, `worse`, `no detectable change` or `inconclusive` (the load moved, another change
+    overlaps, too few polls at matched load, or the window after is still running)."""
+    headline: str
+    """The verdict and its first reason, e.g. `inconclusive: load changed by +136% (QPS 410 → 968)`."""
+    reasons: list[str]
+    """Every reason for the verdict, in words with its numbers."""
+    load: list[LoadChange]
+    """QPS, threads connected and threads running: how much the load moved."""
+    effects: list[MetricEffect]
+    """Queue wait and stall rate at matched load, with their intervals."""
+    overlaps: list[OverlappingChange]
+    """Other changes to the target inside either window."""
+    matched_before: int
+    """Polls before the change that were compared (their QPS band also occurs after)."""
+    matched_after: int
+    """Polls after the change that were compared."""
+    polls_before: int
+    """Polls in the window before."""
+    polls_after: int
+    """Polls in the window after."""

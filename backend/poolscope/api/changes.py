@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
@@ -66,6 +67,7 @@ async def apply_change(
     applier: ApplierDep,
     recommender: RecommenderDep,
     guard: GuardDep,
+    settings: SettingsDep,
 ) -> AuditEntry:
     """SET GLOBAL one allow-listed variable through the admin credential; audited; optionally guarded.
 
@@ -88,7 +90,7 @@ async def apply_change(
         body.value,
         Actor(user.name, client_address(request)),
         recommendation_id=body.recommendation_id,
-        guard=body.guard,
+        guard=settings.guard_by_default if body.guard is None else body.guard,
     )
     if entry.guard_status == "watching":
         guard.watch(entry)
@@ -132,10 +134,8 @@ async def compare_change(
     settings: SettingsDep,
     window_s: Annotated[float | None, Query(ge=10, le=86400)] = None,
 ) -> Comparison:
-    """Throughput, queue length, queue wait and stalls in the windows before and after change #id."""
+    """The verdict of change #id: load change, queue wait and stall rate at matched load with intervals."""
     entry = await audit.get(change_id)
     if entry is None or entry.target != name:
         raise HTTPException(status_code=404, detail=f"no change #{change_id} on {name}")
-    return await compare(
-        store, name, change_id, entry.ts, window_s or settings.guard_window_s, settings.poll_interval_s
-    )
+    return await compare(store, audit, entry, window_s or settings.guard_window_s, settings, time.time())

@@ -8,7 +8,9 @@ lost after the SET, is made to happen at an exact point. Each variable is read b
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,7 @@ from poolscope.actions.admin import AdminLimits, StatementTimeout, open_admin
 from poolscope.actions.apply import Actor, Applier
 from poolscope.actions.audit import AuditLog
 from poolscope.actions.guard import GUARD_USER, Guard
+from poolscope.actions.models import AuditEntry
 from poolscope.api.errors import status_of
 from poolscope.config import Settings, TargetConfig
 from poolscope.errors import DomainError
@@ -29,6 +32,7 @@ from tests.actions.relay import StallRelay, stall_relay
 from tests.clock import FakeClock
 
 VARIABLE = "thread_pool_oversubscribe"
+VERDICT_FIXTURES = Path(__file__).parent.parent / "fixtures" / "verdict"
 ALICE = Actor("alice", "127.0.0.1")
 LOCK_WAIT_TIMEOUT = 1205
 
@@ -131,17 +135,66 @@ async def test_only_the_newest_change_of_a_variable_is_guarded(relay, mariadb, m
         assert all(w.done() for w in watches)
     finally:
         await guard.stop()
-    # Both guards saw the drop; only the newest change's guard acted, and put back C, not A.
-    assert global_value(mariadb, VARIABLE) == "5"
+    # The older watch was superseded; the newest change's guard judged it, and the other changes of
+    # the target inside its window make the verdict inconclusive (the drop is not credited to any
+    # one of them): the change is kept, with the reason in the audit.
+    assert global_value(mariadb, VARIABLE) == "4"
     entries = {e.id: e for e in await applier.audit.list("db1")}
-    autos = [e for e in entries.values() if e.action == "auto_revert"]
-    assert [(a.reverts_id, a.old_value, a.new_value, a.user) for a in autos] == [
-        (third.id, "4", "5", GUARD_USER)
-    ]
+    assert not [e for e in entries.values() if e.action == "auto_revert"]
     assert entries[first.id].guard_status == "superseded" and entries[first.id].reverted_by_id is None
-    assert entries[third.id].guard_status == "reverted" and "throughput fell" in (
-        entries[third.id].guard_note or ""
+    note = entries[third.id].guard_note or ""
+    assert entries[third.id].guard_status == "kept", note
+    assert note.startswith(f"inconclusive: another change overlaps: #{first.id}"), note
+
+
+async def seed_recording(store: SqlStore, name: str, at: float) -> None:
+    """A recorded run (tests/fixtures/verdict/) stored as if its change had been made at `at`."""
+    rec = json.loads((VERDICT_FIXTURES / f"{name}.json").read_text())
+    shift = at - rec["changes"][0]["ts"]
+    for ts, row in rec["seconds"]:
+        info = TargetInfo(name="db1", status="up", poll_interval_s=1.0, last_poll_at=ts + shift)
+        samples = [Sample(metric=m, labels={}, value=v) for m, v in row.items()]
+        await store.write_poll(info, None, samples, ts + shift)
+
+
+async def guarded_and_judged(applier: Applier, guard: Guard, clock: FakeClock, value: str) -> AuditEntry:
+    """A guarded apply of VARIABLE, and its guard's watch run to its end."""
+    entry = await applier.apply("db1", VARIABLE, value, ALICE, guard=True)
+    guard.watch(entry)
+    await clock.settle(*[t for t in asyncio.all_tasks() if t.get_name() == f"guard:{entry.id}"])
+    await clock.advance(applier.settings.guard_window_s + applier.settings.poll_interval_s + 0.01)
+    await clock.settle()
+    return entry
+
+
+async def test_the_guard_reverts_on_a_conclusive_worse_only(relay, mariadb, monitor_dsn, store):
+    clock = FakeClock()
+    settings = settings_for(relay, monitor_dsn, store.url, guard_window_s=60)
+    applier = applier_for(settings, store, clock)
+    guard = Guard(settings, store, applier.audit, applier, clock)
+    set_global(mariadb, **{VARIABLE: 3})
+    try:
+        # Recorded around thread_pool_size 4 -> 1: the pool served 40 % fewer queries to the same
+        # clients, and more of them queued.
+        await seed_recording(store, "regression", clock.time())
+        worse = await guarded_and_judged(applier, guard, clock, "4")
+        # Recorded while the offered load tripled, nothing changed on the server: not the change's.
+        await clock.advance(1000)
+        await seed_recording(store, "load-shift", clock.time())
+        shifted = await guarded_and_judged(applier, guard, clock, "5")
+    finally:
+        await guard.stop()
+    entries = {e.id: e for e in await applier.audit.list("db1")}
+    note = entries[worse.id].guard_note or ""
+    assert entries[worse.id].guard_status == "reverted", note
+    assert "worse: throughput fell" in note and "queued requests" in note and "interval" in note
+    auto = entries[entries[worse.id].reverted_by_id or 0]
+    assert auto.action == "auto_revert" and auto.user == GUARD_USER and "worse: " in (auto.detail or "")
+    kept = entries[shifted.id]
+    assert kept.guard_status == "kept" and (kept.guard_note or "").startswith(
+        "inconclusive: load changed by +"
     )
+    assert global_value(mariadb, VARIABLE) == "5"
 
 
 async def test_stopping_the_guard_ends_the_watches_still_running(relay, mariadb, monitor_dsn, store):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from poolscope.actions.allowlist import refusal
-from poolscope.actions.guard import regressions
 from poolscope.actions.models import VariableMeta
 from poolscope.actions.validate import InvalidValue, normalise, validate
-from poolscope.config import Settings, TargetConfig
+from poolscope.config import TargetConfig
 
 STALL = VariableMeta(
     name="thread_pool_stall_limit",
@@ -74,14 +73,3 @@ def test_allow_list_and_configuration():
         "sql_log_bin",
     ):
         assert "allow-list" in (refusal(on, bad) or ""), bad
-
-
-def test_guard_regressions_need_relative_and_absolute_change():
-    s = Settings()
-    base = {"qps": 1000.0, "tp_group_queue_length": 0.5, "tp_group_stalls_per_s": 0.1}
-    assert (
-        regressions(base, {"qps": 950.0, "tp_group_queue_length": 1.0, "tp_group_stalls_per_s": 0.3}, s) == []
-    )
-    worse = regressions(base, {"qps": 400.0, "tp_group_queue_length": 8.0, "tp_group_stalls_per_s": 2.0}, s)
-    assert len(worse) == 3 and worse[0].startswith("throughput fell 60%")
-    assert regressions({"qps": 0.2}, {"qps": 0.0}, s) == []  # idle server: nothing to judge

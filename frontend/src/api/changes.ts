@@ -26,7 +26,9 @@ export function tookEffect(result: AuditResult): boolean {
   return result !== 'failed';
 }
 
-export type MetricChange = Schemas['MetricChange'];
+export type LoadChange = Schemas['LoadChange'];
+export type MetricEffect = Schemas['MetricEffect'];
+export type Verdict = Schemas['Comparison']['verdict'];
 export type Comparison = Schemas['Comparison'];
 
 const path = (name: string) => ({ path: { name } });

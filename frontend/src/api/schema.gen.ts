@@ -524,7 +524,7 @@ export interface paths {
         };
         /**
          * Compare Change
-         * @description Throughput, queue length, queue wait and stalls in the windows before and after change #id.
+         * @description The verdict of change #id: load change, queue wait and stall rate at matched load with intervals.
          */
         get: operations["compare_change_api_targets__name__audit__change_id__compare_get"];
         put?: never;
@@ -950,10 +950,10 @@ export interface components {
         ApplyIn: {
             /**
              * Guard
-             * @description Watch the guard window after the change and revert it on a regression.
-             * @default false
+             * @description Watch the guard window after the change and revert it on a conclusive "worse" verdict;
+             *     null: as guard_by_default says (on unless configured off).
              */
-            guard?: boolean;
+            guard?: boolean | null;
             /**
              * Recommendation Id
              * @description The recommendation this applies, if any (409 when it no longer holds).
@@ -986,6 +986,18 @@ export interface components {
              * @description Its value now.
              */
             current: string | null;
+            /**
+             * Guard Default
+             * @description Whether a change is guarded unless the operator says otherwise (guard_by_default).
+             * @default true
+             */
+            guard_default: boolean;
+            /**
+             * Guard Window S
+             * @description How long a guarded change is watched before it is judged.
+             * @default 60
+             */
+            guard_window_s: number;
             /** @description The variable's type and limits, from the server. */
             meta: components["schemas"]["VariableMeta"];
             /**
@@ -1068,6 +1080,12 @@ export interface components {
              * @description The entry's id.
              */
             id: number;
+            /**
+             * Manual
+             * @description An apply with no recommendation behind it: an operator's own change.
+             * @default false
+             */
+            manual: boolean;
             /**
              * New Value
              * @description The value set.
@@ -1248,7 +1266,7 @@ export interface components {
         };
         /**
          * Comparison
-         * @description Throughput, queue and latency over equal windows before and after a change.
+         * @description The verdict of a change: its windows before and after compared poll by poll, not as means.
          */
         Comparison: {
             /**
@@ -1268,19 +1286,66 @@ export interface components {
             change_id: number;
             /**
              * Complete
-             * @description False while the window after is still running.
+             * @description False while the window after is still running (the verdict is then inconclusive).
              */
             complete: boolean;
             /**
-             * Metrics
-             * @description QPS, queue length, mean queue wait, stalls/s and running statements, before and after.
+             * Effects
+             * @description Queue wait and stall rate at matched load, with their intervals.
              */
-            metrics: components["schemas"]["MetricChange"][];
+            effects: components["schemas"]["MetricEffect"][];
+            /**
+             * Headline
+             * @description The verdict and its first reason, e.g. `inconclusive: load changed by +136% (QPS 410 → 968)`.
+             */
+            headline: string;
+            /**
+             * Load
+             * @description QPS, threads connected and threads running: how much the load moved.
+             */
+            load: components["schemas"]["LoadChange"][];
+            /**
+             * Matched After
+             * @description Polls after the change that were compared.
+             */
+            matched_after: number;
+            /**
+             * Matched Before
+             * @description Polls before the change that were compared (their QPS band also occurs after).
+             */
+            matched_before: number;
+            /**
+             * Overlaps
+             * @description Other changes to the target inside either window.
+             */
+            overlaps: components["schemas"]["OverlappingChange"][];
+            /**
+             * Polls After
+             * @description Polls in the window after.
+             */
+            polls_after: number;
+            /**
+             * Polls Before
+             * @description Polls in the window before.
+             */
+            polls_before: number;
+            /**
+             * Reasons
+             * @description Every reason for the verdict, in words with its numbers.
+             */
+            reasons: string[];
             /**
              * Ts
              * @description When the change was made, Unix time in seconds.
              */
             ts: number;
+            /**
+             * Verdict
+             * @description `better`, `worse`, `no detectable change` or `inconclusive` (the load moved, another change
+             *     overlaps, too few polls at matched load, or the window after is still running).
+             * @enum {string}
+             */
+            verdict: "better" | "worse" | "no detectable change" | "inconclusive";
             /**
              * Window S
              * @description The length of each window, in s.
@@ -1788,34 +1853,18 @@ export interface components {
             poll: components["schemas"]["PollEvent"];
         };
         /**
-         * LoginIn
-         * @description A login attempt.
+         * LoadChange
+         * @description How much one load metric moved between the windows (medians of their polls).
          */
-        LoginIn: {
-            /**
-             * Password
-             * @description The user's password.
-             */
-            password: string;
-            /**
-             * Username
-             * @description The user's name, as in [[users]].
-             */
-            username: string;
-        };
-        /**
-         * MetricChange
-         * @description One metric's mean before and after a change.
-         */
-        MetricChange: {
+        LoadChange: {
             /**
              * After
-             * @description Its mean over the window after.
+             * @description Its median over the window after.
              */
             after: number | null;
             /**
              * Before
-             * @description Its mean over the window before the change.
+             * @description Its median over the window before the change.
              */
             before: number | null;
             /**
@@ -1833,6 +1882,81 @@ export interface components {
              * @description The metric's name.
              */
             metric: string;
+            /**
+             * Shifted
+             * @description Beyond verdict_max_load_change: the load changed, and the verdict does not credit it to
+             *     the change.
+             */
+            shifted: boolean;
+        };
+        /**
+         * LoginIn
+         * @description A login attempt.
+         */
+        LoginIn: {
+            /**
+             * Password
+             * @description The user's password.
+             */
+            password: string;
+            /**
+             * Username
+             * @description The user's name, as in [[users]].
+             */
+            username: string;
+        };
+        /**
+         * MetricEffect
+         * @description What the change did to one judged metric, at matched load, with an interval.
+         */
+        MetricEffect: {
+            /**
+             * After
+             * @description Its mean over the polls after whose QPS band also occurs before.
+             */
+            after: number | null;
+            /**
+             * Before
+             * @description Its mean over the polls before whose QPS band also occurs after.
+             */
+            before: number | null;
+            /**
+             * Difference
+             * @description after - before at matched load: the per-QPS-band differences, weighted by their polls.
+             */
+            difference: number | null;
+            /**
+             * High
+             * @description The upper end.
+             */
+            high: number | null;
+            /**
+             * Label
+             * @description What it is, for reading.
+             */
+            label: string;
+            /**
+             * Low
+             * @description The lower end of the difference's interval (bootstrap, verdict_confidence).
+             */
+            low: number | null;
+            /**
+             * Metric
+             * @description The metric's name.
+             */
+            metric: string;
+            /**
+             * Note
+             * @description Why it is not judged, if it is not.
+             */
+            note: string | null;
+            /**
+             * Verdict
+             * @description `worse` / `better` when the whole interval lies beyond the smallest difference that counts,
+             *     else `no detectable change`; `inconclusive` without enough matched polls.
+             * @enum {string}
+             */
+            verdict: "better" | "worse" | "no detectable change" | "inconclusive";
         };
         /**
          * MetricsOut
@@ -1871,6 +1995,37 @@ export interface components {
              * @description End of the range, Unix time in seconds.
              */
             to: number;
+        };
+        /**
+         * OverlappingChange
+         * @description Another change to the same target inside one of the windows.
+         */
+        OverlappingChange: {
+            /**
+             * Id
+             * @description Its audit entry.
+             */
+            id: number;
+            /**
+             * New Value
+             * @description The value set.
+             */
+            new_value: string;
+            /**
+             * Old Value
+             * @description Its value before.
+             */
+            old_value: string | null;
+            /**
+             * Ts
+             * @description When it was made, Unix time in seconds.
+             */
+            ts: number;
+            /**
+             * Variable
+             * @description The variable it changed.
+             */
+            variable: string;
         };
         /**
          * Overview

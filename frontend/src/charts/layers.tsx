@@ -26,6 +26,8 @@ export interface ChartMarker {
   label: string;
   /** The tone of the change: applied, reverted by hand, reverted by the guard. */
   tone: 'apply' | 'revert' | 'auto-revert';
+  /** A short word beside the id (the change's verdict: "better", "load changed"), and its long form. */
+  note?: { short: string; long: string };
 }
 
 /** Where the plot sits inside the chart box, in px. */
@@ -130,10 +132,11 @@ export function OverLayer({ plot, from, to, bands, markers, onBand, testId, tzTo
               key={m.id}
               className={`chart-marker-label marker-${m.tone}`}
               style={right ? { right: `calc(100% - ${x}px)`, top: plot.top } : { left: x, top: plot.top }}
-              title={`${m.label} · ${fmtDateTimeZone(m.t)}`}
+              title={`${m.label} · ${fmtDateTimeZone(m.t)}${m.note ? ` · ${m.note.long}` : ''}`}
               data-testid={`${testId}-marker`}
             >
               {m.id}
+              {m.note ? <span className="chart-marker-note"> {m.note.short}</span> : null}
             </span>
           );
         })}

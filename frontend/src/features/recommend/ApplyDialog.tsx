@@ -1,4 +1,4 @@
-// Confirm step of one-click apply: current → proposed as the server will store it, what happens, optional guard.
+// Confirm step of one-click apply: current → proposed as the server will store it, what happens, the guard (on by default).
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useAuth } from '../../api/auth';
@@ -46,7 +46,10 @@ export function ApplyDialog({
   const preview: ApplyPreview | null = previewQ.data ?? null;
   const [applyError, setError] = useState<string | null>(null);
   const error = applyError ?? (previewQ.error ? errorMessage(previewQ.error) : null);
-  const [guard, setGuard] = useState(false);
+  // Guarded unless the operator unticks it (or the server's guard_by_default is off).
+  const [guardChoice, setGuard] = useState<boolean | null>(null);
+  const guard = guardChoice ?? preview?.guard_default ?? true;
+  const windowS = guardWindowS ?? preview?.guard_window_s;
   const [busy, setBusy] = useState(false);
 
   async function confirm() {
@@ -101,8 +104,8 @@ export function ApplyDialog({
           </details>
           <label className="small apply-guard">
             <input type="checkbox" checked={guard} onChange={(e) => setGuard(e.target.checked)} data-testid="apply-guard" />{' '}
-            Guarded: watch throughput, queue length and stalls{guardWindowS ? ` for ${guardWindowS} s` : ''} and revert
-            automatically if they get worse
+            Guarded: judge the change after {windowS ? `${Math.round(windowS)} s` : 'its window'} (queue wait, queued requests and
+            stalls at matched load) and revert it automatically if the verdict is &ldquo;worse&rdquo; (never on a load change)
           </label>
         </>
       ) : error ? null : (

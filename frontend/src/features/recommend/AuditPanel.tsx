@@ -2,48 +2,108 @@
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { useAuth } from '../../api/auth';
-import { fetchComparison, revertChange, tookEffect, type AuditEntry, type AuditResult, type Comparison } from '../../api/changes';
+import { revertChange, tookEffect, type AuditEntry, type AuditResult, type Comparison, type Verdict } from '../../api/changes';
 import { errorMessage } from '../../api/client';
 import { fmtDateTime, fmtNum } from '../../lib/format';
 import type { CsvColumn } from '../../lib/csv';
 import { CsvButton } from '../../ui/tables';
+import { Dialog } from '../../ui/Dialog';
+import { comparisonQuery } from './useChanges';
 import { Badge, Notice, Panel, type Tone } from '../../ui/ui';
 
-function ComparisonTable({ c }: { c: Comparison }) {
+const VERDICT_TONE: Record<Verdict, Tone> = {
+  better: 'ok',
+  worse: 'bad',
+  'no detectable change': 'muted',
+  inconclusive: 'warn',
+};
+
+function pct(change: number | null): string {
+  return change === null ? '—' : `${change > 0 ? '+' : ''}${(change * 100).toFixed(0)} %`;
+}
+
+function signed(v: number | null): string {
+  return v === null ? '—' : `${v > 0 ? '+' : ''}${fmtNum(v)}`;
+}
+
+/** The verdict of a change: whether the load moved, and what it did at matched load, with intervals. */
+export function ComparisonTable({ c }: { c: Comparison }) {
   return (
-    <table className="compare-table small" data-testid="compare-table">
-      <caption className="muted">
-        {Math.round(c.window_s)} s before vs after{c.complete ? '' : ' (after-window still running)'}
-      </caption>
-      <thead>
-        <tr>
-          <th>metric</th>
-          <th className="num">before</th>
-          <th className="num">after</th>
-          <th className="num">change</th>
-        </tr>
-      </thead>
-      <tbody>
-        {c.metrics.map((m) => (
-          <tr key={m.metric} data-testid={`compare-${m.metric}`}>
-            <td>{m.label}</td>
-            <td className="num">{fmtNum(m.before)}</td>
-            <td className="num">{fmtNum(m.after)}</td>
-            <td className="num">{m.change === null ? '—' : `${m.change > 0 ? '+' : ''}${(m.change * 100).toFixed(0)}%`}</td>
+    <div className="compare" data-testid="compare-table" data-verdict={c.verdict}>
+      <p className="small">
+        <Badge tone={VERDICT_TONE[c.verdict]} testId="compare-verdict">
+          {c.verdict}
+        </Badge>{' '}
+        <span data-testid="compare-headline">{c.headline}</span>
+      </p>
+      {c.reasons.length > 1 ? (
+        <ul className="small muted">
+          {c.reasons.slice(1).map((r) => (
+            <li key={r}>{r}</li>
+          ))}
+        </ul>
+      ) : null}
+      <table className="compare-table small">
+        <caption className="muted">
+          {Math.round(c.window_s)} s before vs after, poll by poll{c.complete ? '' : ' (window after still running)'}; compared at
+          matched load: {c.matched_before} of {c.polls_before} polls before, {c.matched_after} of {c.polls_after} after
+        </caption>
+        <thead>
+          <tr>
+            <th>load</th>
+            <th className="num">before (median)</th>
+            <th className="num">after (median)</th>
+            <th className="num">change</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {c.load.map((m) => (
+            <tr key={m.metric} data-testid={`compare-${m.metric}`} className={m.shifted ? 'text-warn' : undefined}>
+              <td>{m.label}</td>
+              <td className="num">{fmtNum(m.before)}</td>
+              <td className="num">{fmtNum(m.after)}</td>
+              <td className="num">
+                {pct(m.change)}
+                {m.shifted ? ' (load changed)' : ''}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+        <thead>
+          <tr>
+            <th>at matched load</th>
+            <th className="num">before</th>
+            <th className="num">after</th>
+            <th className="num">difference (interval)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {c.effects.map((e) => (
+            <tr key={e.metric} data-testid={`compare-${e.metric}`} data-verdict={e.verdict}>
+              <td>{e.label}</td>
+              <td className="num">{fmtNum(e.before)}</td>
+              <td className="num">{fmtNum(e.after)}</td>
+              <td className="num" data-testid="compare-interval">
+                {e.note ??
+                  `${signed(e.difference)}${e.low !== null && e.high !== null ? ` (${signed(e.low)} … ${signed(e.high)})` : ''} · ${e.verdict}`}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {c.overlaps.length ? (
+        <p className="small text-warn" data-testid="compare-overlaps">
+          Other changes inside the windows:{' '}
+          {c.overlaps.map((o) => `#${o.id} ${o.variable} ${o.old_value ?? '—'} → ${o.new_value}`).join('; ')}
+        </p>
+      ) : null}
+    </div>
   );
 }
 
 /** The before/after comparison of one change, fetched when opened. */
 function ComparisonRow({ target, id }: { target: string; id: number }) {
-  const q = useQuery({
-    queryKey: ['target', target, 'compare', id],
-    queryFn: ({ signal }) => fetchComparison(target, id, signal),
-    retry: false,
-  });
+  const q = useQuery(comparisonQuery(target, id));
   if (q.error) return <span className="text-bad">{errorMessage(q.error)}</span>;
   return q.data ? <ComparisonTable c={q.data} /> : <span className="muted small">Loading…</span>;
 }
@@ -53,6 +113,7 @@ export const AUDIT_CSV: CsvColumn<AuditEntry>[] = [
   { header: 'at', value: (e) => new Date(e.ts * 1000).toISOString() },
   { header: 'user', value: (e) => e.user },
   { header: 'action', value: (e) => e.action },
+  { header: 'manual', value: (e) => (e.manual ? 'manual' : '') },
   { header: 'variable', value: (e) => e.variable },
   { header: 'old_value', value: (e) => e.old_value },
   { header: 'new_value', value: (e) => e.new_value },
@@ -93,8 +154,10 @@ export function AuditPanel({
   const [busy, setBusy] = useState<number | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
+  const [confirming, setConfirming] = useState<AuditEntry | null>(null);
 
   async function revert(e: AuditEntry) {
+    setConfirming(null);
     setBusy(e.id);
     setActionError(null);
     try {
@@ -160,7 +223,17 @@ export function AuditPanel({
                       <td className="num">{e.id}</td>
                       <td>{fmtDateTime(e.ts)}</td>
                       <td>{e.user}</td>
-                      <td>{actionLabel(e)}</td>
+                      <td>
+                        {actionLabel(e)}
+                        {e.manual ? (
+                          <>
+                            {' '}
+                            <Badge tone="info" title="applied by hand, with no recommendation behind it" testId="audit-manual">
+                              manual
+                            </Badge>
+                          </>
+                        ) : null}
+                      </td>
                       <td className="mono">{e.variable}</td>
                       <td className="mono" data-testid="audit-values">
                         {e.old_value ?? '—'} → {e.new_value}
@@ -192,7 +265,7 @@ export function AuditPanel({
                             type="button"
                             className="btn btn-danger"
                             disabled={busy === e.id}
-                            onClick={() => void revert(e)}
+                            onClick={() => setConfirming(e)}
                             data-testid={`audit-revert-${e.id}`}
                           >
                             {busy === e.id ? 'Reverting…' : 'Revert'}
@@ -213,6 +286,27 @@ export function AuditPanel({
             </tbody>
           </table>
         </div>
+      ) : null}
+      {confirming ? (
+        <Dialog label={`Revert change #${confirming.id}`} onClose={() => setConfirming(null)} testId="revert-dialog">
+          <h2>Revert #{confirming.id}?</h2>
+          <p className="apply-change mono">
+            {confirming.variable}: {confirming.new_value} →{' '}
+            <strong data-testid="revert-restores">{confirming.old_value ?? '—'}</strong>
+          </p>
+          <p className="small">
+            SET GLOBAL {confirming.variable} = {confirming.old_value ?? '—'} through the admin credential, at once, for the whole
+            server.
+          </p>
+          <div className="dialog-buttons">
+            <button type="button" className="btn" onClick={() => setConfirming(null)} data-testid="revert-cancel">
+              Cancel
+            </button>
+            <button type="button" className="btn btn-danger" onClick={() => void revert(confirming)} data-testid="revert-confirm">
+              Revert to {confirming.old_value ?? '—'}
+            </button>
+          </div>
+        </Dialog>
       ) : null}
     </Panel>
   );

@@ -22,6 +22,7 @@ const ENTRY: AuditEntry = {
   detail: null,
   user: 'op',
   recommendation_id: 'db:thread_pool_stall_limit',
+  manual: false,
   reverts_id: null,
   reverted_by_id: null,
   port_kind: 'extra_port',
@@ -60,7 +61,7 @@ describe('recommendations and audit', () => {
     expect(screen.getByTestId('rec-thread_pool_stall_limit').textContent).toContain('log in as an operator');
   });
 
-  it('apply previews, then confirms with the recommendation id and the guard choice', async () => {
+  it('apply previews, then confirms with the recommendation id; guarded unless unticked', async () => {
     const calls: Request[] = [];
     vi.stubGlobal(
       'fetch',
@@ -85,6 +86,8 @@ describe('recommendations and audit', () => {
             config_snippet: '[mariadb]\nthread_pool_stall_limit = 30\n',
             persist_sql: null,
             port_kind: 'extra_port',
+            guard_default: true,
+            guard_window_s: 60,
           });
         return json(200, ENTRY);
       }),
@@ -94,7 +97,11 @@ describe('recommendations and audit', () => {
     fireEvent.click(screen.getByTestId('rec-apply-thread_pool_stall_limit'));
     expect((await screen.findByTestId('apply-proposed')).textContent).toBe('30 ms');
     expect(screen.getByTestId('apply-current').textContent).toBe('500 ms');
-    fireEvent.click(screen.getByTestId('apply-guard'));
+    const guard = screen.getByTestId<HTMLInputElement>('apply-guard');
+    expect(guard.checked).toBe(true); // on by default (guard_by_default)
+    expect(guard.parentElement!.textContent).toContain('after 60 s');
+    fireEvent.click(guard);
+    expect(guard.checked).toBe(false);
     fireEvent.click(screen.getByTestId('apply-confirm'));
     await waitFor(() => expect(onChanged).toHaveBeenCalledWith(ENTRY));
     const post = calls.find((c) => c.method === 'POST');
@@ -103,8 +110,15 @@ describe('recommendations and audit', () => {
       variable: 'thread_pool_stall_limit',
       value: '30',
       recommendation_id: 'db:thread_pool_stall_limit',
-      guard: true,
+      guard: false,
     });
+  });
+
+  it('a change with no recommendation behind it is marked manual', () => {
+    const manual: AuditEntry = { ...ENTRY, id: 5, recommendation_id: null, manual: true };
+    renderWithClient(<AuditPanel target="db" entries={[manual, ENTRY]} error={null} onChanged={() => {}} />);
+    expect(within(screen.getByTestId('audit-row-5')).getByTestId('audit-manual').textContent).toBe('manual');
+    expect(within(screen.getByTestId('audit-row-7')).queryByTestId('audit-manual')).toBeNull();
   });
 
   it('the audit list reverts and shows a refusal clearly', async () => {
@@ -115,6 +129,10 @@ describe('recommendations and audit', () => {
     renderWithClient(<AuditPanel target="db" entries={[ENTRY]} error={null} onChanged={() => {}} />);
     expect(screen.getByTestId('audit-row-7').textContent).toContain('500 → 30');
     fireEvent.click(screen.getByTestId('audit-revert-7'));
+    // Nothing is sent before the confirmation, which names the value it puts back.
+    expect(screen.getByTestId('revert-restores').textContent).toBe('500');
+    expect(vi.mocked(fetch)).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByTestId('revert-confirm'));
     expect((await screen.findByTestId('audit-error')).textContent).toContain('is 40 now');
   });
 
@@ -144,6 +162,11 @@ describe('recommendations and audit', () => {
     expect(within(screen.getByTestId('audit-row-7')).getByTestId('audit-result').textContent).toBe('applied');
     expect(screen.queryByTestId('audit-revert-6')).toBeNull();
     fireEvent.click(screen.getByTestId('audit-revert-8'));
+    fireEvent.click(screen.getByTestId('revert-cancel'));
+    expect(screen.queryByTestId('revert-dialog')).toBeNull();
+    expect(calls).toHaveLength(0);
+    fireEvent.click(screen.getByTestId('audit-revert-8'));
+    fireEvent.click(screen.getByTestId('revert-confirm'));
     await waitFor(() => expect(onChanged).toHaveBeenCalledWith(reverted));
     expect(new URL(calls.find((c) => c.method === 'POST')!.url).pathname).toBe('/api/targets/db/audit/8/revert');
   });
@@ -162,7 +185,7 @@ describe('recommendations and audit', () => {
 
   it('saves the audit list as CSV, every entry with its result', () => {
     const csv = toCsv([ENTRY], AUDIT_CSV).split('\r\n');
-    expect(csv[0]).toBe('id,at,user,action,variable,old_value,new_value,result,reverted_by,guard,detail');
+    expect(csv[0]).toBe('id,at,user,action,manual,variable,old_value,new_value,result,reverted_by,guard,detail');
     expect(csv[1]).toContain(`7,${new Date(ENTRY.ts * 1000).toISOString()},`);
     expect(csv[1]).toContain(',thread_pool_stall_limit,500,30,applied,');
   });

@@ -17,7 +17,7 @@ import { isEmpty } from '../../lib/series';
 import { Link, Notice, Panel } from '../../ui/ui';
 import { AuditPanel } from '../recommend/AuditPanel';
 import { RecommendationsPanel } from '../recommend/RecommendationsPanel';
-import { auditMarkers, useAudit, useRecommendations } from '../recommend/useChanges';
+import { auditMarkers, useAudit, useRecommendations, useVerdicts } from '../recommend/useChanges';
 import { GroupTable } from './GroupTable';
 import {
   QUEUE_CSV,
@@ -61,7 +61,8 @@ export function TargetPage({ name }: { name: string }) {
   const { target, state, history } = d;
   const recs = useRecommendations(name);
   const audit = useAudit(name);
-  const markers = useMemo(() => auditMarkers(audit.data), [audit.data]);
+  const verdicts = useVerdicts(name, audit.data);
+  const markers = useMemo(() => auditMarkers(audit.data, verdicts), [audit.data, verdicts]);
   const alertsNow = useAlerts();
   const targetAlerts = useMemo(() => [...alertsNow.active.values()].filter((a) => a.target === name), [alertsNow.active, name]);
   const highlight = Number(new URLSearchParams(search).get('alert')) || null;
