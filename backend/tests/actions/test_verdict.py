@@ -88,6 +88,19 @@ def test_a_real_regression_under_a_steady_load_is_worse():
     assert any(e.verdict == "worse" for e in j.effects) or j.reasons[0].startswith("throughput fell")
 
 
+def test_a_regression_with_another_change_in_its_window_is_not_blamed_on_it():
+    rec = recording("regression")
+    other = OverlappingChange(
+        id=9,
+        ts=rec["changes"][0]["ts"] + 20,
+        variable="thread_pool_oversubscribe",
+        old_value="3",
+        new_value="5",
+    )
+    j = judge(*windows(rec, rec["changes"][0]["ts"]), variable="thread_pool_size", overlaps=[other])
+    assert j.verdict == "inconclusive" and j.reasons[0].startswith("another change overlaps: #9")
+
+
 def test_an_overlapping_change_is_named_and_makes_it_inconclusive():
     j = verdict_of("overlap")
     assert j.verdict == "inconclusive"
