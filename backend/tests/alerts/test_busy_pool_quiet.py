@@ -36,7 +36,9 @@ def test_a_busy_pool_that_keeps_up_raises_no_alert(mariadb, monitor_dsn, tmp_pat
             # Look every 2 s for the length of the run: a firing alert that resolved within the run
             # is in the history too.
             while load.poll() is None and time.time() < started + RUN_S + 30:
-                alerts_seen += [a for a in api.get("/api/alerts").json()["active"] if a["status"] != "pending"]
+                alerts_seen += [
+                    a for a in api.get("/api/alerts").json()["active"] if a["status"] != "pending"
+                ]
                 time.sleep(2.0)
         finally:
             supervisor.stop_group(load.pid, grace_s=5)
