@@ -71,6 +71,13 @@ export class TargetPage {
   async lastPollTime(): Promise<string> {
     return (await this.lastPollClock.getAttribute('datetime')) ?? '';
   }
+  /**
+   * The poll's clock as shown and its moment (ISO), read in one step: read apart, a busy CPU lets a
+   * newer poll (one a second) land between the two reads, so they would never agree.
+   */
+  async lastPollShown(): Promise<{ clock: string; iso: string }> {
+    return this.lastPollClock.evaluate((t) => ({ clock: t.textContent ?? '', iso: t.getAttribute('datetime') ?? '' }));
+  }
   get groupTable(): Locator {
     return this.page.getByTestId('group-table');
   }

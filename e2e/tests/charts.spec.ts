@@ -53,11 +53,10 @@ test.describe('charts for an incident', () => {
     test('the time-zone switch puts every axis, tooltip and time in UTC and back', async ({ page, stack }) => {
       const target = new TargetPage(page);
       await target.goto(stack.targets.poolOn);
-      // The poll time the page shows is the poll's moment in the chosen zone (polls move on meanwhile,
-      // so the clock shown and the moment are read together until they agree).
+      // The poll time the page shows is the poll's moment in the chosen zone (the clock shown and the
+      // moment are read in one step: polls move on meanwhile).
       const shownIn = async (timeZone: string) => {
-        const iso = await target.lastPollTime();
-        const clock = await target.lastPollClock.innerText();
+        const { clock, iso } = await target.lastPollShown();
         return clock === new Date(iso).toLocaleTimeString('en-GB', { timeZone, hour12: false });
       };
       await expect(target.chartZone('chart-threads')).toHaveText('GMT+5:30');
