@@ -205,8 +205,7 @@ MYSQL_ENTERPRISE = FlavorSpec(
 )
 
 # Percona Server 9.7 carries MySQL's thread_pool plugin (percona-server plugin/thread_pool/, from
-# MySQL 9.7) beside its own pool. Two builds of it are documented; the server tells them apart
-# (docs/development/server-facts.md, "Percona Server 9.7"):
+# MySQL 9.7) beside its own pool. Two builds of it are documented; the server tells them apart:
 # - the plugin as psmysql-docs' 9.7 pages describe it (its mysql-thread-pool page, PR #782): it owns
 #   thread_pool_size and thread_pool_stall_limit (10 ms units) and Percona's own pool variables
 #   are gone, so it reads exactly as MySQL Enterprise's plugin (PERCONA_PLUGIN);

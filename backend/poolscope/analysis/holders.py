@@ -6,8 +6,8 @@ Which group a connection is in comes from the server's own rule:
 - MariaDB assigns a connection to group `connection id % thread_pool_size` when it connects, and
   moves it to the group that formula gives for a new thread_pool_size only when its current
   request ends (sql/threadpool_generic.cc: get_group_id() `tid % group_count`, the constructor of
-  TP_connection_generic, TP_connection_generic::start_io() with fix_group set by set_pool_size();
-  docs/development/server-facts.md has the lines for each version). Right after thread_pool_size
+  TP_connection_generic, TP_connection_generic::start_io() with fix_group set by set_pool_size(),
+  the same in 10.11 and 11.4). Right after thread_pool_size
   changed, a connection still executing is placed by the new size although it runs in its old
   group until its statement ends.
 - MySQL Enterprise says it: tp_thread_state (8.0.32+) names each pool thread's TP_GROUP_ID and its

@@ -297,7 +297,7 @@ class TargetPoller:
             if skipped is not None:
                 statuses[collector.name] = _status(collector.name, ok=False, skipped=skipped)
             elif collector.on_pressure and not self.memory.reads_holders:
-                # An idle pool pays nothing for who holds it (docs/development/adding-a-collector.md).
+                # An idle pool pays nothing for who holds it: on_pressure collectors wait for a queue or a stall.
                 statuses[collector.name] = _status(collector.name, ok=True, note=PRESSURE_NOTE)
             elif self._due(collector, now) and not (slow_read and self._may_wait(collector)):
                 to_run.append(collector)
