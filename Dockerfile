@@ -5,6 +5,11 @@
 #   docker run -v ./poolscope.toml:/etc/poolscope/poolscope.toml:ro -v poolscope-data:/data \
 #     -e POOLSCOPE_DB1_PASSWORD=... -p 127.0.0.1:8000:8000 poolscope
 #
+# With the wheel made already, the Node stage is skipped by naming a build context after it
+# (BuildKit and podman take it over the stage of that name); the deploy tests build it so:
+#   make dist DIST=/tmp/poolscope-image/dist
+#   docker build --build-context dist=/tmp/poolscope-image -t poolscope .
+#
 # Every stage starts FROM debian:bookworm-slim and takes the rest from Debian's, PyPI's and npm's
 # registries, so the image builds where no other base image can be had (scripts/
 # podman-base-image.sh makes this one from Debian's packages). Node comes from PyPI's

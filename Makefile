@@ -11,6 +11,8 @@ VENV := .venv
 PY := $(CURDIR)/$(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 PYTEST_ARGS ?= -q
+# Every test run prints its ten slowest tests.
+DURATIONS ?= --durations=10
 BENCH_ARGS ?=
 FLEET_ARGS ?=
 
@@ -27,6 +29,7 @@ INSTALL_STAMPS := $(PY_STAMP) \
 
 .PHONY: screenshots
 .PHONY: help install install-backend install-frontend install-system demo test test-backend test-frontend test-e2e lint lint-backend \
+	check lint-light test-lanes test-unit test-live test-dialects test-deploy \
 	lint-frontend bench bench-fleet build size dist clean distclean contract lint-contract reference lint-reference lint-docs \
 	prometheus-rules lint-prometheus-rules
 
@@ -34,7 +37,9 @@ help:
 	@echo "make install       Python venv + pinned deps, npm ci for frontend/ and e2e/ (idempotent)"
 	@echo "make install-system  Debian packages: mariadb-server, sysbench, chromium, ... (root)"
 	@echo "make demo          sandbox MariaDB + load + dashboard at http://127.0.0.1:8000 (Ctrl-C stops all)"
-	@echo "make test          backend pytest, frontend unit tests, e2e"
+	@echo "make check         day to day, a few minutes: ruff and the unit lane (no server, no deploy, no e2e)"
+	@echo "make test          every lane at once: unit, live (MariaDB), dialects (PostgreSQL), deploy, frontend, e2e"
+	@echo "make test-LANE     one lane: test-unit, test-live, test-dialects, test-deploy, test-frontend, test-e2e"
 	@echo "make lint          generated contract, reference and rules up to date; docs links; ruff, ruff format --check, mypy; frontend lint + typecheck"
 	@echo "make contract      regenerate the API contract: OpenAPI document + the UI's types (commit the result)"
 	@echo "make reference     regenerate docs/reference/ from the code (commit the result)"
@@ -76,22 +81,55 @@ $(E2E_STAMP): e2e/package-lock.json e2e/package.json
 demo:
 	bash scripts/demo.sh
 
-test: test-backend test-frontend test-e2e
+# The lanes: the backend suite's four (backend/tests/conftest.py marks each test with one), the
+# frontend's unit tests and the e2e suite. `make test` builds the UI once, then runs TEST_JOBS
+# lanes at a time, longest first: most tests wait for a server, a load or a window rather than for
+# a core, so their waits overlap; more at once starved two cores (0300 in docs/decisions/). Each
+# lane prints its ten slowest tests and its time, its output whole once it ends.
+TEST_JOBS ?= 3
+LANES := test-e2e test-live test-deploy test-dialects test-unit test-frontend
+# A lane's own time: wall, and the CPU of everything it ran (servers and browsers included).
+TIMED = TIMEFORMAT='$@: %R s wall, %U s user + %S s system CPU'; time
+# Workers within a backend lane (pytest-xdist); a module's tests stay on one worker, with the
+# sandboxes and servers it starts. 1: none.
+UNIT_WORKERS ?= 2
+LANE_WORKERS ?= 2
+workers = $(if $(filter-out 0 1,$(1)),-n $(1) --dist loadfile)
 
-test-backend: install-system $(PY_STAMP)
-	cd backend && $(PY) -m pytest $(PYTEST_ARGS)
+test: install-system install build
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-lanes
+
+test-lanes: $(LANES)
+
+test-backend: test-unit test-live test-dialects test-deploy
+
+test-unit: $(PY_STAMP)
+	@$(TIMED) (cd backend && $(PY) -m pytest $(PYTEST_ARGS) $(DURATIONS) $(call workers,$(UNIT_WORKERS)) -m unit)
+
+test-live test-dialects: test-%: install-system $(PY_STAMP)
+	@$(TIMED) (cd backend && $(PY) -m pytest $(PYTEST_ARGS) $(DURATIONS) $(call workers,$(LANE_WORKERS)) -m $*)
+
+# One worker: its image builds and Prometheus servers want the cores, and its tests share one `make dist`.
+test-deploy: install-system $(PY_STAMP)
+	@$(TIMED) (cd backend && $(PY) -m pytest $(PYTEST_ARGS) $(DURATIONS) -m deploy)
+
+# Day to day, in a few minutes: lint that needs no generation step, and the unit lane.
+check: lint-light test-unit
+
+lint-light: $(PY_STAMP)
+	$(VENV)/bin/ruff check backend
+	$(VENV)/bin/ruff format --check backend
 
 test-frontend: install
 ifneq ($(HAS_FRONTEND),)
-	cd frontend && npm test
+	@$(TIMED) (cd frontend && npm test)
 else
 	@echo "test-frontend: no frontend/package.json, skipped"
 endif
 
-test-e2e: install-system install
+test-e2e: install-system install build
 ifneq ($(HAS_E2E),)
-	$(if $(HAS_FRONTEND),$(MAKE) build)
-	cd e2e && npm test
+	@$(TIMED) (cd e2e && npm test)
 else
 	@echo "test-e2e: no e2e/package.json, skipped"
 endif
@@ -167,12 +205,17 @@ bench-fleet: $(PY_STAMP)
 gen-metrics: $(PY_STAMP)
 	$(PY) scripts/gen-metrics.py
 
-build: install-frontend
-ifneq ($(HAS_FRONTEND),)
+# The UI is built when a source changed since the last build, so `make test`, `make dist` and the
+# e2e suite share one build.
+UI_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
+	$(wildcard frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json frontend/package.json)
+UI_BUILT := frontend/dist/index.html
+
+build: install-frontend $(if $(HAS_FRONTEND),$(UI_BUILT))
+
+$(UI_BUILT): $(UI_SOURCES) $(FE_STAMP)
 	cd frontend && npm run build
-else
-	@echo "build: no frontend/package.json, nothing to build"
-endif
+	@touch $@
 
 # Wheel + sdist with the UI inside (scripts/dist.sh); DIST=dir to put them elsewhere.
 DIST ?= dist
@@ -187,7 +230,7 @@ screenshots: install
 # Bundle size budget, when the frontend defines one (npm run size).
 size: install-frontend
 ifneq ($(HAS_FRONTEND),)
-	@test -d frontend/dist || $(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build
 	@if (cd frontend && node -e "process.exit(require('./package.json').scripts?.size ? 0 : 1)"); \
 	then cd frontend && npm run size; else echo "size: frontend has no 'size' script, skipped"; fi
 endif

@@ -13,6 +13,8 @@ export default defineConfig({
   retries: CI ? 1 : 0,
   forbidOnly: CI,
   reporter: 'list',
+  // The ten slowest spec files at the end of the run (as the backend's lanes print theirs).
+  reportSlowTests: { max: 10, threshold: 0 },
   outputDir: 'test-results',
   // Bounded everywhere: a test, an assertion, an action, and the whole run (setup included).
   timeout: 120_000,

@@ -1,14 +1,21 @@
-"""Shared fixtures: real, private MariaDB servers (see poolscope_dev.sandbox).
+"""Shared fixtures: real, private MariaDB servers (see poolscope_dev.sandbox), and the lanes.
 
 Session-scoped and lazy: a server starts the first time a test asks for it and stops at the
 end of the session. Nothing is mocked; mariadb-server must be installed
 (scripts/install-system.sh).
+
+Every test is in one lane (a marker, `pytest -m live`; the Makefile runs each lane on its own):
+deploy (tests/deploy: wheel, containers, Prometheus, systemd), live (a real MariaDB: a sandbox
+fixture, or `pytestmark = pytest.mark.live` in a module that starts its own), dialects (the store
+on PostgreSQL or MariaDB: a test parametrized so, or asking for `postgres`), and unit (the rest:
+replayed fixtures, SQLite, in-process servers).
 """
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -23,9 +30,29 @@ from poolscope_dev.sandbox import (
     MariaDBSandbox,
 )
 from tests import FIXTURES_ROOT
+from tests.stores import migrated_database
 
 # fixture://<flavor>/<version> targets replay tests/fixtures in every test of this process.
 replay.register(FIXTURES_ROOT)
+
+LANES = ("unit", "live", "dialects", "deploy")
+_SANDBOXES = frozenset({"mariadb", "mariadb_11_4", "mariadb_line", "mariadb_pool_off"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(_lane(item))
+
+
+def _lane(item: pytest.Item) -> str:
+    if "deploy" in item.path.relative_to(Path(__file__).parent).parts[:1]:
+        return "deploy"
+    if item.get_closest_marker("live") or _SANDBOXES & set(getattr(item, "fixturenames", ())):
+        return "live"
+    params = getattr(getattr(item, "callspec", None), "params", {}).values()
+    if "postgres" in getattr(item, "fixturenames", ()) or any(p in ("postgresql", "mariadb") for p in params):
+        return "dialects"
+    return "unit"
 
 
 def _pool_sandbox(factory: pytest.TempPathFactory, line: str) -> Iterator[MariaDBSandbox]:
@@ -69,6 +96,12 @@ def mariadb_line(request: pytest.FixtureRequest) -> MariaDBSandbox:
 def line_dsn(mariadb_line: MariaDBSandbox) -> str:
     """The monitoring login on `mariadb_line` (as monitor_dsn is on `mariadb`)."""
     return mariadb_line.dsn(MONITOR_USER)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated, empty store on SQLite and on the private PostgreSQL (tests/stores.py)."""
+    return migrated_database(request, request.param, tmp_path)
 
 
 @pytest.fixture(scope="session")

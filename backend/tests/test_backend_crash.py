@@ -17,8 +17,8 @@ import time
 import httpx
 
 from poolscope.store.query import count_samples
-from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import free_port
+from tests.stores import make_store
 from tests.waiting import wait_for
 
 
@@ -96,7 +96,7 @@ async def test_sigkill_loses_nothing_committed_and_restart_continues(tmp_path, m
             os.killpg(proc.pid, signal.SIGKILL)
     assert last_ts is not None
 
-    store = SqlStore(f"sqlite+aiosqlite:///{db}", raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(f"sqlite+aiosqlite:///{db}")
     now = time.time()
     async with store.engine.connect() as conn:
         stored = await count_samples(conn, "db", ["target_up"], now - 300, now + 1)

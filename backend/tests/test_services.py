@@ -15,6 +15,7 @@ from poolscope.services import POLLER_GC_THRESHOLD, run_services
 from poolscope_dev.sandbox import free_port
 from tests.alerts.states import stalled
 from tests.snapshots.test_service import write_polls
+from tests.waiting import await_for
 
 
 def settings_for(tmp_path, **values) -> Settings:
@@ -45,13 +46,11 @@ async def test_a_stall_alerts_snapshot_is_linked_by_the_engine_and_nothing_point
         now = time.time()
         await write_polls(services.store, now)
         await engine.evaluate(stalled(now))
-        linked = None
-        for _ in range(100):
-            linked = next((a for a in engine.current() if a.snapshot_id is not None), None)
-            if linked is not None:
-                break
-            await asyncio.sleep(0.05)
-        assert linked is not None, engine.current()
+        linked = await await_for(
+            lambda: next((a for a in engine.current() if a.snapshot_id is not None), None),
+            5,
+            lambda _: f"no alert linked to a snapshot: {engine.current()}",
+        )
         doc = await services.snapshots.document(linked.snapshot_id)
         assert (doc.trigger, doc.alert_id, doc.target) == ("alert", linked.id, "db1")
         (stored,) = await engine.repo.history()

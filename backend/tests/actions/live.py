@@ -8,7 +8,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pymysql
 
 from poolscope.auth.passwords import hash_password
@@ -34,14 +33,6 @@ def running_app(settings: Settings) -> Iterator[str]:
     )
     with ready_app(settings) as base:
         yield base
-
-
-def login(base: str, name: str, password: str) -> httpx.Client:
-    client = httpx.Client(base_url=base, timeout=30)
-    res = client.post("/api/auth/login", json={"username": name, "password": password})
-    assert res.status_code == 200, res.text
-    client.headers["Authorization"] = f"Bearer {res.json()['token']}"
-    return client
 
 
 def global_value(sandbox: MariaDBSandbox, variable: str) -> str:

@@ -24,12 +24,13 @@ from poolscope.config import Settings, TargetConfig
 from poolscope.errors import DomainError
 from poolscope.poller.connection import MySQLError, error_code
 from poolscope.schemas import Sample, TargetInfo
-from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import ADMIN_PASSWORD, ADMIN_USER, MariaDBSandbox
-from tests.actions.live import OPERATOR_PW, global_value, login, running_app, set_global
+from tests.actions.live import OPERATOR_PW, global_value, running_app, set_global
 from tests.actions.relay import StallRelay, stall_relay
 from tests.clock import FakeClock
+from tests.served import logged_in
+from tests.stores import migrated_store, sqlite_url
 
 VARIABLE = "thread_pool_oversubscribe"
 VERDICT_FIXTURES = Path(__file__).parent.parent / "fixtures" / "verdict"
@@ -53,11 +54,8 @@ def settings_for(relay: StallRelay, monitor_dsn: str, store_url: str, **values: 
 
 @pytest.fixture
 async def store(tmp_path) -> AsyncIterator[SqlStore]:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
-    await asyncio.to_thread(upgrade_to_head, url)
-    s = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
-    yield s
-    await s.close()
+    async with migrated_store(sqlite_url(tmp_path)) as s:
+        yield s
 
 
 def applier_for(settings: Settings, store: SqlStore, clock: FakeClock | None = None) -> Applier:
@@ -291,7 +289,7 @@ def test_a_read_back_lost_after_the_set_is_unverified_and_can_be_reverted(
     settings = settings_for(relay, monitor_dsn, f"sqlite+aiosqlite:///{tmp_path / 'api.db'}")
     set_global(mariadb, **{VARIABLE: 3})
     with running_app(settings) as base:
-        op = login(base, "op", OPERATOR_PW)
+        op = logged_in(base, "op", OPERATOR_PW)
         # The SET is answered, then the connection drops and the server cannot be reached again.
         relay.cut(b"SHOW WARNINGS")
         res = op.post("/api/targets/db1/apply", json={"variable": VARIABLE, "value": "4"})

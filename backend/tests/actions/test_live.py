@@ -21,15 +21,17 @@ from tests.actions.live import (
     VIEWER_PW,
     BlockingLoad,
     global_value,
-    login,
     running_app,
     set_global,
 )
+from tests.served import logged_in, wait_for_points
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 
 WEAK_ADMIN = "poolscope_weak_admin"
+# The guard compares this many seconds of polls before and after a change (the least it allows).
+GUARD_WINDOW_S = 10
 WEAK_PASSWORD = "weak-admin-pw"
 
 
@@ -64,7 +66,7 @@ def app(tmp_path_factory, scenario_db, mariadb_pool_off) -> Iterator[str]:
         store_url=f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('live-store') / 'store.db'}",
         recommend_interval_s=1,
         recommend_window_s=30,
-        guard_window_s=10,
+        guard_window_s=GUARD_WINDOW_S,
         # 10 s windows of 0.5 s polls: 19 polls a side.
         verdict_min_matched_polls=8,
         mutations_per_minute=1000,
@@ -109,14 +111,21 @@ def status_value(sandbox: MariaDBSandbox, name: str) -> str:
         conn.close()
 
 
-def wait_for_history(client, target: str, points: int = 4) -> None:
-    """Until the store holds a few QPS samples (a before-window for comparisons and guards)."""
+def wait_for_window(client, target: str, since: float) -> None:
+    """Until the store holds `target`'s polls from `since` to a guard window after it: the window
+    before a change that the guard compares with (polled every 0.5 s)."""
 
-    def enough() -> bool:
-        body = client.get(f"/api/targets/{target}/metrics", params={"metric": "qps"}).json()
-        return bool(body["series"]) and len(body["series"][0]["points"]) >= points
+    def last_poll() -> float:
+        params = {"metric": "qps", "from": since, "to": since + GUARD_WINDOW_S + 60}
+        series = client.get(f"/api/targets/{target}/metrics", params=params).json()["series"]
+        return max((point[0] for point in series[0]["points"]), default=since) if series else since
 
-    wait_for(enough, 30, f"no QPS history for {target}")
+    wait_for(
+        last_poll,
+        GUARD_WINDOW_S + 30,
+        f"no window of polls of {target}",
+        until=lambda at: at >= since + GUARD_WINDOW_S,
+    )
 
 
 def recommendations(client, target: str) -> dict[str, dict]:
@@ -125,7 +134,7 @@ def recommendations(client, target: str) -> dict[str, dict]:
 
 
 def test_a_troubled_server_gets_recommendations_with_evidence(app, scenario_db):
-    client = login(app, "vi", VIEWER_PW)  # reading needs no role beyond viewer (or none at all)
+    client = logged_in(app, "vi", VIEWER_PW)  # reading needs no role beyond viewer (or none at all)
     set_global(scenario_db, thread_pool_priority="high")
     wanted = {
         "thread_pool_stall_limit",
@@ -182,7 +191,7 @@ def test_a_troubled_server_gets_recommendations_with_evidence(app, scenario_db):
 
 
 def test_thread_cache_recommended_for_one_thread_per_connection_churn(app, mariadb_pool_off):
-    client = login(app, "vi", VIEWER_PW)
+    client = logged_in(app, "vi", VIEWER_PW)
     old = global_value(mariadb_pool_off, "thread_cache_size")
     set_global(mariadb_pool_off, thread_cache_size=0)
     stop = threading.Event()
@@ -212,8 +221,8 @@ def test_thread_cache_recommended_for_one_thread_per_connection_churn(app, maria
 
 
 def test_apply_then_revert_changes_the_server_and_is_audited(app, scenario_db):
-    op = login(app, "op", OPERATOR_PW)
-    wait_for_history(op, "scen")
+    op = logged_in(app, "op", OPERATOR_PW)
+    wait_for_points(op, "scen", 4, "qps")
     before = global_value(scenario_db, "thread_pool_oversubscribe")
     preview = op.get(
         "/api/targets/scen/apply/preview", params={"variable": "thread_pool_oversubscribe", "value": "4"}
@@ -266,7 +275,7 @@ def test_apply_then_revert_changes_the_server_and_is_audited(app, scenario_db):
 
 
 def test_applying_a_recommendation_records_its_id(app, scenario_db):
-    op = login(app, "op", OPERATOR_PW)
+    op = logged_in(app, "op", OPERATOR_PW)
     set_global(scenario_db, extra_max_connections=1)
     rec = wait_for(
         lambda: recommendations(op, "scen").get("extra_max_connections"),
@@ -331,7 +340,7 @@ WATCHED = (
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(app, scenario_db, body, status, words):
-    op = login(app, "op", OPERATOR_PW)
+    op = logged_in(app, "op", OPERATOR_PW)
     before = {v: global_value(scenario_db, v) for v in WATCHED}
     count = len(op.get("/api/targets/scen/audit").json())
     res = op.post("/api/targets/scen/apply", json=body)
@@ -349,11 +358,11 @@ def test_no_login_viewer_cookie_only_and_unconfigured_target_change_nothing(app,
 
     anonymous = httpx.post(f"{app}/api/targets/scen/apply", json=body)
     assert anonymous.status_code == 401
-    viewer = login(app, "vi", VIEWER_PW)
+    viewer = logged_in(app, "vi", VIEWER_PW)
     refused = viewer.post("/api/targets/scen/apply", json=body)
     assert refused.status_code == 403 and "operator" in refused.json()["detail"]
     assert viewer.get("/api/targets/scen/apply/preview", params=body).status_code == 403
-    op = login(app, "op", OPERATOR_PW)
+    op = logged_in(app, "op", OPERATOR_PW)
     # The token where a browser would send it by itself (a cookie) is not a session.
     token = op.headers["Authorization"].removeprefix("Bearer ")
     cookie_only = httpx.post(f"{app}/api/targets/scen/apply", json=body, cookies={"poolscope_session": token})
@@ -364,7 +373,7 @@ def test_no_login_viewer_cookie_only_and_unconfigured_target_change_nothing(app,
 
 
 def test_admin_without_privilege_is_reported_and_changes_nothing(app, scenario_db):
-    op = login(app, "op", OPERATOR_PW)
+    op = logged_in(app, "op", OPERATOR_PW)
     before = global_value(scenario_db, "thread_pool_stall_limit")
     res = op.post("/api/targets/weak/apply", json={"variable": "thread_pool_stall_limit", "value": "40"})
     assert res.status_code == 502
@@ -377,7 +386,7 @@ def test_admin_without_privilege_is_reported_and_changes_nothing(app, scenario_d
 
 
 def test_guarded_apply_that_makes_things_worse_reverts_itself(app, scenario_db):
-    op = login(app, "op", OPERATOR_PW)
+    op = logged_in(app, "op", OPERATOR_PW)
     # Whether the large stall limit hurts within the guard's window is the server's doing, not the
     # guard's: the workers the small limit created can go on serving the short statements for the
     # whole window while they never idle (seen once in CI: qps -18 %, limit 20 %). Such a round is
@@ -386,7 +395,7 @@ def test_guarded_apply_that_makes_things_worse_reverts_itself(app, scenario_db):
     for _ in range(3):
         set_global(scenario_db, thread_pool_stall_limit=20)
         with BlockingLoad(scenario_db, light=8, trx=0):
-            time.sleep(12)  # a before-window (guard_window_s = 10) with the small stall limit
+            wait_for_window(op, "scen", time.time())  # a before-window with the small stall limit
             res = op.post(
                 "/api/targets/scen/apply",
                 json={"variable": "thread_pool_stall_limit", "value": "5000", "guard": True},
@@ -399,7 +408,7 @@ def test_guarded_apply_that_makes_things_worse_reverts_itself(app, scenario_db):
                 entry = next(e for e in op.get("/api/targets/scen/audit").json() if e["id"] == change_id)
                 return entry if entry["guard_status"] != "watching" else None
 
-            entry = wait_for(judged, 40, "the guard never judged the change", every_s=1.0)
+            entry = wait_for(judged, 40, "the guard never judged the change", every_s=0.5)
         if entry["guard_status"] != "kept":
             break
         assert not entry["guard_note"].startswith("worse"), entry["guard_note"]
@@ -414,12 +423,12 @@ def test_guarded_apply_that_makes_things_worse_reverts_itself(app, scenario_db):
 
 
 def test_guarded_apply_without_regression_is_kept(app, scenario_db):
-    op = login(app, "op", OPERATOR_PW)
+    op = logged_in(app, "op", OPERATOR_PW)
     before = global_value(scenario_db, "thread_pool_oversubscribe")
-    wait_for_history(op, "scen")
+    wait_for_points(op, "scen", 4, "qps")
     # A quiet before-window: the guard would rightly call the end of an earlier test's load
     # a throughput drop.
-    time.sleep(12)
+    wait_for_window(op, "scen", time.time())
     res = op.post(
         "/api/targets/scen/apply", json={"variable": "thread_pool_oversubscribe", "value": "5", "guard": True}
     )
@@ -430,7 +439,7 @@ def test_guarded_apply_without_regression_is_kept(app, scenario_db):
         entry = next(e for e in op.get("/api/targets/scen/audit").json() if e["id"] == change["id"])
         return entry if entry["guard_status"] != "watching" else None
 
-    entry = wait_for(judged, 40, "the guard never judged the change", every_s=1.0)
+    entry = wait_for(judged, 40, "the guard never judged the change", every_s=0.5)
     assert entry["guard_status"] == "kept", entry["guard_note"]
     assert entry["guard_note"].startswith(("no detectable change", "better", "inconclusive")), entry[
         "guard_note"

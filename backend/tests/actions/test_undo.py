@@ -8,7 +8,6 @@ A server whose SYSTEM_VARIABLES disagree with its own SET is stood for by narrow
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -20,10 +19,10 @@ from poolscope.actions.audit import AuditLog
 from poolscope.actions.models import VariableMeta
 from poolscope.config import Settings, TargetConfig
 from poolscope.errors import ServerFailed
-from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import ADMIN_USER, MariaDBSandbox
 from tests.actions.live import global_value, set_global
+from tests.stores import migrated_store, sqlite_url
 
 VARIABLE = "thread_pool_oversubscribe"  # MariaDB stores 1 for anything below 1, with a warning
 
@@ -37,11 +36,8 @@ def restored(mariadb: MariaDBSandbox) -> Iterator[None]:
 
 @pytest.fixture
 async def store(tmp_path) -> AsyncIterator[SqlStore]:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
-    await asyncio.to_thread(upgrade_to_head, url)
-    s = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
-    yield s
-    await s.close()
+    async with migrated_store(sqlite_url(tmp_path)) as s:
+        yield s
 
 
 async def test_an_old_value_outside_the_range_read_is_restored_and_audited(

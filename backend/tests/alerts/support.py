@@ -13,11 +13,8 @@ from typing import Any
 
 import httpx
 
-from poolscope.config import Settings
 from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
 from tests.poller.helpers import calibrate_benchmark
-from tests.served import uvicorn_app
-from tests.waiting import wait_for
 
 
 class Receiver:
@@ -102,48 +99,6 @@ class SseReader:
         self._stop.set()
 
 
-@contextmanager
-def served(settings: Settings, login_as: tuple[str, str] | None = None) -> Iterator[httpx.Client]:
-    """The whole app on a real uvicorn (lifespan, poller, engine), on a free port; its client is
-    logged in as `login_as` (name, password), since with users every read needs a session."""
-    with uvicorn_app(settings) as base:
-        client = httpx.Client(base_url=base, timeout=20)
-        try:
-            if login_as is not None:
-                wait_for(lambda: _answers(client), 30, "the app never answered")
-                login(client, *login_as)
-            wait_for(lambda: _ready(client), 30, "the app never answered with a polled state")
-            yield client
-        finally:
-            client.close()
-
-
-def _answers(client: httpx.Client) -> bool:
-    try:
-        return client.get("/api/health").is_success
-    except httpx.TransportError:
-        return False
-
-
-def _ready(client: httpx.Client) -> bool:
-    try:
-        return all(
-            client.get(f"/api/targets/{t['name']}/state").is_success
-            for t in client.get("/api/targets").json()
-        )
-    except httpx.TransportError:
-        return False
-
-
-def login(client: httpx.Client, name: str, password: str) -> dict[str, str]:
-    """Log `client` in (it sends the session token from then on); returns that header for other clients."""
-    response = client.post("/api/auth/login", json={"username": name, "password": password})
-    assert response.status_code == 200, response.text
-    header = {"Authorization": f"Bearer {response.json()['token']}"}
-    client.headers.update(header)
-    return header
-
-
 MARKER = "poolscope-incident"
 
 
@@ -155,7 +110,8 @@ def incident_load(
 
     Each connection first runs a visible `SELECT SLEEP(1.2) /* poolscope-incident warmup N */`, so
     Poolscope has seen what it ran before it queues (a queued request has no SQL yet: the server reads it only when a worker dequeues it);
-    then CPU-bound statements of ~`seconds`. The caller shrinks the pool to make them stall.
+    then CPU-bound statements of ~`seconds`. The caller shrinks the pool to make them stall. The
+    stall ends with the block: the statements still running or queued are killed, not waited for.
     """
     loops = calibrate_benchmark(sandbox, seconds)
     conns = [sandbox.connect(SBTEST_USER) for _ in range(connections)]
@@ -182,7 +138,16 @@ def incident_load(
         yield
     finally:
         go.set()
+        killer = sandbox.admin_connect()
+        try:
+            with killer.cursor() as cur:
+                for conn in conns:
+                    with contextlib.suppress(Exception):
+                        cur.execute(f"KILL CONNECTION {conn.thread_id()}")
+        finally:
+            killer.close()
         for thread in threads:
             thread.join(timeout=seconds * rounds * connections + 30)
         for conn in conns:
-            conn.close()
+            with contextlib.suppress(Exception):
+                conn.close()

@@ -13,7 +13,7 @@ from poolscope.alerts.repository import AlertRepository
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope.schemas import Alert
-from tests.alerts.support import login, served
+from tests.served import login, served
 
 OPERATOR_PW = "alerts-operator-pw"
 VIEWER_PW = "alerts-viewer-pw"

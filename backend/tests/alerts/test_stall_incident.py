@@ -12,8 +12,9 @@ import pytest
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope_dev.sandbox import MONITOR_PASSWORD, free_port
-from tests.alerts.support import MARKER, Receiver, SseReader, incident_load, login, served
+from tests.alerts.support import MARKER, Receiver, SseReader, incident_load
 from tests.poller.helpers import global_variables
+from tests.served import login, served
 from tests.waiting import wait_for
 
 OPERATOR_PW = "incident-operator-pw"

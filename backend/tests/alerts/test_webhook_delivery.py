@@ -18,6 +18,7 @@ from poolscope.alerts.settings import WebhookReceiver
 from poolscope.schemas import Alert, Delivery
 from poolscope.store.migrate import upgrade_to_head
 from tests.alerts.support import Receiver
+from tests.waiting import await_for
 
 TOKEN = "Tok3nInPath"
 QUERY_TOKEN = "Tok3nInQuery"
@@ -87,14 +88,11 @@ def alert() -> Alert:
 
 async def delivered(worker: ReceiverWorker, repo: AlertRepository, timeout_s: float = 20) -> Delivery:
     worker.enqueue(alert())
-    deadline = time.monotonic() + timeout_s
     try:
-        while time.monotonic() < deadline:
-            rows = await repo.deliveries(receiver=worker.receiver.name)
-            if rows:
-                return rows[0]
-            await asyncio.sleep(0.1)
-        raise AssertionError(f"no delivery logged within {timeout_s} s")
+        rows = await await_for(
+            lambda: repo.deliveries(receiver=worker.receiver.name), timeout_s, "no delivery logged"
+        )
+        return rows[0]  # type: ignore[no-any-return]
     finally:
         await worker.stop()
 

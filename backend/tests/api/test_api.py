@@ -10,7 +10,8 @@ import pytest
 
 from poolscope.config import Settings, TargetConfig
 from poolscope_dev.sandbox import MONITOR_PASSWORD, NOPROC_PASSWORD, free_port
-from tests.served import uvicorn_app
+from tests.served import uvicorn_app, wait_for_points
+from tests.waiting import wait_for
 
 
 @pytest.fixture(scope="module")
@@ -27,21 +28,19 @@ def api(tmp_path_factory, monitor_dsn, noproc_dsn):
     )
     with uvicorn_app(settings) as base:
         client = httpx.Client(base_url=base, timeout=10)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+
+        def reported() -> bool:
             try:
                 targets = client.get("/api/targets").json()
-                if (
+                return (
                     all(t["status"] != "starting" for t in targets)
                     and client.get("/api/targets/live/state").is_success
-                ):
-                    break
+                )
             except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        else:
-            pytest.fail("the API never reported every target")
-        time.sleep(1.5)  # a few polls, so rates exist
+                return False
+
+        wait_for(reported, 30, "the API never reported every target")
+        wait_for_points(client, "live", 3, "qps")  # a few polls, so rates exist
         yield client
         client.close()
 

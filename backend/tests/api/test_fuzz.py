@@ -8,7 +8,6 @@ other tests share.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import hypothesis
@@ -21,6 +20,9 @@ from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope_dev.sandbox import ADMIN_USER, MONITOR_PASSWORD, MONITOR_USER, MariaDBSandbox, free_port
 from tests.served import uvicorn_app
+from tests.waiting import wait_for
+
+pytestmark = pytest.mark.live  # its own MariaDB sandbox (tests/conftest.py lanes)
 
 PASSWORDS = {"fuzz-viewer": "viewer-fuzz-pw", "fuzz-operator": "operator-fuzz-pw"}
 # Examples per operation and role: enough to reach every parameter's edge cases (the explicit
@@ -63,15 +65,13 @@ def fuzz_backend(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _wait_for_first_poll(base: str) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    def polled() -> bool:
         try:
-            if _login(base, "fuzz-viewer").get(f"{base}/api/targets/live/state", timeout=5).ok:
-                return
+            return _login(base, "fuzz-viewer").get(f"{base}/api/targets/live/state", timeout=5).ok
         except requests.RequestException:
-            pass  # not listening yet
-        time.sleep(0.3)
-    pytest.fail("the fuzzed backend never polled its target")
+            return False  # not listening yet
+
+    wait_for(polled, 30, "the fuzzed backend never polled its target", every_s=0.3)
 
 
 def _login(base: str, user: str) -> requests.Session:

@@ -15,7 +15,8 @@ from poolscope.store import live as live_module
 from poolscope.store.live import LiveHub
 from tests.alerts.states import calm, pending_change, stalled
 from tests.perimeter.helpers import VIEWER_PW, settings_for
-from tests.served import ready_app
+from tests.served import login, ready_app
+from tests.waiting import wait_for
 
 
 async def test_an_event_is_encoded_once_and_shared_by_every_client(monkeypatch):
@@ -107,14 +108,13 @@ def test_beyond_the_cap_the_live_channel_answers_503(base):
                 assert three.headers["Retry-After"] == "10"
                 three.read()
                 assert "live channel is full" in three.json()["detail"]
+
         # Both places are given back when the clients go away.
-        deadline = time.monotonic() + 15
-        while True:
+        def both_open() -> bool:
             with stream(client) as again, stream(client) as also:
-                if again.status_code == also.status_code == 200:
-                    break
-            assert time.monotonic() < deadline, "the places of closed streams were not given back"
-            time.sleep(0.2)
+                return again.status_code == also.status_code == 200
+
+        wait_for(both_open, 15, "the places of closed streams were not given back")
 
 
 def test_a_logout_ends_an_open_stream(tmp_path, monkeypatch):
@@ -123,9 +123,7 @@ def test_a_logout_ends_an_open_stream(tmp_path, monkeypatch):
         tmp_path, poll_interval_s=0.5, targets=[{"name": "db1", "dsn": "fixture://mariadb/10.11"}]
     )
     with ready_app(settings) as base, httpx.Client(base_url=base, timeout=10) as client:
-        answer = client.post("/api/auth/login", json={"username": "vi", "password": VIEWER_PW})
-        assert answer.is_success
-        client.headers["Authorization"] = f"Bearer {answer.json()['token']}"
+        login(client, "vi", VIEWER_PW)
         with client.stream("GET", "/api/live") as response:
             assert response.status_code == 200
             lines = response.iter_lines()

@@ -14,9 +14,9 @@ from poolscope.schemas import Overview, OverviewRow, Sample, TargetInfo, TargetS
 from poolscope.schemas.target import ServerInfo, TargetSummary
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
-from poolscope.store.sql import SqlStore
 from tests.fleet_targets.test_overview_api import fire_alert
 from tests.served import ready_app
+from tests.stores import make_store
 
 T0 = 1_800_000_000.0
 
@@ -49,7 +49,7 @@ def expected_row(info: dict, tags: dict[str, str], alerts: int) -> dict:
 
 
 async def write_polls(url: str) -> None:
-    store = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(url)
     server = ServerInfo(
         flavor="mariadb", version="10.11.6", thread_handling="pool-of-threads", pool_enabled=True
     )

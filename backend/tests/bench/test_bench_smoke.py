@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from poolscope_bench import ingestbench
 from poolscope_bench.cli import main
+
+pytestmark = pytest.mark.live  # the bench starts its own sandbox and PostgreSQL (tests/conftest.py lanes)
 
 
 def _positive(value: object) -> bool:

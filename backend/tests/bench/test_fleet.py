@@ -15,6 +15,8 @@ import pytest
 from poolscope_bench.fleet import main
 from poolscope_dev.supervisor import pid_alive
 
+pytestmark = pytest.mark.live  # the bench starts its own sandbox (tests/conftest.py lanes)
+
 
 def test_tiny_fleet_run_measures_and_leaves_nothing(tmp_path, capsys):
     out_file = tmp_path / "fleet.json"

@@ -15,9 +15,10 @@ import yaml
 
 from poolscope.config import Settings, TargetConfig
 from poolscope_dev.sandbox import MONITOR_PASSWORD
-from tests.alerts.support import Receiver, incident_load, served
+from tests.alerts.support import Receiver, incident_load
 from tests.deploy.support import DEPLOY, get_json, prometheus_server
 from tests.poller.helpers import global_variables
+from tests.served import served
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow

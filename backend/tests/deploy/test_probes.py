@@ -15,7 +15,7 @@ from poolscope_dev.sandbox import MONITOR_PASSWORD, free_port
 from tests.alerts.states import group, info, state
 from tests.alerts.support import login
 from tests.deploy.support import status_of
-from tests.served import uvicorn_app
+from tests.served import login, uvicorn_app
 from tests.waiting import wait_for
 
 
@@ -27,17 +27,19 @@ def _settings(tmp_path, targets: list[TargetConfig]) -> Settings:
 
 def _settled(base: str, names: set[str], client: httpx.Client | None = None) -> httpx.Response:
     """/readyz once every target has been polled at least once (bounded wait)."""
-    deadline = time.monotonic() + 30
-    while True:
+
+    def polled() -> httpx.Response | None:
         try:
             response = (client or httpx).get(f"{base}/readyz", timeout=5)
-            if not any(v.startswith("starting") for v in response.json()["targets"].values()):
-                assert set(response.json()["targets"]) == names
-                return response
         except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline, "the targets were never polled"
-        time.sleep(0.2)
+            return None
+        return (
+            None if any(v.startswith("starting") for v in response.json()["targets"].values()) else response
+        )
+
+    response: httpx.Response = wait_for(polled, 30, "the targets were never polled")
+    assert set(response.json()["targets"]) == names
+    return response
 
 
 def test_ready_when_one_target_answers(tmp_path, monitor_dsn):

@@ -4,7 +4,6 @@ load and evaluate, and every query of the Grafana dashboard returns data."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -110,9 +109,17 @@ def test_rules_load_and_evaluate_healthy(prometheus: str) -> None:
 
 def test_every_grafana_query_returns_data(prometheus: str) -> None:
     # Rates need two scrapes inside their window; transactions need a poll that read INNODB_TRX.
-    time.sleep(3)
-    empty = []
-    for title, expr in dashboard_queries():
-        if not query(prometheus, as_prometheus_query(expr, "db1")):
-            empty.append(f"{title}: {expr}")
-    assert not empty, "dashboard queries with no data from a real scrape:\n" + "\n".join(empty)
+    def empty() -> list[str]:
+        return [
+            f"{title}: {expr}"
+            for title, expr in dashboard_queries()
+            if not query(prometheus, as_prometheus_query(expr, "db1"))
+        ]
+
+    wait_for(
+        empty,
+        30,
+        lambda left: "dashboard queries with no data from a real scrape:\n" + "\n".join(left),
+        every_s=1.0,
+        until=lambda left: not left,
+    )

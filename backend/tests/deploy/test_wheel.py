@@ -1,8 +1,9 @@
 """`make dist` gives a wheel that, installed alone in a fresh venv, serves the dashboard and the API.
 
-The wheel is built as a user builds it (`make dist`), installed into a new venv (dependencies
-from the package index, pinned by requirements.lock as constraints), and `poolscope serve` runs
-from a temporary directory with no checkout on sys.path, against the real sandbox MariaDB.
+The wheel is built as a user builds it (`make dist`, once per run: tests/deploy/conftest.py),
+installed into a new venv (dependencies from the package index, pinned by requirements.lock as
+constraints), and `poolscope serve` runs from a temporary directory with no checkout on sys.path,
+against the real sandbox MariaDB.
 """
 
 from __future__ import annotations
@@ -25,15 +26,6 @@ from tests.deploy.support import ROOT, background
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        ["make", "--no-print-directory", "-C", str(ROOT), "dist", f"DIST={out}"], check=True, timeout=600
-    )
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,9 @@ from poolscope_dev import sysbench
 from poolscope_dev.loadgen import LoadGenerator
 from poolscope_dev.loadtarget import LoadgenError, LoadStats, parse_dsn
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
+from tests.waiting import await_for
+
+pytestmark = pytest.mark.live  # a MariaDB sandbox of its own (tests/conftest.py lanes)
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +83,7 @@ async def test_waves_makes_the_pool_queue(tight_pool: MariaDBSandbox) -> None:
             timeout_s=10,
         )
         # Logins alone can fill the queue; let some statements finish too (bounded).
-        for _ in range(100):
-            if gen.stats.ops:
-                break
-            await asyncio.sleep(0.1)
+        await await_for(lambda: gen.stats.ops, 10, "no statement finished", every_s=0.1)
         return seen
 
     seen, value, stats = await _run_while(gen, queue_then_work())

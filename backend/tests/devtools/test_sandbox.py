@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pymysql
@@ -21,6 +21,9 @@ from poolscope_dev.sandbox import (
     MariaDBSandbox,
 )
 from poolscope_dev.supervisor import pid_alive
+from tests.waiting import wait_for
+
+pytestmark = pytest.mark.live  # sandboxes of its own (tests/conftest.py lanes)
 
 
 def _one(conn: pymysql.connections.Connection, sql: str) -> object:
@@ -181,9 +184,12 @@ def test_cli_prints_dsns_and_stops_on_sigterm(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not info_file.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for(
+            lambda: info_file.exists() or proc.poll() is not None,
+            60,
+            "sandbox CLI did not come up",
+            every_s=0.1,
+        )
         assert info_file.exists(), "sandbox CLI did not come up"
         info = json.loads(info_file.read_text())
         assert oct(info_file.stat().st_mode & 0o777) == "0o600"
@@ -226,9 +232,8 @@ def test_server_dies_with_its_parent(tmp_path: Path) -> None:
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-    deadline = time.monotonic() + 30
-    while pid_alive(server_pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    with contextlib.suppress(AssertionError):  # the assertion below says it
+        wait_for(lambda: not pid_alive(server_pid), 30, "", every_s=0.1)
     survived = pid_alive(server_pid)
     if survived:  # don't leak it even when the assertion fails
         MariaDBSandbox(tmp_path / "orphan").stop()

@@ -6,7 +6,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -15,6 +14,9 @@ import pytest
 from poolscope_dev.sandbox import free_port
 from poolscope_dev.stack import StackError, render
 from poolscope_dev.supervisor import pid_alive
+from tests.waiting import wait_for
+
+pytestmark = pytest.mark.live  # a stack with its own MariaDB sandbox (tests/conftest.py lanes)
 
 
 def test_render_fills_nested_values_and_refuses_unknown_names() -> None:
@@ -37,11 +39,11 @@ def _stack(tmp_path: Path, spec: dict[str, object]) -> tuple[subprocess.Popen[by
 
 
 def _wait(proc: subprocess.Popen[bytes], ready: Path, log: Path, timeout_s: float = 180) -> dict:
-    deadline = time.monotonic() + timeout_s
-    while not ready.exists():
+    def up() -> bool:
         assert proc.poll() is None, log.read_text()
-        assert time.monotonic() < deadline, log.read_text()
-        time.sleep(0.2)
+        return ready.exists()
+
+    wait_for(up, timeout_s, lambda _: log.read_text())
     return json.loads(ready.read_text())
 
 

@@ -10,14 +10,18 @@ import pytest
 
 from poolscope_dev import supervisor
 from poolscope_dev.supervisor import ProcessExited, Supervisor, group_members, pid_alive
+from tests.waiting import wait_for
 
 
 def test_stop_takes_the_whole_group_grandchildren_too(tmp_path: Path) -> None:
     child = supervisor.start("sh", ["sh", "-c", "sleep 300 & sleep 300 & wait"], log=tmp_path / "log")
-    deadline = time.monotonic() + 10
-    while len(group_members(child.pid)) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    members = group_members(child.pid)
+    members = wait_for(
+        lambda: group_members(child.pid),
+        10,
+        "the grandchildren never started",
+        every_s=0.05,
+        until=lambda m: len(m) >= 3,
+    )
     assert len(members) == 3 and child.pid in members
     assert child.stop(grace_s=5) == []
     assert not any(pid_alive(p) for p in members)

@@ -107,7 +107,13 @@ def test_a_killed_pollers_targets_move_to_the_survivor_and_nothing_runs_twice(
                 moved, "poller-b"
             )
 
-            time.sleep(3)  # the survivor evaluates the moved targets' alerts a few times
+            # The survivor evaluates the moved targets' alerts a few times (once a poll).
+            wait_for(
+                lambda: poll_times(store_url, since=max(first_polls.values())),
+                20,
+                "the survivor stopped polling the moved targets",
+                until=lambda got: all(len(got.get(t, [])) >= 4 for t in moved),
+            )
             # The alert that was firing when its poller died is continued, not fired again.
             assert fired(store_url) == dict.fromkeys(TARGETS, 1)
             # Polled by one poller at a time: two polls closer than half an interval happen at most

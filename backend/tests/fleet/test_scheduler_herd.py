@@ -29,7 +29,7 @@ from poolscope.schemas import PollEvent
 from poolscope_dev.replay import FixtureConnection
 from tests import FIXTURES_ROOT
 from tests.clock import FakeClock
-from tests.fleet.conftest import migrated_store
+from tests.stores import migrated_store, sqlite_url
 from tests.waiting import await_for
 
 FIXTURE_DSN = "fixture://percona/8.4.10"
@@ -103,7 +103,7 @@ register_scheme(
 async def store(tmp_path):
     """SQLite only: what is tested here is the scheduler, not the store (tests/fleet/conftest.py
     runs both engines)."""
-    async with migrated_store(f"sqlite+aiosqlite:///{tmp_path / 'store.db'}") as sql_store:
+    async with migrated_store(sqlite_url(tmp_path)) as sql_store:
         yield sql_store
 
 

@@ -58,8 +58,13 @@ def test_serve_forks_an_api_and_two_pollers_that_poll_each_target_once_per_inter
             wait_for(lambda: split_as_hashed(store_url), 30, "the targets leased as the hash splits them")
             owners_before = lease_owners(store_url)
             since = time.time() + 0.5
-            time.sleep(6.5)
-            window = poll_times(store_url, since=since)
+            # Six intervals' polls of every target (bounded: a poller that skips would never get there).
+            window = wait_for(
+                lambda: poll_times(store_url, since=since),
+                20,
+                lambda got: f"not six polls of each target: {got}",
+                until=lambda got: all(len(got.get(name, [])) >= 6 for name in TARGETS),
+            )
             assert lease_owners(store_url) == owners_before  # nothing moved meanwhile
             for name in TARGETS:
                 times = window.get(name, [])

@@ -13,6 +13,7 @@ from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings
 from poolscope.schemas import Alert
 from tests.served import ready_app
+from tests.waiting import wait_for
 
 
 def test_the_overview_row_per_target(tmp_path):
@@ -32,13 +33,13 @@ def test_the_overview_row_per_target(tmp_path):
         ],
     )
     with ready_app(settings) as base, httpx.Client(base_url=base, timeout=10) as client:
-        deadline = time.monotonic() + 30
-        while True:
-            rows = client.get("/api/overview").json()["targets"]
-            if all(r["last_poll_at"] for r in rows[:3]) and rows[3]["status"] == "down":
-                break
-            assert time.monotonic() < deadline, rows
-            time.sleep(0.3)
+        rows = wait_for(
+            lambda: client.get("/api/overview").json()["targets"],
+            30,
+            str,
+            every_s=0.3,
+            until=lambda got: all(r["last_poll_at"] for r in got[:3]) and got[3]["status"] == "down",
+        )
         assert [r["name"] for r in rows] == ["ent", "maria", "community", "missing"]
         by_name = {r["name"]: r for r in rows}
         assert by_name["ent"]["tags"] == {"cluster": "eu", "role": "primary"}

@@ -4,7 +4,6 @@ a bad file changes nothing and its error names the file, never a DSN."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from pathlib import Path
@@ -16,6 +15,7 @@ from poolscope.auth import AuthService
 from poolscope.config import Settings, TargetConfig, load_settings
 from poolscope.services import run_services
 from poolscope.targets_source import TargetsError, TargetsWatcher, load, targets_of
+from tests.waiting import await_for
 
 SECRET = "s3cretPw"
 
@@ -161,9 +161,9 @@ async def test_a_reload_adds_and_removes_targets_while_an_unchanged_one_polls_on
 
 
 async def wait_for_poll(services, name: str) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(100):
-        latest = await services.store.latest(name)
-        if latest and latest[0].last_poll_at:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{name} was never polled")
+    await await_for(
+        lambda: services.store.latest(name),
+        10,
+        f"{name} was never polled",
+        until=lambda latest: latest and latest[0].last_poll_at,
+    )

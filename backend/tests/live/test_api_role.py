@@ -24,11 +24,10 @@ from poolscope.config import load_settings
 from poolscope.schemas import AlertEvent
 from poolscope.store.feed import AlertEventLog
 from poolscope.store.latest import target_latest
-from poolscope.store.sql import SqlStore
 from tests.alerts.states import pending_change, stalled
-from tests.alerts.support import login
-from tests.served import ready_app
-from tests.waiting import wait_for
+from tests.served import login, ready_app
+from tests.stores import make_store
+from tests.waiting import await_for, wait_for
 
 BACKEND = Path(__file__).resolve().parents[2]
 SECRET = "Sw0rdf1sh-not-for-eyes"
@@ -89,7 +88,7 @@ def read_frames(client: httpx.Client, wanted: int, timeout_s: float = 20.0) -> l
 
 async def write_alerts(store_url: str) -> None:
     """An alert engine elsewhere fires on fx; a pending change is logged (as the pollers log them)."""
-    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(store_url)
     try:
         engine = AlertEngine(AlertSettings(), store.hub, AlertRepository(store.engine))
         alert_log = AlertEventLog(store.hub, store.latest_rows)
@@ -97,13 +96,18 @@ async def write_alerts(store_url: str) -> None:
         now = time.time()
         await engine.evaluate(stalled(now).model_copy(update={"target": "fx"}))
         store.hub.publish(pending_change("down", now))
-        for _ in range(100):  # up to 5 s for the log to write both changes
-            logged = [
+
+        async def logged_changes() -> list[AlertEvent]:
+            return [
                 AlertEvent.model_validate_json(d) for d in await store.latest_rows.alert_events_after(now)
             ]
-            if {e.alert.fingerprint for e in logged} >= {"p1", engine.current()[0].fingerprint}:
-                break
-            await asyncio.sleep(0.05)
+
+        await await_for(
+            logged_changes,
+            5,
+            "the log never wrote both changes",
+            until=lambda got: {e.alert.fingerprint for e in got} >= {"p1", engine.current()[0].fingerprint},
+        )
         await alert_log.stop()
     finally:
         await store.close()
@@ -164,7 +168,7 @@ def test_an_api_process_serves_what_a_poller_process_wrote(config, store_url):
 
 
 async def latest_rows(store_url: str) -> list:
-    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(store_url)
     try:
         async with store.engine.connect() as conn:
             return list((await conn.execute(select(target_latest))).all())

@@ -21,14 +21,10 @@ from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from tests.alerts.states import calm, info, stalled, state
 from tests.clock import FakeClock
-from tests.live.conftest import new_postgres_store
+from tests.stores import make_store, new_database
 from tests.waiting import await_for
 
 T0 = 1_800_000_000.0
-
-
-def make_store(url: str) -> SqlStore:
-    return SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
 
 
 def sample(value: float) -> Sample:
@@ -115,8 +111,8 @@ async def test_polls_and_alert_changes_reach_another_process_clients_in_order(st
         # A frame from the store says what the in-process frame says.
         last = await writer.latest("db2")
         in_process = encode(calm(T0 + 5).model_copy(update={"target": "db2"}))
-        assert frames[-1].target == "db2"
-        from_store = json.loads(frames[-1].data.split(b"data: ", 1)[1])
+        last_frame = next(f for f in reversed(frames) if f.target == "db2")
+        from_store = json.loads(last_frame.data.split(b"data: ", 1)[1])
         assert from_store["target_info"] == json.loads(last[0].model_dump_json())
         assert from_store["state"] == json.loads(last[1].model_dump_json())
         assert from_store["samples"] == [json.loads(sample(5.0).model_dump_json())]
@@ -262,8 +258,8 @@ async def test_a_client_joining_during_a_look_gets_what_commits_after_it_joined(
         await reader.close()
 
 
-async def test_a_lost_listen_connection_is_reopened(postgres):
-    url = new_postgres_store(postgres)
+async def test_a_lost_listen_connection_is_reopened(request, tmp_path):
+    url = new_database(request, "postgresql", tmp_path)
     await asyncio.to_thread(upgrade_to_head, url)
     writer, reader = make_store(url), make_store(url)
     # No safety poll within the test (its clock stands still): only NOTIFY and the catch-up after

@@ -10,6 +10,7 @@ from poolscope.auth import AuthService
 from poolscope.services import run_services
 from tests.alerts.states import stalled
 from tests.test_services import settings_for, write_polls
+from tests.waiting import await_for
 
 
 async def test_an_api_process_polls_nothing_and_feeds_from_the_store(tmp_path):
@@ -33,11 +34,9 @@ async def test_a_poller_process_logs_its_alert_changes_for_the_api_processes(tmp
         now = time.time()
         await write_polls(services.store, now)
         await services.alerts.evaluate(stalled(now))
-        for _ in range(100):  # up to 5 s
-            logged = await services.store.latest_rows.alert_events_after(now - 1)
-            if logged:
-                break
-            await asyncio.sleep(0.05)
+        logged = await await_for(
+            lambda: services.store.latest_rows.alert_events_after(now - 1), 5, "no alert change logged"
+        )
         assert '"transition":"firing"' in logged[0]
     left = {t.get_name() for t in asyncio.all_tasks() if t is not asyncio.current_task()}
     assert "alert-event-log" not in left

@@ -6,13 +6,13 @@ import contextlib
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 
 from poolscope_dev.sandbox import free_port
+from tests.waiting import wait_for
 
 
 def toml_string(value: str) -> str:
@@ -34,16 +34,15 @@ def poolscope_serve(tmp: Path, config: str) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
+
+        def answers() -> bool:
             if proc.poll() is not None:
                 raise RuntimeError(f"poolscope serve exited: {(tmp / 'serve.log').read_text()[-2000:]}")
             with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{base}/api/health", timeout=2).is_success:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("poolscope serve did not answer within 60 s")
-            time.sleep(0.2)
+                return httpx.get(f"{base}/api/health", timeout=2).is_success
+            return False
+
+        wait_for(answers, 60, "poolscope serve did not answer")
         yield base
     finally:
         proc.send_signal(signal.SIGTERM)

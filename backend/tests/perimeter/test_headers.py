@@ -13,9 +13,8 @@ import httpx
 import pytest
 
 from poolscope.perimeter.headers import CSP
-from tests.alerts.support import login, served
 from tests.perimeter.helpers import VIEWER_PW, settings_for
-from tests.served import ready_app
+from tests.served import login, ready_app, served
 
 OPERATOR_PW = "headers-operator-pw"
 

@@ -10,6 +10,7 @@ import httpx
 from poolscope.auth.login_limits import FREE_FAILURES, SLOWDOWN_S
 from poolscope.auth.passwords import hash_password
 from tests.perimeter.serve_process import poolscope_serve, toml_string
+from tests.served import logged_in
 
 OP_PW = "serve-operator-pw"
 VI_PW = "serve-viewer-pw"
@@ -66,14 +67,6 @@ def test_trusted_proxies_are_believed_and_a_guessed_name_is_slowed_down(tmp_path
         assert time.monotonic() - started >= SLOWDOWN_S * 0.9
 
 
-def login(base: str, name: str, password: str) -> httpx.Client:
-    client = httpx.Client(base_url=base, timeout=30)
-    response = client.post("/api/auth/login", json={"username": name, "password": password})
-    assert response.status_code == 200, response.text
-    client.headers["Authorization"] = f"Bearer {response.json()['token']}"
-    return client
-
-
 def replay(base: str, headers: dict[str, str]) -> int:
     with httpx.Client(base_url=base, timeout=30, headers=headers) as client:
         return client.get("/api/auth/me").status_code
@@ -82,9 +75,9 @@ def replay(base: str, headers: dict[str, str]) -> int:
 def test_logout_and_password_changes_survive_a_restart(tmp_path):
     op_hash, vi_hash = hash_password(OP_PW), hash_password(VI_PW)
     with poolscope_serve(tmp_path, users(op_hash, vi_hash)) as base:
-        logged_out = login(base, "op", OP_PW)
-        kept_op = login(base, "op", OP_PW)
-        kept_vi = login(base, "vi", VI_PW)
+        logged_out = logged_in(base, "op", OP_PW)
+        kept_op = logged_in(base, "op", OP_PW)
+        kept_vi = logged_in(base, "vi", VI_PW)
         saved = {
             c: {"Authorization": client.headers["Authorization"]}
             for c, client in (("out", logged_out), ("op", kept_op), ("vi", kept_vi))
@@ -99,6 +92,6 @@ def test_logout_and_password_changes_survive_a_restart(tmp_path):
     with poolscope_serve(tmp_path, users(new_op_hash, vi_hash)) as base:
         assert replay(base, saved["op"]) == 401  # op's password changed: op's sessions ended
         assert replay(base, saved["vi"]) == 200
-        login(base, "op", "a-new-operator-password").close()
+        logged_in(base, "op", "a-new-operator-password").close()
     for client in (logged_out, kept_op, kept_vi):
         client.close()

@@ -17,7 +17,8 @@ from poolscope.services import run_services
 from poolscope.store.latest import variables_fingerprint
 from poolscope_dev.sandbox import MariaDBSandbox
 from tests.actions.live import global_value, set_global
-from tests.recommend.test_schedule import evaluations, until
+from tests.recommend.test_schedule import evaluations
+from tests.waiting import await_for
 
 # A MariaDB pool variable no rule proposes and no other test reads: changing it changes nothing else.
 VARIABLE = "thread_pool_prio_kickup_timer"
@@ -43,11 +44,13 @@ async def test_a_set_global_seen_by_a_poller_brings_the_api_processes_evaluation
             run_services(settings, AuthService(settings), role="api") as api,
         ):
             recommender = api.recommender
-            await until(lambda: recommender.get("db").evaluated_at is not None, timeout_s=SEEN_WITHIN_S)
+            await await_for(
+                lambda: recommender.get("db").evaluated_at is not None, SEEN_WITHIN_S, "never evaluated"
+            )
             calls = evaluations(recommender)
             await asyncio.to_thread(set_global, mariadb, **{VARIABLE: int(original) + 7})
             changed_at = time.time()
-            await until(lambda: calls == ["db"], timeout_s=SEEN_WITHIN_S)
+            await await_for(lambda: calls == ["db"], SEEN_WITHIN_S, lambda _: f"evaluations so far: {calls}")
             answer = await until_evaluated_after(recommender, changed_at)
             assert answer < changed_at + SEEN_WITHIN_S < changed_at + INTERVAL_S
             # It ran on the new value, and records that value's fingerprint (no second run for it).
@@ -62,7 +65,11 @@ async def test_a_set_global_seen_by_a_poller_brings_the_api_processes_evaluation
 
 
 async def until_evaluated_after(recommender, ts: float) -> float:  # type: ignore[no-untyped-def]
-    await until(lambda: (recommender.get("db").evaluated_at or 0) > ts, timeout_s=SEEN_WITHIN_S)
+    await await_for(
+        lambda: (recommender.get("db").evaluated_at or 0) > ts,
+        SEEN_WITHIN_S,
+        "not evaluated after the change",
+    )
     evaluated_at = recommender.get("db").evaluated_at
     assert evaluated_at is not None
     return evaluated_at

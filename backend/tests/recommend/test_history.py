@@ -23,6 +23,7 @@ from poolscope.services import run_services
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from tests.stores import make_store
 
 METRICS = sorted({m for rule in ALL_RULES for m in rule.metrics})
 POLL_S = 0.2
@@ -105,7 +106,7 @@ def poll(ts: float, value: float, groups: int = 2) -> Poll:
 
 async def test_a_read_after_the_mark_misses_nothing_committed_late(store_url: str) -> None:
     await asyncio.to_thread(upgrade_to_head, store_url)
-    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(store_url)
     t0 = float(int(time.time())) - 100
     window_s, step = 20.0, 1.0
     # Counted against the store once a second of window passed since the last full read or count.
@@ -154,7 +155,7 @@ async def test_a_poll_committed_behind_the_mark_is_found_at_the_next_read(store_
     writing) and moved past the mark again before the next evaluation: the next read still finds
     it, not only the once-per-window count (here the window never comes round)."""
     await asyncio.to_thread(upgrade_to_head, store_url)
-    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(store_url)
     t0 = float(int(time.time())) - 100
     window_s, step = 20.0, 1.0
     history = History(store, METRICS, window_s=3600.0)
@@ -192,7 +193,7 @@ def gappy_poll(ts: float, i: int) -> Poll:
 async def gappy_store(store_url: str, polls: int, every_s: float) -> tuple[SqlStore, float, History]:
     """A store holding `polls` gappy polls `every_s` apart from t0, and a History (never counted)."""
     await asyncio.to_thread(upgrade_to_head, store_url)
-    store = SqlStore(store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(store_url)
     t0 = float(int(time.time())) - 100
     for i in range(polls):
         await store.write_polls([gappy_poll(t0 + i * every_s, i)])

@@ -15,8 +15,8 @@ import pytest
 from poolscope.config import Settings, TargetConfig
 from poolscope.recommend.engine import Recommender
 from poolscope.store.migrate import upgrade_to_head
-from poolscope.store.sql import SqlStore
 from tests.recommend.test_history import poll
+from tests.stores import make_store
 
 
 async def test_evaluations_share_the_kept_connection_and_see_each_new_poll(tmp_path: Path) -> None:
@@ -25,7 +25,7 @@ async def test_evaluations_share_the_kept_connection_and_see_each_new_poll(tmp_p
         targets=[TargetConfig(name="db", dsn="mysql://u:p@127.0.0.1:3306/")],
     )
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
-    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(settings.store_url)
     recommender = Recommender(settings, store)
     reads = recommender.reads
     t0 = float(int(time.time())) - 100

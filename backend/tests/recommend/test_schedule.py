@@ -17,7 +17,8 @@ from poolscope.recommend.schedule import RecommendSchedule
 from poolscope.schemas import TargetInfo, TargetState
 from poolscope.store.latest import variables_fingerprint
 from poolscope.store.migrate import upgrade_to_head
-from poolscope.store.sql import SqlStore
+from tests.stores import make_store
+from tests.waiting import await_for
 
 NAMES = ["a", "b", "c", "d"]
 
@@ -70,14 +71,14 @@ def test_soon_and_following_the_configured_targets() -> None:
 async def test_a_changed_variable_brings_the_next_run_forward(tmp_path: Path) -> None:
     settings = _settings(interval_s=300.0, store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}")
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
-    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(settings.store_url)
     recommender = Recommender(settings, store)
     calls = evaluations(recommender)
     try:
         for name in NAMES:
             await store.write_poll(_info(name), _state(name, "1"), [], ts=time.time())
         recommender.start()
-        await until(lambda: len(calls) >= len(NAMES))
+        await await_for(lambda: len(calls) >= len(NAMES), 5, lambda _: f"evaluations so far: {calls}")
         # The store has no server description: nothing to evaluate yet, so each is retried per poll.
         assert set(calls) == set(NAMES)
         calls.clear()
@@ -92,7 +93,7 @@ async def test_a_changed_variable_brings_the_next_run_forward(tmp_path: Path) ->
         assert calls == []
         # ... a changed variable does, for that target only, once.
         await store.write_poll(_info("b"), _state("b", "2"), [], ts=time.time())
-        await until(lambda: calls == ["b"])
+        await await_for(lambda: calls == ["b"], 5, lambda _: f"evaluations so far: {calls}")
     finally:
         await recommender.stop()
         await store.close()
@@ -117,10 +118,3 @@ def evaluations(recommender: Recommender) -> list[str]:
 
     recommender.evaluate = counted  # type: ignore[method-assign]
     return calls
-
-
-async def until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)

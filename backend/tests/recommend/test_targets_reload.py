@@ -14,7 +14,9 @@ from poolscope.schemas import Sample, TargetInfo, TargetState
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from tests.recommend.builders import ctx
-from tests.recommend.test_schedule import evaluations, until
+from tests.recommend.test_schedule import evaluations
+from tests.stores import make_store
+from tests.waiting import await_for
 
 
 def _target(name: str, host: str = "127.0.0.1") -> TargetConfig:
@@ -29,18 +31,18 @@ async def test_targets_added_and_removed_by_a_reload_are_followed(tmp_path: Path
         targets=[_target("a"), _target("b")],
     )
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
-    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(settings.store_url)
     recommender = Recommender(settings, store)
     calls = evaluations(recommender)
     try:
         recommender.start()
-        await until(lambda: {"a", "b"} <= set(calls))
+        await await_for(lambda: {"a", "b"} <= set(calls), 5, lambda _: f"evaluations so far: {calls}")
         settings.targets = [_target("b"), _target("c")]  # what TargetsWatcher does on a change
         assert recommender.get("c").note == "not evaluated yet"  # was a KeyError (HTTP 500)
         assert set(recommender.targets) == {"b", "c"}
         calls.clear()
         # Nothing is stored for them, so each is retried every poll interval: c is, a no longer.
-        await until(lambda: "c" in calls and "b" in calls)
+        await await_for(lambda: "c" in calls and "b" in calls, 5, lambda _: f"evaluations so far: {calls}")
         await asyncio.sleep(0.3)
         assert "a" not in calls
         assert (await recommender.evaluate("c")).note == "no successful poll yet"
@@ -65,7 +67,7 @@ async def test_a_target_removed_while_it_is_evaluated_is_answered_not_a_key_erro
     # GET .../recommendations?fresh=true awaits the store; a reload removing the target lands then.
     settings = Settings(store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}", targets=[_target("a")])
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
-    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(settings.store_url)
     recommender = Recommender(settings, store)
     latest = store.latest
 
@@ -88,7 +90,7 @@ async def _two_targets(tmp_path: Path) -> tuple[Settings, SqlStore, Recommender]
         store_url=f"sqlite+aiosqlite:///{tmp_path / 'store.db'}", targets=[_target("a"), _target("b")]
     )
     await asyncio.to_thread(upgrade_to_head, settings.store_url)
-    store = SqlStore(settings.store_url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(settings.store_url)
     return settings, store, Recommender(settings, store)
 
 

@@ -25,8 +25,8 @@ import pytest
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope_dev.sandbox import MariaDBSandbox, free_port
-from tests.alerts.support import Receiver, login
-from tests.served import uvicorn_app
+from tests.alerts.support import Receiver
+from tests.served import login, uvicorn_app
 from tests.waiting import wait_for
 
 from .echo_support import Answer, LiveReader, LogRecorder, Secret, Walker, leaks, readable

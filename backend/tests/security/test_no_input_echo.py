@@ -16,7 +16,7 @@ import pytest
 
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
-from tests.served import ready_app
+from tests.served import login, ready_app
 
 MARKER = "QzEchoMarker7"
 OPERATOR_PW = "echo-operator-pw"
@@ -85,9 +85,7 @@ def test_no_answer_echoes_a_malformed_body(backend: str) -> None:
         httpx.Client(base_url=backend, timeout=30) as op,
         httpx.Client(base_url=backend, timeout=30) as nobody,
     ):
-        login = op.post("/api/auth/login", json={"username": "op", "password": OPERATOR_PW})
-        assert login.status_code == 200, login.text
-        op.headers["Authorization"] = f"Bearer {login.json()['token']}"
+        login(op, "op", OPERATOR_PW)
         doc = op.get("/api/openapi.json").json()
         sent, echoed, validation = 0, [], 0
         for path, operations in doc["paths"].items():

@@ -24,6 +24,8 @@ from poolscope_dev.sandbox import (
 )
 from poolscope_dev.tlscerts import CertificateSet, make_ca, make_test_certificates
 
+pytestmark = pytest.mark.live  # a MariaDB sandbox with TLS (tests/conftest.py lanes)
+
 # Accounts only this module creates; the passwords are distinctive so a leak would be found.
 TLS_ONLY_USER, TLS_ONLY_PASSWORD = "tls_only", "Tls/Only?Pw#4@x"
 X509_USER, X509_PASSWORD = "x509_only", "X509:Only%Pw"

@@ -20,7 +20,8 @@ from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope.snapshots.settings import SnapshotSettings
 from poolscope.store.head import readable_samples_sql
 from poolscope_bench.snapshotbench import synthetic_document
-from tests.alerts.support import login, served
+from tests.served import login, served
+from tests.waiting import wait_for
 
 OPERATOR_PW = "heavy-operator-pw"
 POLL_S = 1.0
@@ -56,6 +57,11 @@ def poll_times(store: Path, target: str, since: float, until: float) -> list[flo
     return [r[0] for r in rows]
 
 
+def polled_after(store: Path, ts: float) -> None:
+    """Until a poll of db1 after `ts` is stored (bounded)."""
+    wait_for(lambda: poll_times(store, "db1", ts, ts + 60), 30, f"no poll stored after {ts}")
+
+
 def in_threads(
     calls: dict[str, tuple[str, str, bytes | None]],
     base: str,
@@ -89,7 +95,7 @@ def test_polls_keep_their_cadence_while_the_biggest_import_report_and_archive_ru
         first = app.post("/api/snapshots/import", content=biggest, headers=operator, timeout=600)
         assert first.status_code == 201, first.text
         snapshot_id = first.json()["id"]
-        time.sleep(3 * POLL_S)  # the cadence before the work, for the first gap
+        polled_after(store, time.time())  # a poll before the work, for the first gap
         started = time.time()
         responses = in_threads(
             {
@@ -101,7 +107,7 @@ def test_polls_keep_their_cadence_while_the_biggest_import_report_and_archive_ru
             operator,
         )
         finished = time.time()
-        time.sleep(3 * POLL_S)  # and after it, for the last gap
+        polled_after(store, finished)  # and after it, for the last gap
         assert {name: r.status_code for name, r in responses.items()} == {
             "import": 201,
             "report": 200,

@@ -18,7 +18,7 @@ import pytest
 
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
-from tests.alerts.support import login, served
+from tests.served import login, served, wait_for_points
 
 OPERATOR_PW = "import-operator-pw"
 LIMITS = {"import_max_series": 100, "import_max_points": 20_000, "import_max_string_kb": 64}
@@ -54,7 +54,7 @@ def operator(app):
 @pytest.fixture(scope="module")
 def base(app, operator) -> dict[str, Any]:
     """A real export of this backend's capture: every case changes one thing in it."""
-    time.sleep(2)
+    wait_for_points(app, "db1", 4)  # a few polls to capture
     created = app.post("/api/targets/db1/snapshots", headers=operator)
     assert created.status_code == 201, created.text
     doc = app.get(f"/api/snapshots/{created.json()['id']}/export.json").json()

@@ -10,6 +10,7 @@ import time
 from poolscope.snapshots.cache import ReportCache
 from poolscope.snapshots.report import ReportView
 from tests.snapshots.test_service import make, write_polls
+from tests.waiting import await_for
 
 
 async def test_a_report_is_rendered_once_and_replaced_when_its_window_completes(tmp_path):
@@ -22,10 +23,13 @@ async def test_a_report_is_rendered_once_and_replaced_when_its_window_completes(
         assert len(set(reports)) == 1 and "window still open" in reports[0]
         assert await service.report_html(snapshot_id) == reports[0]
         assert service.workers.jobs_started == 1 and service.reports.hits == 1
-        for _ in range(300):  # the window closes 6 s after the moment, then completes
-            if (await service.list())[0].status == "complete":
-                break
-            await asyncio.sleep(0.1)
+        # The window closes 6 s after the moment, then the snapshot completes.
+        await await_for(
+            service.list,
+            30,
+            "the snapshot was never completed",
+            until=lambda got: got[0].status == "complete",
+        )
         completed = await service.report_html(snapshot_id)
         assert "window still open" not in completed and service.workers.jobs_started == 2
         name, _ = await service.archive(snapshot_id)  # the archive takes its report from the cache

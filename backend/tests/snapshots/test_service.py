@@ -16,10 +16,12 @@ from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
 from poolscope_dev.sandbox import free_port
 from tests.alerts.states import group, info, state
+from tests.stores import make_store, sqlite_url
+from tests.waiting import await_for
 
 
 async def make(tmp_path, **snapshots):
-    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    url = sqlite_url(tmp_path)
     await asyncio.to_thread(upgrade_to_head, url)
     settings = Settings(
         poll_interval_s=0.2,
@@ -29,7 +31,7 @@ async def make(tmp_path, **snapshots):
         ],
         snapshots=snapshots,
     )
-    store = SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
+    store = make_store(url)
     return store, SnapshotService(settings, store, AlertRepository(store.engine))
 
 
@@ -88,10 +90,12 @@ async def test_a_collecting_snapshot_is_completed_after_a_restart(tmp_path):
     _, restarted = store, SnapshotService(service.settings, store, service.alert_repo)
     try:
         await restarted.start()
-        for _ in range(100):
-            if (await restarted.list())[0].status == "complete":
-                break
-            await asyncio.sleep(0.1)
+        await await_for(
+            restarted.list,
+            10,
+            "the snapshot was never completed",
+            until=lambda got: got[0].status == "complete",
+        )
         doc = await restarted.document(snapshot_id)
         assert doc.window.complete
         # Points are 1 s bucket starts aligned on the window start (10 s before the moment).

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import time
 import zipfile
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope.snapshots.document import SnapshotDocument, json_schema
 from poolscope_dev.sandbox import MONITOR_PASSWORD
-from tests.alerts.support import login, served
+from tests.served import login, served, wait_for_points
 from tests.waiting import wait_for
 
 OPERATOR_PW = "snap-operator-pw"
@@ -51,7 +50,7 @@ def operator(app):
 
 @pytest.fixture(scope="module")
 def captured(app, operator):
-    time.sleep(4)  # a few seconds of polls, so the window before the moment has history to chart
+    wait_for_points(app, "db1", 8)  # a few seconds of polls: the window before the moment has history
     response = app.post("/api/targets/db1/snapshots", json={"title": "on demand"}, headers=operator)
     assert response.status_code == 201, response.text
     return response.json()["id"]

@@ -24,11 +24,9 @@ def value(i: int, group: str) -> float:
 
 
 @pytest.fixture
-async def store(sqlite_pg_url):
+async def store(store_url):
     """20 minutes at 1 s of qps and three tp_group_queue_length series, partly rolled up."""
-    store = SqlStore(
-        sqlite_pg_url, raw_retention_s=10 * SECONDS, rollup_retention_s=86400, rollup_step_s=STEP
-    )
+    store = SqlStore(store_url, raw_retention_s=10 * SECONDS, rollup_retention_s=86400, rollup_step_s=STEP)
     info = TargetInfo(name="db1", status="up", poll_interval_s=1.0)
     polls = [
         Poll(

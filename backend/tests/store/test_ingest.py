@@ -11,14 +11,10 @@ from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.head import readable_samples
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
-from poolscope.store.sql import SqlStore
 from poolscope.store.tables import series
+from tests.stores import make_store
 
 T0 = 1_800_000_000.0
-
-
-def make_store(url):
-    return SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
 
 
 def polls():
@@ -84,12 +80,12 @@ async def test_postgres_copy_stores_what_sqlite_stores(tmp_path, postgres):
     ]
 
 
-async def test_a_new_store_finds_the_series_already_stored(sqlite_pg_url):
-    first = make_store(sqlite_pg_url)
+async def test_a_new_store_finds_the_series_already_stored(store_url):
+    first = make_store(store_url)
     await first.write_polls(polls()[:4])
     await first.close()
     # Another process (or a restart): an empty cache, the same series rows.
-    second = make_store(sqlite_pg_url)
+    second = make_store(store_url)
     await second.write_polls(polls()[4:])
     async with second.engine.connect() as conn:
         series_rows = list(await conn.execute(select(series.c.id)))

@@ -10,7 +10,8 @@ from poolscope.poller.collectors.base import sample
 from poolscope.schemas import Sample, TargetInfo
 from poolscope.store.ingest import Poll, canonical_labels
 from tests.fleet.test_scheduler import kept_for
-from tests.store.test_ingest import T0, make_store, stored_rows
+from tests.store.test_ingest import T0, stored_rows
+from tests.stores import make_store
 
 TARGETS = ("db-a", "db-b")
 
@@ -58,8 +59,8 @@ def mixed_polls(rounds: int, seed: int) -> list[list[Poll]]:
     return out
 
 
-async def test_polls_reusing_samples_store_what_each_sample_says(sqlite_pg_url):
-    store = make_store(sqlite_pg_url)
+async def test_polls_reusing_samples_store_what_each_sample_says(store_url):
+    store = make_store(store_url)
     rounds = mixed_polls(40, seed=12)
     try:
         for polled in rounds:
@@ -73,8 +74,8 @@ async def test_polls_reusing_samples_store_what_each_sample_says(sqlite_pg_url):
     assert len({len(p.samples) for polled in rounds for p in polled}) >= 3
 
 
-async def test_a_swapped_series_goes_to_its_own_series(sqlite_pg_url):
-    store = make_store(sqlite_pg_url)
+async def test_a_swapped_series_goes_to_its_own_series(store_url):
+    store = make_store(store_url)
     info = TargetInfo(name="db-a", status="up", poll_interval_s=1.0)
     shared = sample("qps", 5.0)
     polls = [
@@ -92,10 +93,10 @@ async def test_a_swapped_series_goes_to_its_own_series(sqlite_pg_url):
     assert [r[1] for r in got if r[3] == T0 + 1] == ["qps", "threads_cached"]
 
 
-async def test_a_target_forgotten_while_its_batch_is_written_is_forgotten_once_it_is_written(sqlite_pg_url):
+async def test_a_target_forgotten_while_its_batch_is_written_is_forgotten_once_it_is_written(store_url):
     """forget() during a write that holds the target's poll (a poll cancelled after its write began)
     takes effect after that write: the write would otherwise put the target's series ids back."""
-    store = make_store(sqlite_pg_url)
+    store = make_store(store_url)
     try:
         polls = mixed_polls(2, seed=7)
         await store.write_polls(polls[0])

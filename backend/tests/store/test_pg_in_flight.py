@@ -16,6 +16,7 @@ from poolscope.store.migrate import alembic_config, upgrade_to_head
 from poolscope.store.sql import SqlStore
 from poolscope.store.tables import samples
 from tests.store.test_writer import T0, make_store, poll_args, stored
+from tests.waiting import await_for
 
 NAMES = [f"db{i}" for i in range(20)]
 
@@ -51,7 +52,8 @@ async def _two_batches(store, second_ts, order):
 
     store.writer.max_delay_s = 0.05
     first = [asyncio.create_task(submit(n, T0, 1.0, 1)) for n in NAMES]
-    await asyncio.sleep(0.3)  # the writer took round one and is in its slow start
+    # The writer took round one and is in its slow start.
+    await await_for(lambda: store.calls, 10, "round one was never written")
     second = [asyncio.create_task(submit(n, second_ts, 2.0, 2)) for n in NAMES]
     return await asyncio.wait_for(asyncio.gather(*first, *second, return_exceptions=True), 30)
 
@@ -140,14 +142,14 @@ async def _compression(url):
         await store.close()
 
 
-async def test_migration_0009_downgrades_and_upgrades(sqlite_pg_url):
-    config = alembic_config(sqlite_pg_url)
-    postgres = sqlite_pg_url.startswith("postgresql")
+async def test_migration_0009_downgrades_and_upgrades(store_url):
+    config = alembic_config(store_url)
+    postgres = store_url.startswith("postgresql")
     if postgres:
-        assert await _compression(sqlite_pg_url) == {"info": "l", "state": "l"}
+        assert await _compression(store_url) == {"info": "l", "state": "l"}
     await asyncio.to_thread(command.downgrade, config, "0008")
     if postgres:
-        assert await _compression(sqlite_pg_url) == {"info": "p", "state": "p"}
+        assert await _compression(store_url) == {"info": "p", "state": "p"}
     await asyncio.to_thread(command.upgrade, config, "head")
     if postgres:
-        assert await _compression(sqlite_pg_url) == {"info": "l", "state": "l"}
+        assert await _compression(store_url) == {"info": "l", "state": "l"}

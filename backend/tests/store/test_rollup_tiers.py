@@ -26,10 +26,8 @@ def value(i: int) -> float:
 
 
 @pytest.fixture
-async def store(sqlite_pg_url):
-    store = SqlStore(
-        sqlite_pg_url, raw_retention_s=10 * SECONDS, rollup_retention_s=86400, rollup_step_s=STEP
-    )
+async def store(store_url):
+    store = SqlStore(store_url, raw_retention_s=10 * SECONDS, rollup_retention_s=86400, rollup_step_s=STEP)
     info = TargetInfo(name="db1", status="up", poll_interval_s=1.0)
     polls = [
         Poll(
@@ -136,8 +134,8 @@ async def test_a_cut_in_the_future_does_not_hide_the_raw_samples(store):
     assert qps_points(out) == [(T0 + i, round(value(i), 6)) for i in range(100, 161)]
 
 
-async def test_migration_0013_seeds_the_cut_of_a_store_that_rolled_up(store, sqlite_pg_url):
-    config = alembic_config(sqlite_pg_url)
+async def test_migration_0013_seeds_the_cut_of_a_store_that_rolled_up(store, store_url):
+    config = alembic_config(store_url)
     await asyncio.to_thread(command.downgrade, config, "0012")
     async with store.engine.connect() as conn:
         assert (await read_marks(conn, STEP)).raw_cut is None

@@ -96,10 +96,8 @@ def same_rollups(got: list[tuple], expected: list[tuple]) -> bool:
     )
 
 
-async def test_maintenance_matches_the_reads_by_time_alone(sqlite_pg_url):
-    store = SqlStore(
-        sqlite_pg_url, raw_retention_s=RAW_RETENTION_S, rollup_retention_s=86400, rollup_step_s=STEP
-    )
+async def test_maintenance_matches_the_reads_by_time_alone(store_url):
+    store = SqlStore(store_url, raw_retention_s=RAW_RETENTION_S, rollup_retention_s=86400, rollup_step_s=STEP)
     try:
         await write_seconds(store, 0, 2400)
         # The first pass rolls everything up from the oldest sample; then passes 30 s apart
@@ -120,7 +118,7 @@ async def test_maintenance_matches_the_reads_by_time_alone(sqlite_pg_url):
             assert store._marks is not None and store._marks.oldest_raw == oldest
             # Another process (an API node) reads the mark maintain() left in store_meta.
             other = SqlStore(
-                sqlite_pg_url, raw_retention_s=RAW_RETENTION_S, rollup_retention_s=86400, rollup_step_s=STEP
+                store_url, raw_retention_s=RAW_RETENTION_S, rollup_retention_s=86400, rollup_step_s=STEP
             )
             async with other.engine.connect() as conn:
                 assert (await read_marks(conn, STEP)).oldest_raw == oldest
@@ -132,14 +130,14 @@ async def test_maintenance_matches_the_reads_by_time_alone(sqlite_pg_url):
         await store.close()
 
 
-async def test_no_read_of_samples_by_time_scans_the_whole_table(sqlite_pg_url):
+async def test_no_read_of_samples_by_time_scans_the_whole_table(store_url):
     """EXPLAIN every statement of a maintenance pass and of read_marks that reads samples, on a
     store of 300 series with 40 minutes of samples: each reads them by series_id (a primary-key
     range or probe per series), none scans the table. With ix_samples_ts gone, reads by ts alone
     would show up here as "Seq Scan"/"SCAN samples"."""
-    url = make_url(sqlite_pg_url)
+    url = make_url(store_url)
     path = url.database if url.get_backend_name() == "sqlite" else None
-    store = SqlStore(sqlite_pg_url, raw_retention_s=2400 - 300, rollup_retention_s=86400, rollup_step_s=STEP)
+    store = SqlStore(store_url, raw_retention_s=2400 - 300, rollup_retention_s=86400, rollup_step_s=STEP)
     try:
         await write_rows(store, path, sample_rows(300, T_END - 2400, T_END), 300)
         # The first pass rolls up all 40 minutes; then the passes of a running poller, 30 s apart.
@@ -182,21 +180,19 @@ async def _samples_indexes(url: str) -> set[str]:
         await store.close()
 
 
-async def test_migration_0010_downgrades_and_upgrades(sqlite_pg_url):
-    config = alembic_config(sqlite_pg_url)
-    assert "ix_samples_ts" not in await _samples_indexes(sqlite_pg_url)
+async def test_migration_0010_downgrades_and_upgrades(store_url):
+    config = alembic_config(store_url)
+    assert "ix_samples_ts" not in await _samples_indexes(store_url)
     await asyncio.to_thread(command.downgrade, config, "0009")
-    assert "ix_samples_ts" in await _samples_indexes(sqlite_pg_url)
+    assert "ix_samples_ts" in await _samples_indexes(store_url)
     await asyncio.to_thread(command.upgrade, config, "head")
-    assert "ix_samples_ts" not in await _samples_indexes(sqlite_pg_url)
+    assert "ix_samples_ts" not in await _samples_indexes(store_url)
 
 
-async def test_a_far_off_first_sample_widens_the_roll_up_slices(sqlite_pg_url):
+async def test_a_far_off_first_sample_widens_the_roll_up_slices(store_url):
     """A first pass from a sample a month old (a wrong clock) rolls everything up in at most
     MAX_ROLLUP_SLICES statements per tier instead of one per 10 steps (4,320 here)."""
-    store = SqlStore(
-        sqlite_pg_url, raw_retention_s=40 * 86400, rollup_retention_s=40 * 86400, rollup_step_s=STEP
-    )
+    store = SqlStore(store_url, raw_retention_s=40 * 86400, rollup_retention_s=40 * 86400, rollup_step_s=STEP)
     try:
         info = TargetInfo(name="db1", status="up", poll_interval_s=1.0)
         old = T0 - 30 * 86400

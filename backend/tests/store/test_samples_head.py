@@ -20,6 +20,8 @@ from poolscope.store.head import MOVE_INTERVAL_S, readable_samples_sql
 from poolscope.store.ingest import Poll
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
+from tests import stores
+from tests.stores import make_store
 
 T0 = 1_800_000_000.0
 BACKEND = str(Path(__file__).resolve().parents[2])
@@ -28,7 +30,7 @@ METRICS = ("qps", "threads_running")
 
 @pytest.fixture
 def sqlite_url(tmp_path) -> str:
-    url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
+    url = stores.sqlite_url(tmp_path)
     upgrade_to_head(url)
     return url
 
@@ -44,11 +46,6 @@ def stored(target: str, seconds: range) -> list[tuple]:
             ("tp_group_queue_length", float(i % 3)),
         )
     )
-
-
-def make_store(url: str, **kw) -> SqlStore:
-    kw.setdefault("raw_retention_s", 3600)
-    return SqlStore(url, rollup_retention_s=86400, **kw)
 
 
 def poll(target: str, i: int) -> Poll:
@@ -186,6 +183,7 @@ CHILD = """
 import asyncio, os, signal, sys
 sys.path[:0] = {paths!r}
 from tests.store.test_samples_head import make_store, poll
+from tests.stores import make_store
 
 async def main():
     store = make_store({url!r})
@@ -260,8 +258,8 @@ async def test_raw_reads_are_primary_key_ranges_on_both_tables(sqlite_url):
         await store.close()
 
 
-async def test_postgresql_writes_samples_directly(sqlite_pg_url):
-    store = make_store(sqlite_pg_url)
+async def test_postgresql_writes_samples_directly(store_url):
+    store = make_store(store_url)
     try:
         await store.write_polls([poll("db-a", i) for i in range(10)])
         main, head = await counts(store)

@@ -1,7 +1,6 @@
 """The SQL store on SQLite, MariaDB and PostgreSQL: ingest, downsampled queries, rollups, retention, restart."""
 
 import asyncio
-import itertools
 import math
 
 import pytest
@@ -9,42 +8,17 @@ from alembic import command
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from poolscope.schemas import Sample, TargetInfo, TargetState
-from poolscope.store.migrate import alembic_config, upgrade_to_head
+from poolscope.store.migrate import alembic_config
 from poolscope.store.rollup import read_marks
-from poolscope.store.sql import SqlStore
-from poolscope_dev.sandbox import SBTEST_PASSWORD, SBTEST_USER
+from tests.stores import make_store, migrated_database
 
 T0 = 1_800_000_000.0  # a fixed, minute-aligned epoch second
-
-
-_databases = itertools.count()
 
 
 @pytest.fixture(params=["sqlite", "mariadb", "postgresql"])
 def store_url(request, tmp_path):
     """Every store test runs on SQLite (the default), a real MariaDB and a real PostgreSQL."""
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path}/store.db"
-    elif request.param == "postgresql":
-        url = request.getfixturevalue("postgres").create_database(f"poolscope_store_{next(_databases)}")
-    else:
-        sandbox = request.getfixturevalue("mariadb")
-        name = f"poolscope_store_{next(_databases)}"
-        admin = sandbox.admin_connect()
-        with admin.cursor() as cur:
-            cur.execute(f"DROP DATABASE IF EXISTS {name}")
-            cur.execute(f"CREATE DATABASE {name}")
-            cur.execute(f"GRANT ALL ON {name}.* TO '{SBTEST_USER}'@'127.0.0.1'")
-        admin.close()
-        url = f"mysql+aiomysql://{SBTEST_USER}:{SBTEST_PASSWORD}@127.0.0.1:{sandbox.port}/{name}"
-    upgrade_to_head(url)
-    return url
-
-
-def make_store(url, **kw):
-    kw.setdefault("raw_retention_s", 3600)
-    kw.setdefault("rollup_retention_s", 86400)
-    return SqlStore(url, **kw)
+    return migrated_database(request, request.param, tmp_path)
 
 
 def info(name="db1", status="up"):

@@ -45,11 +45,11 @@ async def oldest_sample(store: SqlStore) -> float:
         return float((await conn.execute(text("SELECT min(ts) FROM samples"))).scalar())
 
 
-async def test_a_steady_pass_probes_nothing_until_retention_is_due(sqlite_pg_url):
-    url = make_url(sqlite_pg_url)
+async def test_a_steady_pass_probes_nothing_until_retention_is_due(store_url):
+    url = make_url(store_url)
     path = url.database if url.get_backend_name() == "sqlite" else None
     # 20 minutes of samples, kept for 21: the first raw samples are due one minute in.
-    store = SqlStore(sqlite_pg_url, raw_retention_s=1260, rollup_retention_s=86400, rollup_step_s=STEP)
+    store = SqlStore(store_url, raw_retention_s=1260, rollup_retention_s=86400, rollup_step_s=STEP)
     try:
         await write_rows(store, path, sample_rows(SERIES, T_END - 1200, T_END), SERIES)
         await store.maintain(now=T_END)
@@ -116,17 +116,17 @@ async def test_a_one_step_roll_up_neither_sorts_nor_calls_python(tmp_path):
         await store.close()
 
 
-async def test_a_retention_pass_that_died_part_way_is_resumed_in_slices(sqlite_pg_url, monkeypatch):
+async def test_a_retention_pass_that_died_part_way_is_resumed_in_slices(store_url, monkeypatch):
     """The oldest mark moves to the cutoff before the rows go; a pass that dies after its first
     slice leaves older rows below the mark. The next pass (another process) must slice from where
     the dead one started, not delete every leftover in one statement holding the write lock."""
     from poolscope.store import rollup
 
-    url = make_url(sqlite_pg_url)
+    url = make_url(store_url)
     path = url.database if url.get_backend_name() == "sqlite" else None
     series = 20
     settings = {"raw_retention_s": 600, "rollup_retention_s": 86400, "rollup_step_s": STEP}
-    store = SqlStore(sqlite_pg_url, **settings)
+    store = SqlStore(store_url, **settings)
     whole = rollup._delete_before
 
     async def dies_after_one_slice(engine, table, cutoff, oldest=None):  # type: ignore[no-untyped-def]
@@ -147,7 +147,7 @@ async def test_a_retention_pass_that_died_part_way_is_resumed_in_slices(sqlite_p
         await store.close()
     monkeypatch.setattr(rollup, "_delete_before", whole)
     monkeypatch.setattr(rollup, "MAX_DELETE_BATCHES", 100)
-    store = SqlStore(sqlite_pg_url, **settings)
+    store = SqlStore(store_url, **settings)
     try:
         log = StatementLog(store)
         counts = await store.maintain(now=T_END + 30)

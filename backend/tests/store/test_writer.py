@@ -4,13 +4,10 @@ commit, a failing poll loses only itself, and stop() stores everything it accept
 import asyncio
 
 from poolscope.schemas import Sample, TargetInfo, TargetState
-from poolscope.store.sql import SqlStore
+from tests.stores import make_store
+from tests.waiting import await_for
 
 T0 = 1_800_000_000.0
-
-
-def make_store(url):
-    return SqlStore(url, raw_retention_s=3600, rollup_retention_s=86400)
 
 
 def poll_args(target, ts, value):
@@ -28,8 +25,8 @@ async def stored(store, target, metric="threads_running"):
     return [v for s in out.series for _, v in s.points]
 
 
-async def test_many_targets_polls_land_in_one_batch(sqlite_pg_url):
-    store = make_store(sqlite_pg_url)
+async def test_many_targets_polls_land_in_one_batch(store_url):
+    store = make_store(store_url)
     store.writer.max_delay_s = 0.5  # time enough for every submit to join the first batch
     names = [f"db{i}" for i in range(30)]
     await asyncio.gather(*(store.writer.submit(*poll_args(n, T0, float(i))) for i, n in enumerate(names)))
@@ -41,8 +38,8 @@ async def test_many_targets_polls_land_in_one_batch(sqlite_pg_url):
     await store.close()
 
 
-async def test_a_failing_poll_loses_only_itself(sqlite_pg_url):
-    store = make_store(sqlite_pg_url)
+async def test_a_failing_poll_loses_only_itself(store_url):
+    store = make_store(store_url)
     await store.writer.submit(*poll_args("db0", T0, 1.0))
     store.writer.max_delay_s = 0.5
     # db0 again at the same second: its samples collide with the stored ones, failing the batch.
@@ -62,31 +59,34 @@ async def test_a_failing_poll_loses_only_itself(sqlite_pg_url):
     await store.close()
 
 
-async def test_stop_stores_everything_accepted(sqlite_pg_url):
-    store = make_store(sqlite_pg_url)
+async def test_stop_stores_everything_accepted(store_url):
+    store = make_store(store_url)
     store.writer.max_delay_s = 30.0  # nothing would be flushed by time during this test
     tasks = [asyncio.create_task(store.writer.submit(*poll_args(f"db{i}", T0, float(i)))) for i in range(10)]
-    await asyncio.sleep(0.2)
+    # Every poll queued (two samples each), none written: the delay is far off.
+    await await_for(
+        lambda: store.writer._queued_rows, 5, "not every poll queued", until=lambda rows: rows == 20
+    )
     assert not any(t.done() for t in tasks)
     tasks[0].cancel()  # a caller that gave up (the scheduler stopping) still gets its poll stored
     await store.close()
     assert all(t.done() for t in tasks)
-    reopened = make_store(sqlite_pg_url)
+    reopened = make_store(store_url)
     for i in range(10):
         assert await stored(reopened, f"db{i}") == [float(i)]
     await reopened.close()
 
 
-async def test_submit_after_stop_writes_at_once(sqlite_pg_url):
-    store = make_store(sqlite_pg_url)
+async def test_submit_after_stop_writes_at_once(store_url):
+    store = make_store(store_url)
     await store.writer.stop()
     await store.writer.submit(*poll_args("db1", T0, 4.0))
     assert await stored(store, "db1") == [4.0]
     await store.close()
 
 
-async def test_a_full_batch_does_not_wait_for_its_delay(sqlite_pg_url):
-    store = make_store(sqlite_pg_url)
+async def test_a_full_batch_does_not_wait_for_its_delay(store_url):
+    store = make_store(store_url)
     store.writer.max_delay_s = 600.0  # only the row cap can flush these batches in time
     store.writer.max_rows = 4  # two polls of two samples
     submits = [store.writer.submit(*poll_args(f"db{i}", T0, float(i))) for i in range(6)]
