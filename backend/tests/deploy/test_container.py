@@ -24,7 +24,6 @@ import httpx
 import pytest
 
 from poolscope_dev.sandbox import free_port
-from tests.alerts.support import login
 from tests.deploy.support import ROOT, get_json, require_tool, status_of
 from tests.served import login
 from tests.waiting import wait_for

@@ -13,7 +13,6 @@ from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope_dev.sandbox import MONITOR_PASSWORD, free_port
 from tests.alerts.states import group, info, state
-from tests.alerts.support import login
 from tests.deploy.support import status_of
 from tests.served import login, uvicorn_app
 from tests.waiting import wait_for

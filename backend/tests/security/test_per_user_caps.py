@@ -12,8 +12,7 @@ import pytest
 
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
-from tests.alerts.support import login
-from tests.served import ready_app
+from tests.served import login, ready_app
 
 PASSWORDS = {"vi": "caps-viewer-pw", "vi2": "caps-viewer2-pw", "op": "caps-operator-pw"}
 ROLES = {"vi": "viewer", "vi2": "viewer", "op": "operator"}
