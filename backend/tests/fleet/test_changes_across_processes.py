@@ -19,7 +19,7 @@ from poolscope.api.errors import status_of
 from poolscope.errors import DomainError
 from tests.actions.live import set_global
 from tests.actions.test_apply_lock import VARIABLE, applier_for, relay, settings_for  # noqa: F401
-from tests.fleet.conftest import migrated_store
+from tests.stores import migrated_store
 
 ALICE = Actor("alice", "127.0.0.1")
 BOB = Actor("bob", "127.0.0.2")

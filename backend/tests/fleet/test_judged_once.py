@@ -25,7 +25,7 @@ from poolscope.schemas import Alert, PollEvent
 from poolscope.store.sql import SqlStore
 from tests.clock import FakeClock
 from tests.fleet import stalls
-from tests.fleet.conftest import migrated_store
+from tests.stores import migrated_store
 from tests.waiting import await_for
 
 TTL_S = 8.0
