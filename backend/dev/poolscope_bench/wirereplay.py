@@ -33,6 +33,7 @@ class Conversation:
     greeting: bytes = b""
     # (the client's packet payload, every byte the server sent after it)
     exchanges: list[tuple[bytes, bytearray]] = field(default_factory=list)
+    ended: bool = False  # the client closed it and the server's answers are all in
 
 
 async def _read_packet(reader: asyncio.StreamReader) -> bytes | None:
@@ -104,6 +105,7 @@ class Recorder:
         finally:
             server_w.close()
             await asyncio.gather(pump, return_exceptions=True)
+            conversation.ended = True
 
 
 async def _replay(conversations: list[Conversation], port_out: multiprocessing.Queue[object]) -> None:

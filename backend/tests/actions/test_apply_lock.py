@@ -226,7 +226,7 @@ async def test_a_set_that_gets_no_answer_is_killed_and_frees_the_lock(relay, mar
     assert not relay.hold_over.is_set()
     # Its connection was killed, so the held SET never lands once the stall ends.
     assert await asyncio.to_thread(relay.hold_over.wait, 15)
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0.5)  # an absence: time for the held SET to land, were it still alive
     assert global_value(mariadb, VARIABLE) == "5"
 
 

@@ -200,7 +200,7 @@ def test_thread_cache_recommended_for_one_thread_per_connection_churn(app, maria
         deadline = time.monotonic() + 90
         while not stop.is_set() and time.monotonic() < deadline:
             mariadb_pool_off.connect(SBTEST_USER).close()
-            time.sleep(0.05)
+            time.sleep(0.05)  # the churn's pace, not a wait
 
     thread = threading.Thread(target=churn, daemon=True)
     thread.start()

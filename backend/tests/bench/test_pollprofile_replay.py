@@ -4,7 +4,6 @@ that sends another query than the recorded one is cut off. Timings are not asser
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import asyncmy
@@ -12,6 +11,7 @@ import pytest
 
 from poolscope_bench import pollprofile, wirereplay
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, MariaDBSandbox
+from tests.waiting import await_for
 
 
 async def test_a_replay_polls_as_recorded(mariadb: MariaDBSandbox, tmp_path) -> None:
@@ -36,7 +36,9 @@ async def test_the_recorded_answer_is_replayed_and_another_query_is_refused(
 ) -> None:
     with wirereplay.Recorder(mariadb.host, mariadb.port) as recorder:
         assert await _query(recorder.port, "SELECT 1 AS one") == ((1,),)
-        await asyncio.sleep(0.2)  # the proxy has seen the connection end
+        await await_for(
+            lambda: all(c.ended for c in recorder.conversations), 5, "the proxy never saw the connection end"
+        )
     with wirereplay.replay_server(recorder.conversations, tmp_path) as port:
         assert await _query(port, "SELECT 1 AS one") == ((1,),), "no server behind it"
     with (

@@ -20,7 +20,7 @@ from poolscope_dev import sysbench
 from poolscope_dev.loadgen import LoadGenerator
 from poolscope_dev.loadtarget import LoadgenError, LoadStats, parse_dsn
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
-from tests.waiting import await_for
+from tests.waiting import await_for, wait_for
 
 pytestmark = pytest.mark.live  # a MariaDB sandbox of its own (tests/conftest.py lanes)
 
@@ -44,17 +44,19 @@ async def _sample_until(
         host=sb.host, port=sb.extra_port, user=MONITOR_USER, password=MONITOR_PASSWORD, autocommit=True
     )
     best = 0.0
+
+    async def read() -> float:
+        nonlocal best
+        async with conn.cursor() as cur:
+            await cur.execute(sql)
+            row = await cur.fetchone()
+        value = float(row[0] or 0) if row else 0.0
+        best = max(best, value)
+        return value
+
     try:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            async with conn.cursor() as cur:
-                await cur.execute(sql)
-                row = await cur.fetchone()
-            value = float(row[0] or 0) if row else 0.0
-            best = max(best, value)
-            if predicate(value):
-                return True, value
-            await asyncio.sleep(0.1)
+        return True, await await_for(read, timeout_s, sql, 0.1, predicate)
+    except AssertionError:  # timed out: the callers say what was seen instead
         return False, best
     finally:
         conn.close()
@@ -146,7 +148,7 @@ async def test_stop_leaves_no_statement_running(tight_pool: MariaDBSandbox) -> N
 async def test_survives_killed_connections(tight_pool: MariaDBSandbox) -> None:
     gen = LoadGenerator(tight_pool.dsn(SBTEST_USER, database="sbtest"), "waves", duration_s=8, connections=8)
     task = asyncio.create_task(gen.run())
-    await asyncio.sleep(2.5)
+    await await_for(lambda: gen.stats.ops > 0 or task.done(), 15, "the load never ran a statement")
     admin = await aiomysql.connect(
         host=tight_pool.host, port=tight_pool.extra_port, user=MONITOR_USER, password=MONITOR_PASSWORD
     )
@@ -200,8 +202,22 @@ def test_cli_stops_cleanly_on_sigterm(tight_pool: MariaDBSandbox) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
+
+    def load_on_the_server() -> bool:
+        if proc.poll() is not None:
+            return True  # ended early: said below
+        root = tight_pool.admin_connect()
+        try:
+            with root.cursor() as cur:
+                cur.execute(
+                    f"SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '{SBTEST_USER}'"
+                )
+                return cur.fetchone()[0] > 0
+        finally:
+            root.close()
+
     try:
-        time.sleep(3)
+        wait_for(load_on_the_server, 20, "the load never connected")
         assert proc.poll() is None, proc.communicate()
         t = time.monotonic()
         proc.send_signal(signal.SIGTERM)

@@ -51,7 +51,7 @@ async def stalled_poll(fixture: str) -> PollResult:
 
     poller.connection.run_batch = same_frame  # type: ignore[method-assign]
     await poller.poll_once()
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0.1)  # the behaviour: frozen for longer than the 60 ms stall limit
     result = await poller.poll_once()
     await poller.close()
     return result

@@ -7,6 +7,7 @@ import json
 from poolscope_dev.capture import capture
 from poolscope_dev.loadgen import run_load
 from tests.poller.helpers import poller_for
+from tests.waiting import await_for
 
 
 async def test_a_capture_of_a_queued_live_server_replays_with_its_queue_named(
@@ -16,16 +17,24 @@ async def test_a_capture_of_a_queued_live_server_replays_with_its_queue_named(
 
     load = asyncio.create_task(run_load(sbtest_dsn, mode="waves", duration_s=6, connections=32))
     failed: list[str] = []
-    queued: list[dict] = []
-    # Bounded: capture until a queued request of an open connection is caught (the waves load
-    # queues the pool); logins queue too, with CONNECTION_ID NULL, and have nobody to name.
-    for _ in range(20):
+
+    # Capture until a queued request of an open connection is caught (the waves load queues the
+    # pool); logins queue too, with CONNECTION_ID NULL, and have nobody to name.
+    async def queued_rows() -> list[dict]:
+        nonlocal failed
         failed = await capture(monitor_dsn, tmp_path)
-        queued = json.loads((tmp_path / "thread_pool_queues.json").read_text())["rows"]
-        if any(row["CONNECTION_ID"] is not None for row in queued):
-            break
-        await asyncio.sleep(0.2)
-    await load
+        return json.loads((tmp_path / "thread_pool_queues.json").read_text())["rows"]
+
+    try:
+        queued = await await_for(
+            queued_rows,
+            10,  # the load's 6 s and its start
+            "no capture caught a queued request of an open connection",
+            0.2,
+            lambda rows: any(row["CONNECTION_ID"] is not None for row in rows),
+        )
+    finally:
+        await load
     assert failed == []
     # Rows are stored in the server's column names.
     groups = json.loads((tmp_path / "thread_pool_groups.json").read_text())["rows"]

@@ -19,6 +19,7 @@ from poolscope.poller.derive import TargetMemory
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.schemas import GroupState, ServerInfo
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
+from tests.waiting import await_for
 
 # A MariaDB server with its thread pool on, as discovery describes it: for parse steps run on rows.
 MARIADB_POOL = ServerInfo(
@@ -79,17 +80,21 @@ async def poll_until(
     timeout_s: float = 20.0,
     every_s: float = 0.5,
 ) -> list[PollResult]:
-    """Poll until the condition holds on a result (bounded in time); return every result seen."""
-    import asyncio
-
+    """Poll until the condition holds on a result (bounded in time: else the test fails); return
+    every result seen."""
     seen: list[PollResult] = []
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        result = await poller.poll_once()
-        seen.append(result)
-        if condition(result):
-            return seen
-        await asyncio.sleep(every_s)
+
+    async def poll() -> PollResult:
+        seen.append(await poller.poll_once())
+        return seen[-1]
+
+    await await_for(
+        poll,
+        timeout_s,
+        lambda last: f"no poll of {len(seen)} met the condition (the last: {last.info.status})",
+        every_s,
+        condition,
+    )
     return seen
 
 

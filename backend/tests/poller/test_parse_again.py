@@ -20,6 +20,7 @@ from poolscope.poller.collectors.thread_pool_queue_summary import ThreadPoolQueu
 from poolscope.poller.connection import StatementResult
 from poolscope.poller.target_poller import TargetPoller
 from poolscope_dev.sandbox import SBTEST_USER, MariaDBSandbox
+from tests.waiting import await_for
 
 from .helpers import parse_context, poller_for
 
@@ -272,14 +273,14 @@ GROUP_FIELDS = {
 async def _until_listed(mariadb: MariaDBSandbox, thread_id: int) -> None:
     """Until the server lists that session running its statement (bounded)."""
     admin = mariadb.connect(SBTEST_USER)
+
+    def command() -> str | None:
+        with admin.cursor() as cur:
+            cur.execute("SELECT COMMAND FROM information_schema.PROCESSLIST WHERE ID = %s", (thread_id,))
+            row = cur.fetchone()
+        return row[0] if row else None
+
     try:
-        for _ in range(100):
-            with admin.cursor() as cur:
-                cur.execute("SELECT COMMAND FROM information_schema.PROCESSLIST WHERE ID = %s", (thread_id,))
-                row = cur.fetchone()
-            if row and row[0] == "Query":
-                return
-            await asyncio.sleep(0.05)
-        raise AssertionError("the sleeping statement never started")
+        await await_for(command, 5, "the sleeping statement never started", 0.05, lambda c: c == "Query")
     finally:
         admin.close()

@@ -266,7 +266,7 @@ async def test_idle_qps_leaves_out_poolscopes_own_statements(pool_off_monitor_ds
     results = []
     for _ in range(4):
         results.append(await poller.poll_once())
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # a rate needs time between two polls: the behaviour measured
     await poller.close()
     qps = [r.state.throughput.qps for r in results[1:]]
     assert all(q is not None and q < 2.0 for q in qps), qps
@@ -312,7 +312,7 @@ async def test_long_transactions_are_listed_and_named_short_ones_only_counted(
             cur.execute("BEGIN")
             cur.execute("UPDATE trx_probe SET v = v + 1 WHERE id = 1")
             old_id = old.thread_id()
-        await asyncio.sleep(1.5)
+        await asyncio.sleep(1.5)  # the behaviour: one transaction older than the other by > 1 s
         with young.cursor() as cur:
             # trx_started is a whole-second DATETIME: a transaction begun late in a second reads
             # up to 1 s older than it is. Begin just after the server's clock turns a second.

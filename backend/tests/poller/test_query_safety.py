@@ -108,7 +108,7 @@ async def test_full_poll_batch_under_load_leaves_the_server_running(mariadb, sbt
                     while cur.nextset():
                         pass
                 executed += 1
-                time.sleep(0.05)
+                time.sleep(0.05)  # the load's pace, not a wait: batches for 15 s
         except BaseException as exc:  # noqa: BLE001 - any failure is the finding
             errors.append(exc)
         finally:

@@ -58,7 +58,7 @@ async def test_a_set_global_seen_by_a_poller_brings_the_api_processes_evaluation
             assert latest is not None and latest[1] is not None
             assert latest[1].variables[VARIABLE] == str(int(original) + 7)
             assert recommender._variables_fp["db"] == variables_fingerprint(latest[1].variables)
-            await asyncio.sleep(3)
+            await asyncio.sleep(3)  # an absence: no second evaluation in 3 s of real polls
             assert calls == ["db"]
     finally:
         await asyncio.to_thread(set_global, mariadb, **{VARIABLE: int(original)})

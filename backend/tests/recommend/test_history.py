@@ -59,7 +59,7 @@ async def test_the_kept_window_is_the_full_querys_window_on_real_polls(
     )
     async with run_services(settings, AuthService(settings)) as services:
         store = services.store
-        await asyncio.sleep(WINDOW_S + 1)
+        await asyncio.sleep(WINDOW_S + 1)  # the behaviour: a window's worth of real polls
         # Polls every 0.2 s in buckets of 0.45 s (most hold two) and of 1 s on a whole-second grid.
         grids = [(1.7 * WINDOW_S, 0.45), (WINDOW_S, 1.0)]
         kept = {grid: History(store, METRICS, WINDOW_S * 1.5) for grid in grids}
@@ -77,7 +77,7 @@ async def test_the_kept_window_is_the_full_querys_window_on_real_polls(
                 same(got, await full_window(store, start, end, points, step))
                 assert got.count("qps") >= points / 2, "too few polls to compare"
                 shared += got.count("qps") < len(history._kept["db"].ts)  # a bucket held two polls
-            await asyncio.sleep(0.6 if round_no % 2 else 1.1)
+            await asyncio.sleep(0.6 if round_no % 2 else 1.1)  # new polls between reads, unevenly
         assert incremental >= 6  # most rounds read only what was new
         # Past its size limit a target's window is not kept, and is read in full each time.
         capped = History(store, METRICS, WINDOW_S * 1.5, max_values=10)

@@ -86,10 +86,10 @@ async def test_a_changed_variable_brings_the_next_run_forward(tmp_path: Path) ->
         recommender._variables_fp = {name: variables_fingerprint({"thread_pool_size": "1"}) for name in NAMES}
         for name in NAMES:
             recommender._schedule.done(name, time.monotonic(), evaluated=True)
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # an evaluation begun before done() ends, and is forgotten below
         calls.clear()
         await store.write_poll(_info("b"), _state("b", "1"), [], ts=time.time())
-        await asyncio.sleep(VARIABLES_CHECK_S * 2.5)
+        await asyncio.sleep(VARIABLES_CHECK_S * 2.5)  # an absence: two checks bring nothing
         assert calls == []
         # ... a changed variable does, for that target only, once.
         await store.write_poll(_info("b"), _state("b", "2"), [], ts=time.time())

@@ -43,7 +43,7 @@ async def test_targets_added_and_removed_by_a_reload_are_followed(tmp_path: Path
         calls.clear()
         # Nothing is stored for them, so each is retried every poll interval: c is, a no longer.
         await await_for(lambda: "c" in calls and "b" in calls, 5, lambda _: f"evaluations so far: {calls}")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # an absence: a retry of `a` would have come by now (0.1 s polls)
         assert "a" not in calls
         assert (await recommender.evaluate("c")).note == "no successful poll yet"
     finally:

@@ -12,6 +12,7 @@ from poolscope.store.ingest import Poll, canonical_labels
 from tests.fleet.test_scheduler import kept_for
 from tests.store.test_ingest import T0, stored_rows
 from tests.stores import make_store
+from tests.waiting import await_for
 
 TARGETS = ("db-a", "db-b")
 
@@ -103,10 +104,12 @@ async def test_a_target_forgotten_while_its_batch_is_written_is_forgotten_once_i
         assert kept_for(store) == set(TARGETS)
         previous: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         writing = asyncio.create_task(store.write_polls(polls[1], after=previous))
-        for _ in range(200):  # bounded: until the write waits for the batch before it
-            await asyncio.sleep(0.01)
-            if store.samples._ids.get("db-a") is not None and not writing.done() and store._writing:
-                break
+        await await_for(
+            lambda: store.samples._ids.get("db-a") is not None and not writing.done() and store._writing,
+            2,
+            "the write never waited for the batch before it",
+            0.01,
+        )
         store.forget("db-a")
         previous.set_result(None)
         await asyncio.wait_for(writing, 30)

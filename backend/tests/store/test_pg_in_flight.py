@@ -32,7 +32,7 @@ class SlowFirstBatch(SqlStore):
     async def write_polls(self, polls, **kw):
         self.calls += 1
         if self.calls == 1:
-            await asyncio.sleep(0.6)
+            await asyncio.sleep(0.6)  # the behaviour: a batch that starts late
         await super().write_polls(polls, **kw)
 
 
