@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import hypothesis
 import pytest
 import requests
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, Phase
 from poolscope.auth.passwords import hash_password
 from poolscope.config import Settings, TargetConfig, UserConfig
 from poolscope_dev.sandbox import ADMIN_USER, MONITOR_PASSWORD, MONITOR_USER, MariaDBSandbox, free_port
-from tests.served import uvicorn_app
+from tests.served import login, uvicorn_app
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.live  # its own MariaDB sandbox (tests/conftest.py lanes)
@@ -75,12 +76,9 @@ def _wait_for_first_poll(base: str) -> None:
 
 
 def _login(base: str, user: str) -> requests.Session:
-    session = requests.Session()
-    answer = session.post(
-        f"{base}/api/auth/login", json={"username": user, "password": PASSWORDS[user]}, timeout=10
-    )
-    assert answer.ok, answer.text
-    session.headers["Authorization"] = f"Bearer {answer.json()['token']}"
+    session = requests.Session()  # schemathesis's client
+    with httpx.Client(base_url=base, timeout=10) as client:
+        session.headers.update(login(client, user, PASSWORDS[user]))
     return session
 
 

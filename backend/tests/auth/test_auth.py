@@ -49,8 +49,9 @@ def client(app) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1")
 
 
-async def login(c: httpx.AsyncClient, name: str, password: str) -> httpx.Response:
-    """Log in; on success the client sends the session token from then on, as the UI does."""
+async def attempt(c: httpx.AsyncClient, name: str, password: str) -> httpx.Response:
+    """A login, the subject of these tests (its refusals too): on success the client sends the
+    session token from then on, as the UI does. Tests that only need to be in use tests/served.py."""
     res = await c.post("/api/auth/login", json={"username": name, "password": password})
     if res.status_code == 200:
         c.headers["Authorization"] = f"Bearer {res.json()['token']}"
@@ -100,7 +101,7 @@ def test_tokens_reject_tampering_and_expiry():
 async def test_login_answers_a_token_and_sets_no_cookie(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
         assert (await c.get("/api/auth/me")).status_code == 401
-        res = await login(c, "op", OPERATOR_PW)
+        res = await attempt(c, "op", OPERATOR_PW)
         assert res.status_code == 200, res.text
         body = res.json()
         assert {k: body[k] for k in ("name", "role")} == {"name": "op", "role": "operator"}
@@ -116,11 +117,11 @@ async def test_login_answers_a_token_and_sets_no_cookie(monkeypatch):
 
 async def test_wrong_password_unknown_user_and_env_password(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
-        assert (await login(c, "op", "wrong")).status_code == 401
-        assert (await login(c, "nobody", OPERATOR_PW)).status_code == 401
+        assert (await attempt(c, "op", "wrong")).status_code == 401
+        assert (await attempt(c, "nobody", OPERATOR_PW)).status_code == 401
         assert "Authorization" not in c.headers
         assert {
-            k: v for k, v in (await login(c, "vi", VIEWER_PW)).json().items() if k in ("name", "role")
+            k: v for k, v in (await attempt(c, "vi", VIEWER_PW)).json().items() if k in ("name", "role")
         } == {
             "name": "vi",
             "role": "viewer",
@@ -130,12 +131,12 @@ async def test_wrong_password_unknown_user_and_env_password(monkeypatch):
 async def test_mutation_needs_the_bearer_token_and_role(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
         assert (await c.post("/api/test-change")).status_code == 401
-        await login(c, "vi", VIEWER_PW)
+        await attempt(c, "vi", VIEWER_PW)
         res = await c.post("/api/test-change")
         assert res.status_code == 403 and "operator" in res.json()["detail"]
         assert (await c.get("/api/test-read")).json() == {"as": "vi"}
     async with client(make_app(monkeypatch)) as c:
-        token = (await login(c, "op", OPERATOR_PW)).json()["token"]
+        token = (await attempt(c, "op", OPERATOR_PW)).json()["token"]
         ok = await c.post("/api/test-change")
         assert ok.status_code == 200 and ok.json() == {"by": "op"}
         # What a browser sends by itself (cookies) carries nothing: the token in a cookie is not read.
@@ -147,7 +148,7 @@ async def test_mutation_needs_the_bearer_token_and_role(monkeypatch):
 
 async def test_logout_revokes_the_session(monkeypatch):
     async with client(make_app(monkeypatch)) as c:
-        token = (await login(c, "op", OPERATOR_PW)).json()["token"]
+        token = (await attempt(c, "op", OPERATOR_PW)).json()["token"]
         assert (await c.post("/api/auth/logout")).status_code == 204
         assert (await c.get("/api/auth/me")).status_code == 401
         # The old token stays dead when replayed.
@@ -158,16 +159,16 @@ async def test_logout_revokes_the_session(monkeypatch):
 async def test_login_is_rate_limited_per_user_and_address(monkeypatch):
     async with client(make_app(monkeypatch, login_attempts_per_minute=3)) as c:
         for _ in range(3):
-            assert (await login(c, "op", "wrong")).status_code == 401
-        limited = await login(c, "op", OPERATOR_PW)  # even the right password waits
+            assert (await attempt(c, "op", "wrong")).status_code == 401
+        limited = await attempt(c, "op", OPERATOR_PW)  # even the right password waits
         assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1
         # Another user name from the same address is still allowed (up to the per-address cap).
-        assert (await login(c, "vi", VIEWER_PW)).status_code == 200
+        assert (await attempt(c, "vi", VIEWER_PW)).status_code == 200
 
 
 async def test_mutations_are_rate_limited(monkeypatch):
     async with client(make_app(monkeypatch, mutations_per_minute=2)) as c:
-        await login(c, "op", OPERATOR_PW)
+        await attempt(c, "op", OPERATOR_PW)
         assert [(await c.post("/api/test-change")).status_code for _ in range(3)] == [
             200,
             200,
@@ -186,7 +187,7 @@ async def test_without_users_reads_stay_open_and_changes_are_refused():
     async with client(app) as c:
         res = await c.post("/api/test-change")
         assert res.status_code == 403 and res.json()["detail"].startswith("no users configured")
-        assert (await login(c, "op", "x")).status_code == 403
+        assert (await attempt(c, "op", "x")).status_code == 403
         me = await c.get("/api/auth/me")
         assert me.status_code == 401 and "no users configured" in me.json()["detail"]
 

@@ -35,7 +35,8 @@ def from_address(base: str, address: str) -> httpx.Client:
     return httpx.Client(base_url=base, timeout=30, transport=httpx.HTTPTransport(local_address=address))
 
 
-def login(client: httpx.Client, password: str) -> httpx.Response:
+def attempt(client: httpx.Client, password: str) -> httpx.Response:
+    """A login as op, refused or not: what these tests count."""
     return client.post("/api/auth/login", json={"username": "op", "password": password})
 
 
@@ -49,13 +50,13 @@ def metric(base: str, name: str, **labels: str) -> float:
 
 def test_the_right_password_logs_in_after_12_wrong_tries_from_another_address(backend: str) -> None:
     with from_address(backend, "127.0.0.2") as guesser, from_address(backend, "127.0.0.3") as user:
-        codes = [login(guesser, f"guess-{i}").status_code for i in range(12)]
+        codes = [attempt(guesser, f"guess-{i}").status_code for i in range(12)]
         # The guessing address waits longer after each wrong password past the free ones ...
         assert codes[:FREE_FAILURES] == [401] * FREE_FAILURES and 429 in codes[FREE_FAILURES:]
-        refused = login(guesser, OPERATOR_PW)
+        refused = attempt(guesser, OPERATOR_PW)
         assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
         # ... while the user, from an address that has not failed, logs in.
-        answer = login(user, OPERATOR_PW)
+        answer = attempt(user, OPERATOR_PW)
         assert answer.status_code == 200, answer.text
     assert metric(backend, "poolscope_login_attempts_total", outcome="wrong") >= FREE_FAILURES
     assert metric(backend, "poolscope_login_attempts_total", outcome="ok") >= 1
@@ -67,12 +68,12 @@ def test_a_name_under_attack_from_many_addresses_is_slowed_never_refused(backend
     guessers = [from_address(backend, f"127.0.1.{i}") for i in range(1, 5)]
     try:
         # 12 wrong passwords from four addresses: more than login_attempts_per_minute (10) for "op".
-        codes = [login(g, f"spray-{i}").status_code for i in range(FREE_FAILURES) for g in guessers]
+        codes = [attempt(g, f"spray-{i}").status_code for i in range(FREE_FAILURES) for g in guessers]
         assert codes == [401] * 12
         assert metric(backend, "poolscope_login_names_slowed") >= 1
         slowed_before = metric(backend, "poolscope_login_slowed_total")
         with from_address(backend, "127.0.1.9") as user:
-            answer = login(user, OPERATOR_PW)
+            answer = attempt(user, OPERATOR_PW)
         assert answer.status_code == 200, answer.text
         assert answer.elapsed.total_seconds() >= SLOWDOWN_S * 0.9
         assert metric(backend, "poolscope_login_slowed_total") == slowed_before + 1
