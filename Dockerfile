@@ -46,6 +46,7 @@ COPY frontend/ ./
 RUN npm run build
 WORKDIR /src
 COPY scripts/dist.sh scripts/
+COPY LICENSE ./
 COPY migrations/ migrations/
 COPY backend/pyproject.toml backend/
 # The product only: the development harness (backend/dev: sandboxes, load, replay, bench) is never
@@ -56,12 +57,18 @@ RUN --mount=type=cache,target=/root/.cache/pip \
 
 # ---- runtime: the slim Python stage, the wheel, a non-root user ---------------------------------
 FROM python
-# The wheel alone, its dependencies pinned by the same lock file as a checkout's.
-COPY backend/requirements.lock /tmp/requirements.lock
-COPY --from=dist /dist/ /tmp/dist/
+# The wheel's dependencies first, pinned by the same lock file as a checkout's, in a layer of their
+# own: it is built again only when the lock or the dependency list changes, not for every wheel.
+COPY backend/requirements.lock backend/pyproject.toml /tmp/deps/
 RUN --mount=type=cache,target=/root/.cache/pip \
     python3 -m venv /opt/poolscope \
- && /opt/poolscope/bin/pip install -c /tmp/requirements.lock /tmp/dist/poolscope-*.whl \
+ && python3 -c "import tomllib; print(*tomllib.load(open('/tmp/deps/pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" >/tmp/deps/requirements.in \
+ && /opt/poolscope/bin/pip install -c /tmp/deps/requirements.lock -r /tmp/deps/requirements.in \
+ && rm -rf /tmp/deps
+# Then the wheel alone (its dependencies are all there: pip installs none).
+COPY backend/requirements.lock /tmp/requirements.lock
+COPY --from=dist /dist/ /tmp/dist/
+RUN /opt/poolscope/bin/pip install -c /tmp/requirements.lock /tmp/dist/poolscope-*.whl \
  && rm -rf /tmp/dist /tmp/requirements.lock
 RUN useradd --system --uid 10001 --user-group --home-dir /data --create-home poolscope
 # Config: the mounted file, then POOLSCOPE_* environment variables on top (passwords through

@@ -96,21 +96,25 @@ UNIT_WORKERS ?= 2
 LANE_WORKERS ?= 2
 workers = $(if $(filter-out 0 1,$(1)),-n $(1) --dist loadfile)
 
+# `make test` installs and builds first, so its lanes need nothing more (LANES_READY) and start in
+# the order above; a lane run alone (`make test-live`) sees to what it needs itself. A failed lane
+# does not stop the others (--keep-going): one run says every lane's result.
 test: install-system install build
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-lanes
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --keep-going --output-sync=target test-lanes LANES_READY=1
+needs = $(if $(LANES_READY),,$(1))
 
 test-lanes: $(LANES)
 
 test-backend: test-unit test-live test-dialects test-deploy
 
-test-unit: $(PY_STAMP)
+test-unit: $(call needs,$(PY_STAMP))
 	@$(TIMED) (cd backend && $(PY) -m pytest $(PYTEST_ARGS) $(DURATIONS) $(call workers,$(UNIT_WORKERS)) -m unit)
 
-test-live test-dialects: test-%: install-system $(PY_STAMP)
+test-live test-dialects: test-%: $(call needs,install-system $(PY_STAMP))
 	@$(TIMED) (cd backend && $(PY) -m pytest $(PYTEST_ARGS) $(DURATIONS) $(call workers,$(LANE_WORKERS)) -m $*)
 
 # One worker: its image builds and Prometheus servers want the cores, and its tests share one `make dist`.
-test-deploy: install-system $(PY_STAMP)
+test-deploy: $(call needs,install-system $(PY_STAMP))
 	@$(TIMED) (cd backend && $(PY) -m pytest $(PYTEST_ARGS) $(DURATIONS) -m deploy)
 
 # Day to day, in a few minutes: lint that needs no generation step, and the unit lane.
@@ -120,16 +124,16 @@ lint-light: $(PY_STAMP)
 	$(VENV)/bin/ruff check backend
 	$(VENV)/bin/ruff format --check backend
 
-test-frontend: install
+test-frontend: $(call needs,install)
 ifneq ($(HAS_FRONTEND),)
 	@$(TIMED) (cd frontend && npm test)
 else
 	@echo "test-frontend: no frontend/package.json, skipped"
 endif
 
-test-e2e: install-system install build
+test-e2e: $(call needs,install-system install build)
 ifneq ($(HAS_E2E),)
-	@$(TIMED) (cd e2e && npm test)
+	@$(TIMED) (cd e2e && POOLSCOPE_E2E_SKIP_BUILD=1 npm test)
 else
 	@echo "test-e2e: no e2e/package.json, skipped"
 endif
