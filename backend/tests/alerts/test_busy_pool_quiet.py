@@ -12,8 +12,8 @@ import pytest
 
 from poolscope.config import Settings, TargetConfig
 from poolscope_dev import supervisor, sysbench
-from tests.alerts.support import served
 from tests.poller.helpers import global_variables
+from tests.served import served
 
 RUN_S = 100
 
