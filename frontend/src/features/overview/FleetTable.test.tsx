@@ -1,5 +1,6 @@
 import { act, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { METRICS } from '../../api/metrics.gen';
 import type { OverviewRow } from '../../api/types';
 import { makeRow } from '../../test/fixtures';
 import { stubFetch } from '../../test/fakes';
@@ -87,6 +88,23 @@ describe('FleetTable on the overview page', () => {
     act(() => window.history.back());
     await vi.waitFor(() => expect(window.location.search).toBe(''));
     expect(names()[0]).toBe('zz-stuck');
+  });
+
+  it('explains each metric column from the catalog, and opening the help does not sort', async () => {
+    await renderAt('/');
+    await screen.findByTestId('fleet-row-calm');
+    fireEvent.click(screen.getByTestId('fleet-help-wait'));
+    const wait = screen.getByTestId('fleet-help-wait-text').textContent;
+    expect(wait).toContain(METRICS.tp_queue_wait_max_ms.help);
+    expect(wait).toContain('milliseconds');
+    expect(window.location.search).toBe('');
+    fireEvent.click(screen.getByTestId('fleet-help-threads'));
+    const threads = screen.getByTestId('fleet-help-threads-text').textContent;
+    expect(threads).toContain(METRICS.threads_connected.help);
+    expect(threads).toContain(METRICS.threads_running.help);
+    // Columns that are not a series of the catalog (name, alerts, last poll) have no help.
+    expect(screen.queryByTestId('fleet-help-name')).toBeNull();
+    expect(screen.queryByTestId('fleet-help-alerts')).toBeNull();
   });
 
   it('filters by status and tag, searches names and tags, all from and into the URL', async () => {

@@ -2,9 +2,11 @@
 // only the rows in view are in the DOM (virtualised), so 1,000 targets scroll smoothly.
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef } from 'react';
+import { M, type MetricName } from '../../api/metrics.gen';
 import type { OverviewRow } from '../../api/types';
 import { targetPath } from '../../app/router';
 import { fmtAgo, fmtMs, fmtNum, fmtRateCompact, plural } from '../../lib/format';
+import { MetricHelp } from '../../ui/Help';
 import { Badge, Link } from '../../ui/ui';
 import { applyQuery, defaultDesc, isStalled, STATUS_FILTERS, tagChoices, type FleetQuery, type SortKey } from './fleet';
 
@@ -19,20 +21,56 @@ function observeRect(instance: Virtualizer<HTMLDivElement, Element>, cb: (rect: 
   return observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : { width: rect.width, height: UNMEASURED_HEIGHT }));
 }
 
-const COLUMNS: { key: SortKey; label: string; title: string; numeric?: boolean }[] = [
+/** `metrics`: the catalog series a column shows, whose help (ui/Help.tsx) explains it; `note` says how the row combines them. */
+const COLUMNS: {
+  key: SortKey;
+  label: string;
+  title: string;
+  numeric?: boolean;
+  metrics?: readonly MetricName[];
+  note?: string;
+}[] = [
   { key: 'name', label: 'Target', title: 'name and tags' },
-  { key: 'status', label: 'Status', title: 'up, down or starting (with the reason)' },
-  { key: 'stalled', label: 'Stalled', title: 'stalled thread groups', numeric: true },
-  { key: 'queue', label: 'Queue', title: 'requests queued in the thread groups', numeric: true },
-  { key: 'wait', label: 'Longest wait', title: 'the longest a queued request has waited', numeric: true },
-  { key: 'queued', label: 'Queued conns', title: 'connections waiting in the queue', numeric: true },
+  { key: 'status', label: 'Status', title: 'up, down or starting (with the reason)', metrics: [M.target_up] },
+  {
+    key: 'stalled',
+    label: 'Stalled',
+    title: 'stalled thread groups',
+    numeric: true,
+    metrics: [M.tp_group_stalled],
+    note: 'Shown as stalled groups / all groups.',
+  },
+  {
+    key: 'queue',
+    label: 'Queue',
+    title: 'requests queued in the thread groups',
+    numeric: true,
+    metrics: [M.tp_group_queue_length],
+    note: 'Summed over the groups.',
+  },
+  {
+    key: 'wait',
+    label: 'Longest wait',
+    title: 'the longest a queued request has waited',
+    numeric: true,
+    metrics: [M.tp_queue_wait_max_ms],
+  },
+  {
+    key: 'queued',
+    label: 'Queued conns',
+    title: 'connections waiting in the queue',
+    numeric: true,
+    metrics: [M.tp_queued_connections],
+  },
   {
     key: 'threads',
     label: 'Conn. / running',
-    title: 'threads connected / threads running (Threads_connected / Threads_running)',
+    title: 'threads connected / threads running',
     numeric: true,
+    metrics: [M.threads_connected, M.threads_running],
+    note: 'Shown as connected / running.',
   },
-  { key: 'qps', label: 'QPS', title: 'queries per second', numeric: true },
+  { key: 'qps', label: 'QPS', title: 'queries per second', numeric: true, metrics: [M.qps] },
   { key: 'alerts', label: 'Alerts', title: 'firing alerts', numeric: true },
   { key: 'polled', label: 'Last poll', title: 'when the last poll ended', numeric: true },
 ];
@@ -183,6 +221,7 @@ export function FleetTable({
             >
               <button
                 type="button"
+                className="fleet-sort"
                 title={`sort by ${c.title}`}
                 data-testid={`fleet-sort-${c.key}`}
                 onClick={() => sortBy(c.key)}
@@ -190,6 +229,12 @@ export function FleetTable({
                 {c.label}
                 {query.sort === c.key ? (query.desc ? ' ▼' : ' ▲') : ''}
               </button>
+              {c.metrics ? (
+                <>
+                  {' '}
+                  <MetricHelp metrics={c.metrics} label={c.label} note={c.note} testId={`fleet-help-${c.key}`} />
+                </>
+              ) : null}
             </div>
           ))}
         </div>

@@ -1,5 +1,6 @@
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { METRICS } from '../../api/metrics.gen';
 import type { QueuedConnection, TransactionItem } from '../../api/types';
 import { CAPPED_ROWS } from '../../ui/tables';
 import { QueueTable, TransactionsTable } from './StateTables';
@@ -57,6 +58,15 @@ describe('QueueTable', () => {
     fireEvent.click(screen.getByTestId('queue-truncated-toggle'));
     expect(queueRows()).toHaveLength(CAPPED_ROWS);
     expect(screen.getByRole('columnheader', { name: /waiting \(coarse\)/ })).toBeTruthy();
+  });
+
+  it("explains the waiting column from the catalog's queue-wait series, with the mode's caveat", () => {
+    render(<QueueTable queue={[qc({})]} coarse processMissing={false} />);
+    fireEvent.click(screen.getByTestId('queue-waiting-help'));
+    const text = screen.getByTestId('queue-waiting-help-text').textContent;
+    expect(text).toContain(METRICS.tp_queue_wait_max_ms.help);
+    expect(text).toContain(METRICS.tp_queue_wait_avg_ms.help);
+    expect(text).toContain('coarse mode');
   });
 
   it('leaves out the command and time columns unless a queued session is active', () => {
@@ -154,6 +164,14 @@ describe('TransactionsTable', () => {
       const body = screen.getByTestId('trx-table').querySelector('tbody')!;
       expect(body.querySelectorAll('tr')).toHaveLength(threads.length);
     }
+  });
+
+  it("explains the state column from the catalog's lock-wait series", () => {
+    render(<TransactionsTable items={[trx(1, '4711')]} />);
+    fireEvent.click(screen.getByTestId('trx-state-help'));
+    const text = screen.getByTestId('trx-state-help-text').textContent;
+    expect(text).toContain(METRICS.trx_lock_waits.help);
+    expect(text).toContain('LOCK WAIT');
   });
 
   it('says which transactions the backend lists when it filters them by age', () => {

@@ -1,5 +1,6 @@
 // Tables for the current poll: queued connections, open transactions, sessions and wait reasons. The long
 // ones show their worst 10 rows first (ui/tables.tsx) and export every row as CSV.
+import { M } from '../../api/metrics.gen';
 import type { QueuedConnection, Session, TransactionItem, WaitRow } from '../../api/types';
 import type { CsvColumn } from '../../lib/csv';
 import { DASH, fmtMs, fmtNum, fmtRate, fmtSeconds, fmtWholeSeconds } from '../../lib/format';
@@ -97,12 +98,17 @@ export function QueueTable({
             </th>
             <th className="num">conn id</th>
             <th className="num">
-              <Help label="waiting" trigger={`waiting${coarse ? ' (coarse)' : ''}`} testId="queue-waiting-help">
-                How long the request has waited in the queue{' '}
-                {coarse
-                  ? '— coarse mode (thread_pool_exact_stats=OFF): enqueue time from the timer tick, overstated.'
-                  : '(exact: thread_pool_exact_stats=ON).'}
-              </Help>
+              <MetricHelp
+                metrics={[M.tp_queue_wait_max_ms, M.tp_queue_wait_avg_ms]}
+                label="waiting"
+                trigger={`waiting${coarse ? ' (coarse)' : ''}`}
+                testId="queue-waiting-help"
+                note={`How long this request has waited in the queue; the series above are the longest and the mean of this column ${
+                  coarse
+                    ? '— coarse mode (thread_pool_exact_stats=OFF): enqueue time from the timer tick, overstated.'
+                    : '(exact: thread_pool_exact_stats=ON).'
+                }`}
+              />
             </th>
             <th>user</th>
             <th>host</th>
@@ -206,10 +212,18 @@ export function TransactionsTable({ items, minAgeS = null }: { items: Transactio
         <thead>
           <tr>
             <th>trx id</th>
-            <th>state</th>
+            <th>
+              <MetricHelp
+                metrics={[M.trx_lock_waits]}
+                label="state"
+                trigger="state"
+                testId="trx-state-help"
+                note="INNODB_TRX.trx_state: RUNNING, LOCK WAIT, ROLLING BACK or COMMITTING."
+              />
+            </th>
             <th className="num">
               <MetricHelp
-                metrics={['trx_longest_age_s']}
+                metrics={[M.trx_longest_age_s]}
                 label="age"
                 trigger="age"
                 note="Whole seconds: the server keeps a transaction's start to the second."
