@@ -55,7 +55,7 @@ def parse_set(assignment: str, default_second: int) -> tuple[str, str, int]:
     """NAME=VALUE or NAME=VALUE@SECOND: the variable, its value, the second it is set at."""
     name, sep, rest = assignment.partition("=")
     value, at, second = rest.partition("@")
-    if not sep or not name or not value:
+    if not sep or not name or not value or (at and not second.isdigit()):
         raise SystemExit(f"--set {assignment!r}: expected NAME=VALUE[@SECOND]")
     return name, value, int(second) if at else default_second
 
