@@ -40,7 +40,12 @@ export function useVerdicts(target: string, entries: readonly AuditEntry[] | nul
   const every = refreshEvery(usePrefs(), CHANGES_REFRESH_MS);
   const applied = (entries ?? []).filter((e) => e.action === 'apply' && tookEffect(e.result)).slice(0, VERDICTS_ON_CHARTS);
   return useQueries({
-    queries: applied.map((e) => ({ ...comparisonQuery(target, e.id), refetchInterval: every })),
+    // A verdict whose window after has ended no longer changes (and each costs the server a
+    // bootstrap): asked again only while it is still running.
+    queries: applied.map((e) => ({
+      ...comparisonQuery(target, e.id),
+      refetchInterval: (q: { state: { data?: Comparison } }) => (q.state.data?.complete ? false : every),
+    })),
     combine: byChange,
   });
 }
