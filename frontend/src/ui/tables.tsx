@@ -11,6 +11,7 @@ export function useCapped<T>(rows: readonly T[], cap = CAPPED_ROWS) {
   return { shown: all ? rows : rows.slice(0, cap), all, setAll, capped: rows.length > cap };
 }
 
+/** Goes above its table: below it, the live rows re-rendering every poll would move it under the pointer. */
 export function ShowAll({
   total,
   all,

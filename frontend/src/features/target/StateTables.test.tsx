@@ -23,6 +23,7 @@ const qc = (over: Partial<QueuedConnection>): QueuedConnection => ({
   ...over,
 });
 
+const precedes = (a: Element, b: Element) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
 const queueRows = () => screen.getAllByTestId(/^queue-row-/);
 const headers = () => screen.getAllByRole('columnheader').map((h) => h.textContent?.replace(/\?/g, '').trim());
 
@@ -57,6 +58,8 @@ describe('QueueTable', () => {
     expect(queueRows()).toHaveLength(47);
     fireEvent.click(screen.getByTestId('queue-truncated-toggle'));
     expect(queueRows()).toHaveLength(CAPPED_ROWS);
+    // Above the rows, so live rows re-rendering do not move it under the pointer.
+    expect(precedes(screen.getByTestId('queue-truncated-toggle'), screen.getByTestId('queue-table'))).toBe(true);
     expect(screen.getByRole('columnheader', { name: /waiting \(coarse\)/ })).toBeTruthy();
   });
 
@@ -172,6 +175,16 @@ describe('TransactionsTable', () => {
     const text = screen.getByTestId('trx-state-help-text').textContent;
     expect(text).toContain(METRICS.trx_lock_waits.help);
     expect(text).toContain('LOCK WAIT');
+  });
+
+  it('puts its show-all toggle above the rows, where growing rows do not move it', () => {
+    const items = Array.from({ length: 12 }, (_, i) => ({ ...trx(i + 1, String(4700 + i)), age_s: i }));
+    render(<TransactionsTable items={items} />);
+    const toggle = screen.getByTestId('trx-truncated-toggle');
+    expect(precedes(toggle, screen.getByTestId('trx-table'))).toBe(true);
+    fireEvent.click(toggle);
+    expect(screen.getAllByTestId(/^trx-row-/)).toHaveLength(12);
+    expect(precedes(screen.getByTestId('trx-truncated-toggle'), screen.getByTestId('trx-table'))).toBe(true);
   });
 
   it('says which transactions the backend lists when it filters them by age', () => {

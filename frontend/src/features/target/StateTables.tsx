@@ -82,6 +82,9 @@ export function QueueTable({
           PROCESS privilege missing: user, host, db and SQL of other users' connections are not visible.
         </div>
       ) : null}
+      {capped ? (
+        <ShowAll total={sorted.length} all={all} setAll={setAll} what="longest waiters" testId="queue-truncated" />
+      ) : null}
       <table className="grid" data-testid="queue-table">
         <thead>
           <tr>
@@ -163,9 +166,6 @@ export function QueueTable({
           {fmtNum(total)} connections are queued; the backend lists the {fmtNum(queue.length)} longest waiters.
         </div>
       ) : null}
-      {capped ? (
-        <ShowAll total={sorted.length} all={all} setAll={setAll} what="longest waiters" testId="queue-truncated" />
-      ) : null}
     </div>
   );
 }
@@ -208,6 +208,9 @@ export function TransactionsTable({ items, minAgeS = null }: { items: Transactio
   const { shown, all, setAll, capped } = useCapped(sorted);
   return (
     <div className="table-wrap">
+      {capped ? (
+        <ShowAll total={sorted.length} all={all} setAll={setAll} what="lock waits and oldest" testId="trx-truncated" />
+      ) : null}
       <table className="grid" data-testid="trx-table">
         <thead>
           <tr>
@@ -287,9 +290,6 @@ export function TransactionsTable({ items, minAgeS = null }: { items: Transactio
           )}
         </tbody>
       </table>
-      {capped ? (
-        <ShowAll total={sorted.length} all={all} setAll={setAll} what="lock waits and oldest" testId="trx-truncated" />
-      ) : null}
       {minAgeS ? (
         <div className="table-note" data-testid="trx-listed-note">
           Listed: transactions open {fmtSeconds(minAgeS)} or more, or waiting for a lock. The counts above cover all.
@@ -336,6 +336,9 @@ export function SessionsTable({ sessions }: { sessions: Session[] }) {
   const { shown: rows, all, setAll, capped } = useCapped(sessions);
   return (
     <div className="table-wrap">
+      {capped ? (
+        <ShowAll total={sessions.length} all={all} setAll={setAll} what="longest-running sessions" testId="sessions-truncated" />
+      ) : null}
       <table className="grid" data-testid="sessions-table">
         <thead>
           <tr>
@@ -376,9 +379,6 @@ export function SessionsTable({ sessions }: { sessions: Session[] }) {
           )}
         </tbody>
       </table>
-      {capped ? (
-        <ShowAll total={sessions.length} all={all} setAll={setAll} what="longest-running sessions" testId="sessions-truncated" />
-      ) : null}
     </div>
   );
 }
