@@ -4,6 +4,7 @@ import type { Alert } from '../api/types';
 import { makeAlert } from '../test/fixtures';
 import { alertBands, alertChartsPath, spanRange, stallBands } from './bands';
 import { Heatmap } from './Heatmap';
+import { OverLayer, type Band } from './layers';
 
 const alert = (over: Partial<Alert>): Alert =>
   makeAlert({
@@ -61,6 +62,49 @@ describe('bands', () => {
     expect(spanRange(1000, 1060, 5000)).toEqual({ kind: 'custom', from: 970, to: 1090 });
     expect(spanRange(1000, null, 1400)).toEqual({ kind: 'custom', from: 900, to: 1400 });
     expect(alertChartsPath(alert({}), 5000)).toBe('/targets/db%201?alert=7&from=970&to=1090');
+  });
+});
+
+const handleBox = (h: HTMLElement) => ({
+  top: parseFloat(h.style.top),
+  left: parseFloat(h.style.left),
+  width: parseFloat(h.style.width),
+});
+
+describe('band handles', () => {
+  it('stacks the handles of overlapping bands so that each can be clicked', () => {
+    const bands: Band[] = [
+      { id: 'a1', kind: 'alert', from: 1100, to: 1500, label: 'queue wait', severity: 'critical' },
+      { id: 's1', kind: 'stall', from: 1200, to: 1300, label: 'group 0 stalled' },
+      { id: 'a2', kind: 'alert', from: 1400, to: null, label: 'group 0 stalled', severity: 'warning' },
+      { id: 'a3', kind: 'alert', from: 1600, to: 1700, label: 'queue wait', severity: 'critical' },
+    ];
+    const onBand = vi.fn<(b: Band) => void>();
+    render(
+      <OverLayer
+        plot={{ left: 0, right: 1000, top: 0, bottom: 200 }}
+        from={1000}
+        to={2000}
+        bands={bands}
+        onBand={onBand}
+        testId="c"
+      />,
+    );
+    const handles = screen.getAllByTestId('c-band');
+    // Any two handles that overlap in x are apart in y by at least a handle's height.
+    const clashes = handles.flatMap((a, i) =>
+      handles.slice(i + 1).filter((b) => {
+        const [p, q] = [handleBox(a), handleBox(b)];
+        return p.left < q.left + q.width && q.left < p.left + p.width && Math.abs(p.top - q.top) < 6;
+      }),
+    );
+    expect(clashes).toEqual([]);
+    // The stall keeps the bottom lane; a3 starts after a1 ended and reuses its lane.
+    expect(handles.map((h) => h.dataset.lane)).toEqual(['1', '0', '2', '1']);
+    for (const [i, h] of handles.entries()) {
+      fireEvent.click(h);
+      expect(onBand).toHaveBeenLastCalledWith(bands[i]);
+    }
   });
 });
 

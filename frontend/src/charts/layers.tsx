@@ -67,6 +67,31 @@ export function bandTitle(b: Band): string {
   return `${b.label} · ${fmtDateTimeZone(b.from)} – ${b.to === null ? 'now' : fmtClock(b.to)}`;
 }
 
+/** A handle's height and the step between lanes, in px (.chart-band-handle). */
+const HANDLE_PX = 6;
+const LANE_STEP = HANDLE_PX + 2;
+
+/**
+ * The lane of each band's handle, 0 on the plot's bottom edge, counting up: stalls in lane 0, alerts
+ * above them, and an alert overlapping an earlier one a lane higher. Handles that overlap in time
+ * never overlap on screen, so each can be clicked.
+ */
+export function handleLanes(bands: readonly Band[], to: number): Map<string, number> {
+  const lanes = new Map<string, number>();
+  const laneEnds: number[] = []; // per alert lane, where its last band ends
+  for (const b of bands.toSorted((x, y) => x.from - y.from)) {
+    if (b.kind === 'stall') {
+      lanes.set(b.id, 0);
+      continue;
+    }
+    let lane = laneEnds.findIndex((end) => end < b.from);
+    if (lane < 0) lane = laneEnds.push(0) - 1;
+    laneEnds[lane] = b.to ?? to;
+    lanes.set(b.id, 1 + lane);
+  }
+  return lanes;
+}
+
 /** Under the data: band fills and marker lines. */
 export function UnderLayer({ plot, from, to, bands, markers }: LayerProps) {
   return (
@@ -98,22 +123,25 @@ export function UnderLayer({ plot, from, to, bands, markers }: LayerProps) {
 /** Over the data: band handles (buttons), marker labels kept inside the box, the time zone. */
 export function OverLayer({ plot, from, to, bands, markers, onBand, testId, tzTop }: LayerProps) {
   const width = plot.right - plot.left;
+  const lanes = handleLanes(bands ?? [], to);
   return (
     <div className="chart-layer chart-over">
       {(bands ?? []).map((b) => {
         const span = bandSpan(plot, from, to, b);
         if (!span) return null;
         const title = bandTitle(b);
+        const lane = lanes.get(b.id) ?? 0;
         return (
           <button
             key={b.id}
             type="button"
             className={`chart-band-handle band-${b.kind} ${b.severity ? `band-${b.severity}` : ''} ${b.highlight ? 'band-highlight' : ''}`}
-            style={{ left: span.left, width: span.width, top: plot.bottom - 6 }}
+            style={{ left: span.left, width: span.width, top: plot.bottom - HANDLE_PX - lane * LANE_STEP }}
             title={title}
             aria-label={title}
             data-testid={`${testId}-band`}
             data-kind={b.kind}
+            data-lane={lane}
             data-alert={b.alertId ?? undefined}
             data-highlight={b.highlight ? 'true' : undefined}
             onClick={onBand ? () => onBand(b) : undefined}
