@@ -31,11 +31,25 @@ function subscribe(cb: () => void): () => void {
   return () => listeners.delete(cb);
 }
 
+/** The note when this tab's stored session was refused (expired, revoked, or its password changed). */
+export const SESSION_ENDED = 'Your session has ended (it expired or was revoked): log in again.';
+
+/**
+ * Why nobody is logged in, after a 401 whose detail is `detail`. The tab knows whether it sent a
+ * session (api/session.ts): if it did, the session ended; if not (a first visit), there is nothing
+ * to say unless `explain`, the backend's reason a login is needed at all.
+ */
+function refusedNote(detail: string | null, explain: boolean): string | null {
+  if (sessionToken()) return SESSION_ENDED;
+  return explain ? detail : null;
+}
+
 // A read refused with 401 (never logged in, session expired or revoked): the app shows the login page.
 // A change refused with 401: the session is gone, nobody is logged in here any more.
 setUnauthorizedHandler((detail, read) => {
-  if (!read) setAuth({ status: 'anonymous', user: null, note: detail });
-  else if (!state.loginRequired || state.user) setAuth({ status: 'anonymous', user: null, note: detail, loginRequired: true });
+  const note = refusedNote(detail, true);
+  if (!read) setAuth({ status: 'anonymous', user: null, note });
+  else if (!state.loginRequired || state.user) setAuth({ status: 'anonymous', user: null, note, loginRequired: true });
 });
 
 // Another tab ended the session this tab shared (logged out there): nobody is logged in here either.
@@ -55,7 +69,10 @@ export function refreshAuth(force = false): Promise<void> {
       const reads = response.headers.get('X-Poolscope-Reads');
       const loginRequired = reads === 'login' ? true : reads === 'open' ? false : undefined;
       if (response.ok && data) setAuth({ status: 'user', user: data as AuthUser, note: null, loginRequired });
-      else setAuth({ status: 'anonymous', user: null, note: detailFromBody(error), loginRequired });
+      else if (response.status === 401) {
+        // Where reads are open, "not logged in" is no news to someone who never logged in.
+        setAuth({ status: 'anonymous', user: null, note: refusedNote(detailFromBody(error), reads !== 'open'), loginRequired });
+      } else setAuth({ status: 'anonymous', user: null, note: detailFromBody(error), loginRequired });
     } catch {
       setAuth({ status: 'anonymous', user: null, note: 'the Poolscope API did not answer' });
     }

@@ -1,6 +1,6 @@
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { logout, resetAuthForTests } from '../../api/auth';
+import { logout, resetAuthForTests, SESSION_ENDED } from '../../api/auth';
 import { acknowledge } from '../../api/alerts';
 import { resetSessionForTests, sessionToken } from '../../api/session';
 import { loginNext } from '../../app/router';
@@ -11,6 +11,13 @@ import { renderWithClient } from '../../test/render';
 function jsonResponse(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
+
+/** /api/auth/me where reads are open, to a visitor without a valid session. */
+const me = () => ({
+  status: 401,
+  body: { detail: 'not logged in (or the session expired)' },
+  headers: { 'X-Poolscope-Reads': 'open' },
+});
 
 describe('auth', () => {
   beforeEach(() => resetAuthForTests());
@@ -84,6 +91,28 @@ describe('auth', () => {
     expect((await screen.findByTestId('login-error')).textContent).toContain('wrong user name or password');
     const page = screen.getByTestId('login-page').textContent ?? '';
     expect(page.split('wrong user name or password')).toHaveLength(2);
+  });
+
+  it('says nothing on a first visit, and that the session ended when a stored one is refused', async () => {
+    resetSessionForTests(null);
+    stubFetch({ '/api/auth/me': me });
+    renderWithClient(
+      <>
+        <UserMenu />
+        <LoginForm />
+      </>,
+    );
+    // The menu shows "Log in" once the backend has answered.
+    expect(await screen.findByTestId('login-link')).toBeTruthy();
+    expect(screen.queryByTestId('login-note')).toBeNull();
+    cleanup();
+
+    resetAuthForTests();
+    resetSessionForTests('v3.old.sig');
+    const fetchMock = stubFetch({ '/api/auth/me': me });
+    renderWithClient(<LoginForm />);
+    expect((await screen.findByTestId('login-note')).textContent).toBe(SESSION_ENDED);
+    expect(asRequest(fetchMock.mock.calls[0]).headers.get('authorization')).toBe('Bearer v3.old.sig');
   });
 
   it('only follows same-site paths after login', () => {
