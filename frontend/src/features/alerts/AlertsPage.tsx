@@ -4,7 +4,7 @@ import { acknowledge, addSilence, expireSilence, sortAlerts, useAlerts } from '.
 import { useAuth } from '../../api/auth';
 import { alertHistoryQuery, deliveriesQuery, keys } from '../../api/queries';
 import type { Alert } from '../../api/types';
-import { fmtAgo, fmtDateTime } from '../../lib/format';
+import { fmtAgo, fmtDateTimeZone } from '../../lib/format';
 import { useNow } from '../../lib/hooks';
 import { refreshEvery, usePrefs } from '../../lib/prefs';
 import { alertChartsPath } from '../../charts/bands';
@@ -120,7 +120,7 @@ export function AlertsPage() {
                       {a.group !== null ? ` · group ${a.group}` : ''}
                       <div className="small">{a.summary}</div>
                     </td>
-                    <td title={fmtDateTime(a.fired_at ?? a.started_at)}>{fmtAgo(a.fired_at ?? a.started_at, now)}</td>
+                    <td title={fmtDateTimeZone(a.fired_at ?? a.started_at)}>{fmtAgo(a.fired_at ?? a.started_at, now)}</td>
                     <td className="small alert-details">
                       {a.description}
                       {a.acked_by ? <div data-testid="alert-acked">acknowledged by {a.acked_by}</div> : null}
@@ -200,7 +200,7 @@ export function AlertsPage() {
                       .filter(Boolean)
                       .join(', ')}
                   </td>
-                  <td>{fmtDateTime(s.ends_at)}</td>
+                  <td>{fmtDateTimeZone(s.ends_at)}</td>
                   <td>{s.created_by}</td>
                   <td>{s.comment}</td>
                   <td>
@@ -248,8 +248,8 @@ export function AlertsPage() {
               <tbody>
                 {history.map((a) => (
                   <tr key={a.id ?? a.fingerprint} data-testid="history-row" data-rule={a.rule}>
-                    <td>{fmtDateTime(a.fired_at)}</td>
-                    <td>{a.resolved_at ? fmtDateTime(a.resolved_at) : <StatusBadge a={a} />}</td>
+                    <td>{fmtDateTimeZone(a.fired_at)}</td>
+                    <td>{a.resolved_at ? fmtDateTimeZone(a.resolved_at) : <StatusBadge a={a} />}</td>
                     <td>{a.target}</td>
                     <td>
                       <span className={`sev sev-${a.severity}`}>{a.severity}</span>{' '}
@@ -285,7 +285,7 @@ export function AlertsPage() {
             <tbody>
               {deliveries.map((d) => (
                 <tr key={d.id} data-testid="delivery-row">
-                  <td>{fmtDateTime(d.at)}</td>
+                  <td>{fmtDateTimeZone(d.at)}</td>
                   <td>{d.receiver}</td>
                   <td>
                     #{d.alert_id} {d.alert_status}

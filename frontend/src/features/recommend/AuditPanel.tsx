@@ -4,7 +4,7 @@ import { Fragment, useState } from 'react';
 import { useAuth } from '../../api/auth';
 import { revertChange, tookEffect, type AuditEntry, type AuditResult, type Comparison, type Verdict } from '../../api/changes';
 import { errorMessage } from '../../api/client';
-import { fmtDateTime, fmtNum } from '../../lib/format';
+import { fmtDateTimeZone, fmtNum } from '../../lib/format';
 import type { CsvColumn } from '../../lib/csv';
 import { CsvButton } from '../../ui/tables';
 import { Dialog } from '../../ui/Dialog';
@@ -221,7 +221,7 @@ export function AuditPanel({
                   <Fragment key={e.id}>
                     <tr data-testid={`audit-row-${e.id}`} data-variable={e.variable} data-result={e.result}>
                       <td className="num">{e.id}</td>
-                      <td>{fmtDateTime(e.ts)}</td>
+                      <td>{fmtDateTimeZone(e.ts)}</td>
                       <td>{e.user}</td>
                       <td>
                         {actionLabel(e)}

@@ -5,7 +5,7 @@ import type { History } from '../../api/history';
 import { snapshotQuery } from '../../api/queries';
 import type { SnapshotDocument } from '../../api/types';
 import { isPoolOff } from '../../lib/domain';
-import { fmtDateTime, fmtNum, fmtSeconds, flavorLabel } from '../../lib/format';
+import { fmtDateTimeZone, fmtNum, fmtSeconds, flavorLabel } from '../../lib/format';
 import { Badge, Link, Notice, Panel } from '../../ui/ui';
 import { GroupTable } from '../target/GroupTable';
 import { QueueTable, SessionsTable, TransactionsTable, WaitsTable } from '../target/StateTables';
@@ -69,8 +69,8 @@ export function SnapshotView({ id }: { id: number }) {
         <div>
           <h1 data-testid="snapshot-title">{doc.title}</h1>
           <div className="muted small" data-testid="snapshot-meta">
-            <Link href={`/targets/${encodeURIComponent(doc.target)}`}>{doc.target}</Link> · moment {fmtDateTime(doc.moment_ts)} ·
-            window {fmtDateTime(doc.window.from)} – {fmtDateTime(doc.window.to)} ·{' '}
+            <Link href={`/targets/${encodeURIComponent(doc.target)}`}>{doc.target}</Link> · moment{' '}
+            {fmtDateTimeZone(doc.moment_ts)} · window {fmtDateTimeZone(doc.window.from)} – {fmtDateTimeZone(doc.window.to)} ·{' '}
             {server ? `${flavorLabel(server.flavor)} ${server.version}` : 'server unknown'} ·{' '}
             <Badge tone={doc.trigger === 'alert' ? 'bad' : 'info'}>{doc.trigger}</Badge>{' '}
             {doc.window.complete ? null : <Badge tone="warn">window still collecting</Badge>}
@@ -173,8 +173,8 @@ export function SnapshotView({ id }: { id: number }) {
             <ul className="plain-list">
               {doc.alerts.map((a) => (
                 <li key={a.id ?? a.fingerprint}>
-                  <span className={`sev sev-${a.severity}`}>{a.severity}</span> {a.summary} ({fmtDateTime(a.fired_at)}
-                  {a.resolved_at ? ` – ${fmtDateTime(a.resolved_at)}` : ', still firing'})
+                  <span className={`sev sev-${a.severity}`}>{a.severity}</span> {a.summary} ({fmtDateTimeZone(a.fired_at)}
+                  {a.resolved_at ? ` – ${fmtDateTimeZone(a.resolved_at)}` : ', still firing'})
                 </li>
               ))}
             </ul>
@@ -186,7 +186,7 @@ export function SnapshotView({ id }: { id: number }) {
             <ul className="plain-list">
               {doc.variable_changes.map((c) => (
                 <li key={`${c.at}-${c.variable}`}>
-                  {fmtDateTime(c.at)} {c.variable}: {c.old_value ?? '?'} → {c.new_value ?? '?'} {c.by ? `by ${c.by}` : ''}
+                  {fmtDateTimeZone(c.at)} {c.variable}: {c.old_value ?? '?'} → {c.new_value ?? '?'} {c.by ? `by ${c.by}` : ''}
                 </li>
               ))}
             </ul>

@@ -5,7 +5,7 @@ import { useAuth } from '../../api/auth';
 import { errorMessage } from '../../api/client';
 import { keys, snapshotsQuery, targetsQuery } from '../../api/queries';
 import { deleteSnapshot, importSnapshot } from '../../api/snapshots';
-import { fmtDateTime } from '../../lib/format';
+import { fmtDateTimeZone } from '../../lib/format';
 import { Badge, Link, Notice, Panel } from '../../ui/ui';
 import { CaptureSnapshot } from './CaptureSnapshot';
 import { SnapshotDownloads } from './SnapshotDownloads';
@@ -98,7 +98,7 @@ export function SnapshotsPage() {
                 <tr key={s.id} data-testid="snapshot-row" data-trigger={s.trigger} data-id={s.id}>
                   <td>
                     <Link href={`/snapshots/${s.id}`} testId="snapshot-open">
-                      {fmtDateTime(s.moment_ts)}
+                      {fmtDateTimeZone(s.moment_ts)}
                     </Link>
                   </td>
                   <td>{s.target}</td>

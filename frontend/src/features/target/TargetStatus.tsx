@@ -2,7 +2,7 @@
 import type { CollectorStatus, GroupState, ServerInfo, Target } from '../../api/types';
 import type { LiveStatus } from '../../api/live';
 import { LiveIndicator } from '../../app/LiveIndicator';
-import { fmtAgo, fmtDateTime, fmtMs, fmtNum, plural } from '../../lib/format';
+import { fmtAgo, fmtDateTimeZone, fmtMs, fmtNum, plural } from '../../lib/format';
 import {
   explainPrivilege,
   failedCollectors,
@@ -95,7 +95,7 @@ export function DownNotice({ target: t, now, hasState }: { target: Target; now: 
       <div data-testid="target-down-reason">{t.reason ?? 'No reason reported.'}</div>
       <div className="muted">
         {lastOk
-          ? `Last successful poll: ${fmtDateTime(lastOk)} (${fmtAgo(lastOk, now)}).${hasState ? ' Current-state panels below show that poll.' : ''}`
+          ? `Last successful poll: ${fmtDateTimeZone(lastOk)} (${fmtAgo(lastOk, now)}).${hasState ? ' Current-state panels below show that poll.' : ''}`
           : 'No successful poll yet.'}
       </div>
     </Notice>
