@@ -69,7 +69,7 @@ def _wait_for_first_poll(base: str) -> None:
     def polled() -> bool:
         try:
             return _login(base, "fuzz-viewer").get(f"{base}/api/targets/live/state", timeout=5).ok
-        except requests.RequestException:
+        except (httpx.TransportError, requests.RequestException):
             return False  # not listening yet
 
     wait_for(polled, 30, "the fuzzed backend never polled its target", every_s=0.3)
