@@ -85,10 +85,10 @@ def _serve_fleet(settings: Settings, workers: int) -> None:
     """The supervisor (fleet/supervisor.py): one API process and `workers` pollers, forked."""
     from poolscope.fleet.supervisor import Slot, Supervisor
     from poolscope.fleet.worker import run_poller
-    from poolscope.store.migrate import upgrade_to_head
+    from poolscope.store.migrate import upgrade_when_up
 
     # Once, before forking, so the children do not race to create the schema.
-    upgrade_to_head(settings.store_url)
+    upgrade_when_up(settings.store_url)
 
     def poller(index: int) -> Slot:
         # A configured node_id names each forked poller; the default host:pid is unique already.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from sqlalchemy.engine import make_url
 
 from poolscope.alerts.settings import AlertSettings
 from poolscope.dsn import DsnError, ParsedDsn, parse_dsn
@@ -54,7 +56,8 @@ class TargetConfig(BaseModel):
         le=65535,
         description=(
             "admin port to poll on; None = the server's own (@@extra_port, or @@admin_port on"
-            " MySQL/Percona 8.0.14+ with admin_address set); 0 = never"
+            " MySQL/Percona 8.0.14+ with admin_address set); 0 = never (set it for a target behind a"
+            " TCP proxy, which the server's own port would bypass)"
         ),
     )
     connect_timeout_s: float = Field(
@@ -304,6 +307,45 @@ class Settings(BaseSettings):
         le=300,
         description="a poller that stops renewing loses its targets this long after its last renewal",
     )
+
+    # --- when the store fails (docs/decisions/0301-store-outage-grace.md) ---
+    store_outage_grace_s: float = Field(
+        default=300.0,
+        ge=0,
+        le=86_400,
+        description=(
+            "a poller cut off from the store keeps polling the targets it holds this long (longer than a"
+            " store restart or failover), and no other poller takes them meanwhile; 0 = stop at once"
+        ),
+    )
+    store_buffer_memory_mb: float = Field(
+        default=64,
+        gt=0,
+        le=65_536,
+        description="what waits for a failing store (samples, alert changes, snapshots) is held in memory up to this",
+    )
+    store_buffer_spool_mb: float = Field(
+        default=1024,
+        ge=0,
+        le=1_048_576,
+        description="then in a spool file up to this (0: none); past both, new polls are dropped and counted",
+    )
+    spool_dir: Path | None = Field(
+        default=None,
+        description=(
+            "where the spool files and the pollers' store status are kept (local disk); default: a"
+            " poolscope-spool directory beside a SQLite store, else in the system's temporary directory"
+        ),
+    )
+
+    def spool_directory(self) -> Path:
+        """spool_dir, or its default (see its description)."""
+        if self.spool_dir is not None:
+            return self.spool_dir
+        url = make_url(self.store_url)
+        if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+            return Path(url.database).resolve().parent / "poolscope-spool"
+        return Path(tempfile.gettempdir()) / f"poolscope-spool-{os.getuid()}"
 
     @field_validator("workers")
     @classmethod

@@ -12,7 +12,18 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from poolscope import __version__
-from poolscope.api import alerts, changes, contract, live, metrics, probes, prometheus, snapshots, targets
+from poolscope.api import (
+    alerts,
+    changes,
+    contract,
+    live,
+    metrics,
+    probes,
+    prometheus,
+    snapshots,
+    store,
+    targets,
+)
 from poolscope.api.docs import docs_router
 from poolscope.api.errors import add_error_handlers
 from poolscope.auth import AuthService
@@ -63,6 +74,7 @@ def create_app(
     )
     _add_perimeter(app, settings)
     add_error_handlers(app)
+    store.add_store_handlers(app)
     app.state.settings = settings
     app.state.auth = auth
     app.state.services = None  # set while the lifespan runs (api/deps.py reads it)
@@ -77,6 +89,7 @@ def create_app(
     # Before the SPA catch-all below, which would otherwise answer /metrics with index.html.
     app.include_router(prometheus.router)
     app.include_router(probes.router)
+    app.include_router(store.router)
     static_dir = settings.static_dir or default_static_dir()
     if settings.api_docs:
         app.include_router(docs_router(static_dir))

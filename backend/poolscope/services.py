@@ -13,7 +13,6 @@ engine, notifications and automatic snapshots, with no HTTP; "api" serves HTTP a
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator
@@ -38,8 +37,9 @@ from poolscope.fleet.leases import LeaseKeeper, default_node_id
 from poolscope.poller.scheduler import Scheduler, target_pollers
 from poolscope.recommend.engine import Recommender
 from poolscope.snapshots.service import SnapshotService
+from poolscope.store.backlog import Holding
 from poolscope.store.feed import AlertEventLog, LiveFeed
-from poolscope.store.migrate import upgrade_to_head
+from poolscope.store.migrate import upgrade_when_up_async
 from poolscope.store.sql import SqlStore
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,9 @@ def build_services(
             settings.node_id or default_node_id(),
             lambda: scheduler.target_names(),
             ttl_s=settings.lease_ttl_s,
+            grace_s=settings.store_outage_grace_s,
             clock=clock,
+            health=store.health,
         )
     pollers = target_pollers(settings, clock)
     audit = AuditLog(store.engine)
@@ -103,6 +105,7 @@ def build_services(
             snapshots=snapshots,
             shared_silences=role == "poller",
             clock=clock,
+            writes=store.writer,
         )
         if settings.alerts.alertmanager.urls:
             alertmanager = AlertmanagerNotifier(settings.alerts.alertmanager, url, store.hub, alerts.current)
@@ -125,6 +128,20 @@ def build_services(
     )
 
 
+def holding(settings: Settings, role: ServiceRole) -> Holding:
+    """What a process holds for a failing store, and where: a process that polls holds its polls in
+    memory, then in its spool file, and says how the store does in spool_dir (store/health.py);
+    an API process writes no polls."""
+    if role == "api":
+        return Holding(node="api", memory_bytes=int(settings.store_buffer_memory_mb * 2**20))
+    return Holding(
+        node="local" if role == "all" else settings.node_id or default_node_id(),
+        memory_bytes=int(settings.store_buffer_memory_mb * 2**20),
+        spool_bytes=int(settings.store_buffer_spool_mb * 2**20),
+        spool_dir=settings.spool_directory(),
+    )
+
+
 @asynccontextmanager
 async def run_services(
     settings: Settings,
@@ -137,12 +154,14 @@ async def run_services(
     """Migrate the store, build the services of `role` and start them downstream first (so the
     alert engine sees the first poll); stop them in the reverse order. start_poller=False builds
     everything and starts no polling (the API contract, tests). `auth` is None only for "poller"."""
-    await asyncio.to_thread(upgrade_to_head, settings.store_url)
+    await upgrade_when_up_async(settings.store_url, clock)
     store = SqlStore(
         settings.store_url,
         raw_retention_s=settings.raw_retention_hours * 3600,
         rollup_retention_s=settings.rollup_retention_days * 86400,
         rollup_step_s=settings.rollup_step_s,
+        holding=holding(settings, role),
+        clock=clock,
     )
     serves_http, polls = role != "poller", role != "api" and start_poller
     async with AsyncExitStack() as stack:
@@ -193,7 +212,7 @@ async def run_services(
         if targets_source.watched(settings):
             # Re-read targets_file / targets_dir on change; the scheduler follows the new list.
             watcher = targets_source.TargetsWatcher(
-                settings, services.scheduler.set_targets if polls else None
+                settings, services.scheduler.set_targets if polls else None, quiet=role == "poller"
             )
             watcher.start()
             stack.push_async_callback(watcher.stop)

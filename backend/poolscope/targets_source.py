@@ -4,7 +4,10 @@ re-read on change without a restart.
 A file holds a list of targets with the fields of [[targets]]: TOML as `[[targets]]` tables (or
 one target's keys at the top), YAML as a list, a mapping with a `targets` list, or one target's
 mapping. A change that does not validate is logged, naming the file, and changes nothing; error
-texts never quote the file's content (a DSN may hold a password).
+texts never quote the file's content (a DSN may hold a password). An empty file (or one holding only
+comments) is such a change too: a file caught half-written by a tool that does not replace it
+atomically must not stop every target. "No targets" is said explicitly: `targets: []` (YAML),
+`[]`, or `targets = []` (TOML). Write the file atomically: a temporary file beside it, then rename.
 """
 
 from __future__ import annotations
@@ -103,8 +106,12 @@ def _parse(path: Path) -> Any:
 
 
 def _items(path: Path, data: Any) -> list[Any]:
-    if data is None:
-        return []  # an empty snippet: no targets
+    if data is None or data == {}:
+        raise TargetsError(
+            f"{path}: empty (no targets would be polled); for no targets write an explicit empty list"
+            " (`targets: []`, `[]`, or `targets = []` in TOML), and write the file atomically"
+            " (a temporary file, then rename)"
+        )
     if isinstance(data, list):
         return data
     if isinstance(data, dict):
@@ -153,8 +160,15 @@ class TargetsWatcher:
     a valid change replaces settings.targets and tells each listener the new list."""
 
     def __init__(
-        self, settings: Settings, on_change: Listener | None = None, interval_s: float = WATCH_INTERVAL_S
+        self,
+        settings: Settings,
+        on_change: Listener | None = None,
+        interval_s: float = WATCH_INTERVAL_S,
+        *,
+        quiet: bool = False,
     ) -> None:
+        """`quiet`: a poller of a fleet, whose API process says the same (logged once per change)."""
+        self.level = logging.DEBUG if quiet else logging.WARNING
         self.settings = settings
         self.interval_s = interval_s
         self.listeners: list[Listener] = [on_change] if on_change is not None else []
@@ -189,14 +203,20 @@ class TargetsWatcher:
         try:
             targets = await asyncio.to_thread(load, self.settings)
         except TargetsError as exc:
-            log.error("targets not reloaded, keeping the %d current: %s", len(self.settings.targets), exc)
+            log.log(
+                self.level,
+                "targets not reloaded, keeping the %d current: %s",
+                len(self.settings.targets),
+                exc,
+            )
             return False
         if targets == self.settings.targets:
             return False
         before = {t.name for t in self.settings.targets}
         after = {t.name for t in targets}
         self.settings.targets = targets
-        log.info(
+        log.log(
+            logging.INFO if self.level > logging.DEBUG else logging.DEBUG,
             "targets reloaded: %d (added %s; removed %s)",
             len(targets),
             ", ".join(sorted(after - before)) or "none",

@@ -7,7 +7,7 @@ end of the session. Nothing is mocked; mariadb-server must be installed
 Every test is in one lane (a marker, `pytest -m live`; the Makefile runs each lane on its own):
 deploy (tests/deploy: wheel, containers, Prometheus, systemd), live (a real MariaDB: a sandbox
 fixture, or `pytestmark = pytest.mark.live` in a module that starts its own), dialects (the store
-on PostgreSQL or MariaDB: a test parametrized so, or asking for `postgres`), and unit (the rest:
+on PostgreSQL or MariaDB: a test parametrized so, or asking for `postgres` or `stoppable_postgres`), and unit (the rest:
 replayed fixtures, SQLite, in-process servers).
 """
 
@@ -50,7 +50,9 @@ def _lane(item: pytest.Item) -> str:
     if item.get_closest_marker("live") or _SANDBOXES & set(getattr(item, "fixturenames", ())):
         return "live"
     params = getattr(getattr(item, "callspec", None), "params", {}).values()
-    if "postgres" in getattr(item, "fixturenames", ()) or any(p in ("postgresql", "mariadb") for p in params):
+    if {"postgres", "stoppable_postgres"} & set(getattr(item, "fixturenames", ())) or any(
+        p in ("postgresql", "mariadb") for p in params
+    ):
         return "dialects"
     return "unit"
 
@@ -107,6 +109,18 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresSandbox]:
     """A private PostgreSQL (Debian's package), to run the store on PostgreSQL too."""
+    pg = PostgresSandbox()
+    pg.start()
+    try:
+        yield pg
+    finally:
+        pg.destroy()
+
+
+@pytest.fixture(scope="session")
+def stoppable_postgres() -> Iterator[PostgresSandbox]:
+    """A second private PostgreSQL, for the tests that stop it (a store outage): the one above
+    serves everyone else. Each test that stops it starts it again (tests/store/outage.py)."""
     pg = PostgresSandbox()
     pg.start()
     try:

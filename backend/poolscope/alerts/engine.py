@@ -20,8 +20,8 @@ import asyncio
 import hashlib
 import logging
 from collections import defaultdict, deque
-from collections.abc import Awaitable, Collection, Iterable, Sequence
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from typing import Any, Protocol
 
 from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, Observation
 from poolscope.alerts.notifiers.webhook import WebhookDispatcher
@@ -30,6 +30,7 @@ from poolscope.alerts.rules import all_rules
 from poolscope.alerts.settings import AlertSettings
 from poolscope.clock import SYSTEM, Clock
 from poolscope.schemas import Alert, AlertEvent, AlertTransition, PollEvent, Silence
+from poolscope.store.health import FailureLog
 from poolscope.store.live import LiveHub
 
 log = logging.getLogger(__name__)
@@ -38,11 +39,29 @@ log = logging.getLogger(__name__)
 SILENCE_REFRESH_S = 2.0
 
 
+class HeldWrites(Protocol):
+    """The store's writer as the engine uses it (store/writer.py): an alert change is written at
+    once if the store takes it, else held in order with the polls and written when it is back."""
+
+    def handle(self, kind: str, handler: Callable[[dict[str, Any]], Awaitable[int | None]]) -> None: ...
+
+    async def write_op(
+        self,
+        kind: str,
+        key: str,
+        payload: dict[str, Any],
+        written: Callable[[int | None], None] | None = None,
+        *,
+        essential: bool = False,
+    ) -> int | None: ...
+
+
 class SnapshotTaker(Protocol):
     """What the engine needs of the snapshot service: a capture for a firing alert."""
 
     async def on_alert_firing(self, alert: Alert, poll: PollEvent | None = None) -> int | None:
-        """The id of the snapshot taken for this alert, or None when it takes none."""
+        """The id of the snapshot taken for this alert (`poll`: the poll it fired on, whose state
+        the capture starts from, store or no store), or None when it takes none."""
         ...
 
 
@@ -61,6 +80,7 @@ class AlertEngine:
         snapshots: SnapshotTaker | None = None,
         shared_silences: bool = False,
         clock: Clock = SYSTEM,
+        writes: HeldWrites | None = None,
     ) -> None:
         self.settings = settings
         # For-durations count in the polls' own timestamps; the clock is for silences, acks and
@@ -83,7 +103,13 @@ class AlertEngine:
         # In a fleet, silences are changed through an API process: re-read them from the store.
         self.shared_silences = shared_silences
         self._silences_read_at = self.clock.monotonic()
+        self._silences_log = FailureLog(log, "reading silences from the store", clock)
         self.snapshots = snapshots
+        # Without it (tests), alert changes are written straight to the repository.
+        self.writes = writes
+        if writes is not None:
+            writes.handle("alert", self._write_held)
+            writes.handle("alert_snapshot", self._write_link)
         self.evaluations = 0
         self._judging: PollEvent | None = None  # the poll being judged (a firing's snapshot starts from it)
         self._background: set[asyncio.Task[None]] = set()
@@ -225,8 +251,10 @@ class AlertEngine:
         self._silences_read_at = self.clock.monotonic()
         try:
             self.silences = await self.repo.silences(active_at=self.clock.time())
-        except Exception:
-            log.exception("reading silences from the store failed; the known ones stay")
+        except Exception as error:
+            self._silences_log.failed(error)  # the known ones stay
+        else:
+            self._silences_log.ok()
 
     async def _apply(
         self,
@@ -296,9 +324,9 @@ class AlertEngine:
                 "silenced_by": self._silence_for(alert, now),
             }
         )
-        firing.id = await self.repo.insert(firing)
-        # Only now, with its id, does the active alert turn firing: an API read during the insert
-        # must not list a firing alert that cannot be acknowledged yet.
+        await self._store(firing)
+        # Only now, with its id (or held for a failing store), does the active alert turn firing:
+        # an API read during the insert must not list a firing alert that cannot be acknowledged yet.
         for field in ("status", "fired_at", "poll_ts", "flapping", "silenced_by", "id"):
             setattr(alert, field, getattr(firing, field))
         self.active[fp] = alert
@@ -307,18 +335,49 @@ class AlertEngine:
             self._spawn(self._take_snapshot(alert.model_copy(), self._judging))
 
     async def _take_snapshot(self, alert: Alert, poll: PollEvent | None) -> None:
-        assert self.snapshots is not None and alert.id is not None
+        assert self.snapshots is not None
         snapshot_id = await self.snapshots.on_alert_firing(alert, poll)
         if snapshot_id is not None:
-            await self.link_snapshot(alert.id, snapshot_id)
+            await self.link_snapshot(alert, snapshot_id)
+
+    async def _store(self, alert: Alert) -> None:
+        """Write the alert's row (it has fired): at once, or held for the store in order with the
+        polls; its id is set when written (then, if it was held, an "updated" change says so)."""
+        if self.writes is None:
+            alert.id = await self.repo.upsert(alert)
+            return
+        fp, fired_at = alert.fingerprint, alert.fired_at
+        row_id = await self.writes.write_op(
+            "alert",
+            f"{fp}@{fired_at}",
+            alert.model_dump(mode="json"),
+            lambda row_id: self._written(fp, fired_at, row_id),
+            essential=True,
+        )
+        if row_id is not None:
+            alert.id = row_id
+
+    async def _write_held(self, payload: dict[str, Any]) -> int | None:
+        return await self.repo.upsert(Alert.model_validate(payload))
+
+    def _written(self, fp: str, fired_at: float | None, row_id: int | None) -> None:
+        """A held alert change was written: the alert still open here gets its id."""
+        alert = self.active.get(fp)
+        if alert is None or alert.fired_at != fired_at or row_id is None or alert.id == row_id:
+            return
+        alert.id = row_id
+        self._spawn(self._publish_locked(alert, "updated"))
+
+    async def _publish_locked(self, alert: Alert, transition: AlertTransition) -> None:
+        async with self._lock:
+            await self._publish(alert, transition)
 
     async def _resolve(self, fp: str, alert: Alert, now: float) -> None:
         alert.status = "resolved"
         alert.resolved_at = now
         del self.active[fp]
         self._resumed.pop(fp, None)
-        if alert.id is not None:
-            await self.repo.save(alert)
+        await self._store(alert)
         await self._publish(alert, "resolved")
 
     async def _publish(self, alert: Alert, transition: AlertTransition) -> None:
@@ -375,23 +434,31 @@ class AlertEngine:
             if alert is None:
                 return None
             alert.acked_by, alert.acked_at = user, self.clock.time()
-            await self.repo.save(alert)
+            await self._store(alert)
             await self._publish(alert, "acknowledged")
             return alert.model_copy()
 
-    async def link_snapshot(self, alert_id: int, snapshot_id: int) -> None:
+    async def link_snapshot(self, fired: Alert, snapshot_id: int) -> None:
+        """The snapshot taken for this alert (as it fired): recorded on the alert, open or not."""
         async with self._lock:
-            alert = next((a for a in self.active.values() if a.id == alert_id), None)
-            if alert is None:
-                alert = await self.repo.get(alert_id)
-                if alert is None:
-                    return
+            alert = self.active.get(fired.fingerprint)
+            if alert is not None and alert.fired_at == fired.fired_at:
                 alert.snapshot_id = snapshot_id
-                await self.repo.save(alert)
+                await self._store(alert)
+                await self._publish(alert, "updated")
                 return
-            alert.snapshot_id = snapshot_id
-            await self.repo.save(alert)
-            await self._publish(alert, "updated")
+        # Resolved since (or handed over): only the stored row's link is written.
+        link = {"fingerprint": fired.fingerprint, "fired_at": fired.fired_at, "snapshot_id": snapshot_id}
+        if self.writes is None:
+            await self._write_link(link)
+        else:
+            await self.writes.write_op(
+                "alert_snapshot", f"{fired.fingerprint}@{fired.fired_at}#snapshot", link
+            )
+
+    async def _write_link(self, link: dict[str, Any]) -> int | None:
+        await self.repo.link_snapshot(link["fingerprint"], link["fired_at"], link["snapshot_id"])
+        return None
 
     def current(self) -> list[Alert]:
         return active_order(a.model_copy() for a in self.active.values())

@@ -90,6 +90,37 @@ class AlertRepository:
             result = await conn.execute(insert(alert_alerts).values(**_alert_row(alert)))
             return int(result.inserted_primary_key[0])  # type: ignore[index]
 
+    async def upsert(self, alert: Alert) -> int:
+        """Write a fired alert's row, found by its fingerprint and fired_at (an alert's identity),
+        inserted when absent; returns its id. Written again after a write whose answer was lost
+        (store/writer.py holds alert changes while the store fails), it is still one row."""
+        assert alert.fired_at is not None, "only a fired alert is stored"
+        row = _alert_row(alert)
+        if alert.acked_by is None:
+            del row["acked_by"], row["acked_at"]  # as in save(): an ack is never taken back
+        c = alert_alerts.c
+        async with self.engine.begin() as conn:
+            found = (
+                await conn.execute(
+                    select(c.id).where(c.fired_at == alert.fired_at, c.fingerprint == alert.fingerprint)
+                )
+            ).first()
+            if found is not None:
+                await conn.execute(update(alert_alerts).where(c.id == found.id).values(**row))
+                return int(found.id)
+            result = await conn.execute(insert(alert_alerts).values(**row))
+            return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    async def link_snapshot(self, fingerprint: str, fired_at: float, snapshot_id: int) -> None:
+        """Record the snapshot taken for the alert that fired then (whatever its status now)."""
+        c = alert_alerts.c
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(alert_alerts)
+                .where(c.fired_at == fired_at, c.fingerprint == fingerprint)
+                .values(snapshot_id=snapshot_id)
+            )
+
     async def save(self, alert: Alert) -> None:
         assert alert.id is not None
         row = _alert_row(alert)

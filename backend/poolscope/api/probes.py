@@ -7,16 +7,15 @@ it is ready; the parts and their reasons (target names, what failed) are for tho
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
 from poolscope import __version__
-from poolscope.api.deps import SettingsDep, StoreDep
+from poolscope.api.deps import ServicesDep, SettingsDep
+from poolscope.api.store import store_status
 from poolscope.auth.gate import may_read
 from poolscope.config import Settings
 from poolscope.schemas import TargetInfo
@@ -25,8 +24,6 @@ router = APIRouter(tags=["health"])
 
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 
-STORE_TIMEOUT_S = 3.0
-
 
 @router.get("/healthz")
 async def healthz() -> dict[str, str]:
@@ -34,32 +31,31 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok", "version": __version__}
 
 
-@router.get("/readyz", responses={503: {"description": "the store or every target does not answer"}})
-async def readyz(request: Request, store: StoreDep, settings: SettingsDep) -> JSONResponse:
-    """Readiness: 200 when the store answers and at least one target was polled successfully of late."""
-    store_status = await _store_status(store.engine)
-    infos = await store.latest_rows.infos([t.name for t in settings.targets])
-    targets = {t.name: _target_status(infos.get(t.name), settings) for t in settings.targets}
-    ready = store_status == "ok" and any(status == "up" for status in targets.values())
+@router.get("/readyz", responses={503: {"description": "the store fails, or no target answers"}})
+async def readyz(request: Request, services: ServicesDep, settings: SettingsDep) -> JSONResponse:
+    """Readiness: 200 when the store answers and takes writes and at least one target was polled
+    successfully of late; a 503 names what fails (the store first, with its error)."""
+    store = await store_status(services)
+    if store.status == "ok":
+        infos = await services.store.latest_rows.infos([t.name for t in settings.targets])
+        targets = {t.name: _target_status(infos.get(t.name), settings) for t in settings.targets}
+        store_text = "ok"
+    else:
+        # The targets' rows are the store's: while it fails they say nothing (the pollers go on).
+        targets = dict.fromkeys((t.name for t in settings.targets), "unknown: the store fails")
+        kind = "unreachable" if store.reads == "failing" else "failing"
+        store_text = f"{kind}: {store.error}"
+    ready = store.status == "ok" and any(status == "up" for status in targets.values())
     status_code = 200 if ready else 503
     if not may_read(request):
         return JSONResponse(status_code=status_code, content={"ready": ready})
-    body: dict[str, Any] = {"ready": ready, "store": store_status, "targets": targets}
-    if not settings.targets:
+    body: dict[str, Any] = {"ready": ready, "store": store_text, "targets": targets}
+    if store.status != "ok":
+        body["reason"] = f"store {store_text}"
+        body["store_since"] = store.since
+    elif not settings.targets:
         body["reason"] = "no targets configured"
     return JSONResponse(status_code=status_code, content=body)
-
-
-async def _store_status(engine: Any) -> str:
-    try:
-        async with asyncio.timeout(STORE_TIMEOUT_S), engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
-    except TimeoutError:
-        return f"down: no answer within {STORE_TIMEOUT_S:g} s"
-    except Exception as exc:
-        # Driver messages can name the host and user: the kind of failure is enough here.
-        return f"down: {type(exc).__name__}"
-    return "ok"
 
 
 def _target_status(info: TargetInfo | None, settings: Settings) -> str:

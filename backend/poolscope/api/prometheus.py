@@ -2,11 +2,15 @@
 Poolscope's own health, so an existing Prometheus can scrape and alert too.
 
 Values come from each target's latest row (store/latest.py; a poller process reads its own from memory). Group metrics are
-left out while a target is down: Prometheus should see them go stale, not freeze.
+left out while a target is down: Prometheus should see them go stale, not freeze. So is every series
+of a target whose last stored poll is older than STALE_INTERVALS poll intervals (the store fails, or
+nothing polls it): poolscope_target_up 1 is never said from old numbers; poolscope_target_data_age_seconds
+and the poolscope_store_* series say why.
 """
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -16,16 +20,19 @@ from fastapi.responses import PlainTextResponse
 from poolscope import __version__
 from poolscope.alerts.rules.group_stalled import ALERTING_REASONS
 from poolscope.api.deps import ServicesDep, SettingsDep, StoreDep
+from poolscope.api.store import store_status
 from poolscope.auth.deps import AuthDep
 from poolscope.auth.service import LIMITS, AuthService
 from poolscope.metrics import Metric
 from poolscope.metrics.catalog import prometheus_families
-from poolscope.schemas import Sample, TargetInfo, TargetState
+from poolscope.schemas import Sample, StoreOut, TargetInfo, TargetState
 from poolscope.services import Services
 
 router = APIRouter(tags=["prometheus"])
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# A target's series are said only from a poll younger than this many of its poll intervals.
+STALE_INTERVALS = 2
 
 # name -> (type, help), in catalog order: every family is declared once, beside its producer.
 FAMILIES: dict[str, tuple[str, str]] = {
@@ -149,6 +156,15 @@ def _alert_metrics(out: Exposition, services: Services, targets: Iterable[str]) 
             )
 
 
+def _store_metrics(out: Exposition, status: StoreOut) -> None:
+    out.add("poolscope_store_up", 1 if status.status == "ok" else 0)
+    out.add("poolscope_store_failing_since_timestamp_seconds", status.since)
+    for writer in status.writers:
+        out.add("poolscope_store_buffered_samples", writer.buffered_samples, node=writer.node)
+        out.add("poolscope_store_buffered_bytes", writer.buffered_bytes, node=writer.node)
+        out.add("poolscope_store_dropped_samples_total", writer.dropped_samples, node=writer.node)
+
+
 @router.get("/metrics", response_class=PlainTextResponse)
 async def metrics(
     services: ServicesDep, store: StoreDep, settings: SettingsDep, auth: AuthDep
@@ -160,10 +176,22 @@ async def metrics(
     # Tags live in the config, so every configured target has its info series, polled yet or not.
     for target in settings.targets:
         out.add("poolscope_target_info", 1, target=target.name, **tag_labels(target.tags))
-    latest = await store.latest_rows.many(names)
-    for name in names:
-        if name in latest:
-            _target_metrics(out, latest[name].info, latest[name].state, latest[name].samples)
+    status = await store_status(services)
+    _store_metrics(out, status)
+    if status.reads == "ok":
+        latest = await store.latest_rows.many(names)
+        now = time.time()
+        for name in names:
+            if name not in latest:
+                continue
+            info = latest[name].info
+            age = now - info.last_poll_at if info.last_poll_at is not None else None
+            out.add("poolscope_target_data_age_seconds", age, target=name)
+            # A target that is down is polled again after retry_in_s, not every interval.
+            interval = max(info.poll_interval_s, info.retry_in_s or 0.0)
+            if age is not None and age > STALE_INTERVALS * interval:
+                continue  # old numbers: nothing said from them (target_up 1 least of all)
+            _target_metrics(out, info, latest[name].state, latest[name].samples)
     _alert_metrics(out, services, names)
     _limit_metrics(out, auth)
     return PlainTextResponse(out.render(), media_type=CONTENT_TYPE)

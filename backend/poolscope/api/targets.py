@@ -116,5 +116,8 @@ async def get_overview(store: StoreDep, settings: SettingsDep) -> Response:
         fields = stored.get(target.name) or overview_fields_json(never_polled(settings, target.name))
         # Tags from the config as it is now (a reload may have changed them since the last poll).
         rows.append(overview_row_json(target.name, dict(target.tags), fields, firing.get(target.name, 0)))
-    body = f'{{"ts":{to_json(time.time()).decode()},"targets":[{",".join(rows)}]}}'
+    body = (
+        f'{{"ts":{to_json(time.time()).decode()},"poll_interval_s":{to_json(settings.poll_interval_s).decode()},'
+        f'"targets":[{",".join(rows)}]}}'
+    )
     return Response(content=body, media_type="application/json")

@@ -9,10 +9,16 @@ processes never poll one target, even while they disagree about who is alive.
 
 Expiry is judged by one clock: the database's on PostgreSQL and MySQL/MariaDB (pollers on several
 hosts); SQLite is one host, whose processes share the system clock. A lease expires at the same
-instant as its owner's heartbeat (both are written with the cycle's first clock reading), so a
-member that is seen dead has no lease left to wait for. Locally, a lease counts until a monotonic
-deadline taken before that reading, less a margin: this process stops polling before the store
-lets anyone else take the target.
+instant as its owner's heartbeat (both are written with the cycle's first clock reading). Locally, a
+lease counts until a monotonic deadline taken before that reading, less a margin: this process
+stops polling before the store lets anyone else take the target.
+
+When the store cannot be reached, a member keeps the targets it holds for `grace_s` more (it goes on
+polling them from memory, store/writer.py holds what it makes), and the store lets no other member
+take an expired lease until `grace_s` after its expiry: a member cut off from the store but alive
+is never polled beside (docs/decisions/0301-store-outage-grace.md). The cost is a dead member's
+targets waiting `grace_s` longer for a new owner, unless it is known dead: a member of this host
+whose process is gone (a poller that crashed, restarted by `serve`) is taken over at once.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from poolscope.clock import SYSTEM, Clock
 from poolscope.fleet.tables import fleet_members, target_leases
+from poolscope.store.backlog import pid_alive
+from poolscope.store.health import StoreHealth, is_outage
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +82,11 @@ _RENEW = (
     update(target_leases)
     .where(
         _LEASE.target.in_(bindparam("targets", expanding=True)),
-        or_(_LEASE.owner == bindparam("me"), _LEASE.expires_at < bindparam("now")),
+        or_(
+            _LEASE.owner == bindparam("me"),
+            _LEASE.expires_at < bindparam("expired_before"),
+            _LEASE.owner.in_(bindparam("dead", expanding=True)),
+        ),
     )
     .values(owner=bindparam("me"), expires_at=bindparam("until"))
 )
@@ -93,8 +105,10 @@ class LeaseKeeper:
         targets: Callable[[], Collection[str]],
         *,
         ttl_s: float = 6.0,
+        grace_s: float = 0.0,
         clock: Clock = SYSTEM,
         store_clock: StoreClock = store_now,
+        health: StoreHealth | None = None,
     ) -> None:
         self.engine = engine
         self.node_id = node_id
@@ -107,6 +121,11 @@ class LeaseKeeper:
         # Poll only with this much of the lease left: a poll started just before the deadline
         # then still ends well before anyone else may start one.
         self.margin_s = ttl_s / 6
+        self.grace_s = grace_s
+        self.health = health
+        # Silent members are deleted after this: never while their leases are still protected.
+        self.forget_after_s = max(FORGET_AFTER_TTLS * ttl_s, grace_s + 2 * ttl_s)
+        self._renewed_at: float | None = None  # monotonic start of the last round that went through
         self.members: list[str] = []
         self._deadline: dict[str, float] = {}
         self._listeners: list[OwnershipListener] = []
@@ -139,6 +158,7 @@ class LeaseKeeper:
             now = await self.store_clock(conn)
             await self._heartbeat(conn, now)
             live = await self._live_members(conn, now)
+            dead = await self._dead_here(conn, now) if self.grace_s else []
         self.members = sorted(live)
         mine = self._share(frozenset(live), frozenset(names))
         letting_go = set(self._deadline) - mine
@@ -153,7 +173,8 @@ class LeaseKeeper:
                         target_leases.c.owner == self.node_id, target_leases.c.target.in_(letting_go)
                     )
                 )
-        won = await self._claim(mine, now + self.ttl_s) if mine else set()
+        won = await self._claim(mine, now + self.ttl_s, dead) if mine else set()
+        self._renewed_at = started
         deadline = started + self.ttl_s - self.margin_s
         for target in list(self._deadline):
             if target not in won:
@@ -183,7 +204,8 @@ class LeaseKeeper:
                     select(member.host, member.pid, member.heartbeat_at).where(member.node_id == self.node_id)
                 )
             ).first()
-            if other is not None and other.heartbeat_at >= now - self.ttl_s:
+            gone = other is not None and other.host == self._host and not pid_alive(other.pid)
+            if other is not None and other.heartbeat_at >= now - self.ttl_s and not gone:
                 # Two processes under one name would both think the name's leases are theirs and
                 # poll the same targets: this one stays out until the other's heartbeat is a TTL old.
                 raise DuplicateNodeId(
@@ -203,8 +225,20 @@ class LeaseKeeper:
                 )
         self._joined = True
         await conn.execute(
-            delete(fleet_members).where(fleet_members.c.heartbeat_at < now - FORGET_AFTER_TTLS * self.ttl_s)
+            delete(fleet_members).where(fleet_members.c.heartbeat_at < now - self.forget_after_s)
         )
+
+    async def _dead_here(self, conn: AsyncConnection, now: float) -> list[str]:
+        """Silent members of this host whose process is gone: their leases need no grace."""
+        member = fleet_members.c
+        rows = await conn.execute(
+            select(member.node_id, member.pid).where(
+                member.host == self._host,
+                member.node_id != self.node_id,
+                member.heartbeat_at < now - self.ttl_s,
+            )
+        )
+        return sorted(row.node_id for row in rows if not pid_alive(row.pid))
 
     async def _live_members(self, conn: AsyncConnection, now: float) -> set[str]:
         rows = await conn.execute(
@@ -212,14 +246,21 @@ class LeaseKeeper:
         )
         return {row.node_id for row in rows} | {self.node_id}
 
-    async def _claim(self, mine: set[str], expires_at: float) -> set[str]:
+    async def _claim(self, mine: set[str], expires_at: float, dead: list[str]) -> set[str]:
         """Renew our leases among `mine`, take the expired ones and create the missing rows; returns
         the targets whose lease we now hold. One UPDATE renews them all (not one per lease)."""
         targets = sorted(mine)
         async with self.engine.begin() as conn:
             now = await self.store_clock(conn)
             await conn.execute(
-                _RENEW, {"targets": targets, "me": self.node_id, "now": now, "until": expires_at}
+                _RENEW,
+                {
+                    "targets": targets,
+                    "me": self.node_id,
+                    "expired_before": now - self.grace_s,
+                    "dead": dead,
+                    "until": expires_at,
+                },
             )
             owners = {row.target: row.owner for row in await conn.execute(_OWNERS, {"targets": targets})}
         won = {target for target, owner in owners.items() if owner == self.node_id}
@@ -262,19 +303,44 @@ class LeaseKeeper:
     async def _run(self) -> None:
         while not self._stopping.is_set():
             started = self.clock.monotonic()
-            every = self.renew_s
-            try:
-                await self.cycle()
-            except DuplicateNodeId as exc:
-                log.error("fleet: %s", exc)  # polls nothing meanwhile: it holds no lease
-            except Exception:
-                # The store is unreachable: held leases lapse by their deadline, polling stops.
-                log.exception("fleet: lease round of %s failed", self.node_id)
-                every = self.renew_s / 4  # try again soon: the deadline is running
+            every = self.renew_s if await self.round() else self.renew_s / 4  # soon: the deadline runs
             # Rounds start every renew_s, however long one waited for the store: counted from the
             # end, a round that waited seconds for SQLite's write lock (a busy poller's batch)
             # left the next one past the deadline, and every target's loop stopped until then.
             await self.clock.sleep(every - (self.clock.monotonic() - started))  # stop() cancels it
+
+    async def round(self) -> bool:
+        """One lease round as the running keeper does it, failures included; True when it went
+        through. The store unreachable: the grace starts (cut_off)."""
+        try:
+            # Bounded: a store that hangs (a partitioned network) must not keep the round from
+            # failing, and the grace from starting, until the leases lapse.
+            async with asyncio.timeout(self.ttl_s / 2):
+                await self.cycle()
+        except DuplicateNodeId as exc:
+            log.error("fleet: %s", exc)  # polls nothing meanwhile: it holds no lease
+            return False
+        except Exception as exc:
+            if not is_outage(exc):
+                log.exception("fleet: lease round of %s failed", self.node_id)
+                return False
+            self.cut_off(exc)
+            await self._notify(set(), set())  # loops that ended on a lapsed lease start again
+            return False
+        if self.health is not None:
+            self.health.ok()
+        return True
+
+    def cut_off(self, error: BaseException) -> None:
+        """The store cannot be reached: the targets held keep their lease until grace_s after it
+        would have lapsed (the store lets no one else take them before), then polling stops."""
+        if self.health is not None:
+            self.health.failed(error, "renewing leases")
+        if self._renewed_at is None:
+            return
+        until = self._renewed_at + self.ttl_s + self.grace_s - self.margin_s
+        for target in self._deadline:
+            self._deadline[target] = max(self._deadline[target], until)
 
     async def stop(self) -> None:
         """Stop renewing, stop polling, then free our leases and leave, so others take over at once."""

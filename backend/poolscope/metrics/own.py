@@ -113,4 +113,36 @@ METRICS = (
         kind="counter",
         labels=("alertmanager", "outcome"),
     ),
+    _family(
+        "poolscope_store_up",
+        "1 when the store answers reads and every process that writes to it can (0: unreachable, disk full, ...)",
+    ),
+    _family(
+        "poolscope_store_failing_since_timestamp_seconds",
+        "while the store fails: when it started failing",
+        unit="s",
+    ),
+    _family(
+        "poolscope_store_buffered_samples",
+        "samples held for the store by a process that cannot write them yet, per process",
+        labels=("node",),
+    ),
+    _family(
+        "poolscope_store_buffered_bytes",
+        "bytes held for the store (in memory and in the spool file), per process",
+        unit="bytes",
+        labels=("node",),
+    ),
+    _family(
+        "poolscope_store_dropped_samples_total",
+        "samples dropped because the buffer for the store was full, per process since it started",
+        kind="counter",
+        labels=("node",),
+    ),
+    _family(
+        "poolscope_target_data_age_seconds",
+        "age of the target's last poll the store holds; past 2 poll intervals its other series are left out",
+        unit="s",
+        labels=("target",),
+    ),
 )

@@ -35,6 +35,7 @@ from poolscope.clock import SYSTEM, Clock
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.schemas import PollEvent
+from poolscope.store.health import FailureLog
 from poolscope.store.live import LiveHub
 from poolscope.store.sql import SqlStore
 
@@ -136,6 +137,9 @@ class Scheduler:
         self._origin = clock.monotonic()  # of the slots' grid
         # set_targets and ownership changes run one at a time.
         self._changing = asyncio.Lock()
+        self._maintenance_log = FailureLog(log, "store maintenance", clock)
+        # Each target's last status and since when (monotonic): a change is logged once.
+        self._status: dict[str, tuple[str, float]] = {}
 
     @property
     def pollers(self) -> list[TargetPoller]:
@@ -190,9 +194,9 @@ class Scheduler:
             )
 
     async def _stop_tasks(self, names: list[str]) -> None:
-        """End these targets' loops between polls, all at once: a poll in flight finishes and is
-        stored (cancelling it could leave a store transaction open) unless it overruns the poll
-        timeout. Their connections are closed: a target we do not poll holds none."""
+        """End these targets' loops between polls, all at once: a poll in flight finishes, is
+        judged and stored (or held for the store) unless it overruns the poll timeout. Their
+        connections are closed: a target we do not poll holds none."""
         stopping = []
         for name in names:
             loop = self._loops.pop(name, None)
@@ -208,12 +212,18 @@ class Scheduler:
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        # Their polls are written (or held) before anyone else may poll them: a next owner's
+        # latest row must not be written before the last one made here.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                self.store.writer.flush(), timeout=self.settings.poll_timeout_s + STOP_GRACE_S
+            )
         for name in names:
             if (poller := self.by_name.get(name)) is not None:
                 await poller.close()
-            # Its polls are stored (the loop returns once its last write committed): what the
-            # store keeps per target to write them would only go stale (and grow with every
-            # target that ever passed through this process).
+            # Its polls are stored (or held, by name only): what the store keeps per target to
+            # write them would only go stale (and grow with every target that ever passed through
+            # this process).
             self.store.forget(name)
 
     async def on_ownership(self, gained: set[str], lost: set[str]) -> None:
@@ -280,7 +290,23 @@ class Scheduler:
                 # An overrun skips the missed ticks instead of bursting to catch up.
                 next_at = _next_tick(next_at, self.clock.monotonic(), interval)
                 result.info.retry_in_s = None
+            self._say_status(result)
             await self._deliver(result)
+
+    def _say_status(self, result: PollResult) -> None:
+        """One log line when a target's status changes (not one per failed poll)."""
+        info = result.info
+        now = self.clock.monotonic()
+        before = self._status.get(info.name)
+        if before is not None and before[0] == info.status:
+            return
+        self._status[info.name] = (info.status, now)
+        if info.status == "down":
+            log.warning("target %s down: %s; retrying in %g s", info.name, info.reason, info.retry_in_s or 0)
+        elif before is not None and before[0] == "down":
+            log.info("target %s up again after %.0f s down", info.name, now - before[1])
+        elif info.server is not None:
+            log.info("target %s up: %s %s", info.name, info.server.flavor, info.server.version)
 
     async def _deliver(self, result: PollResult) -> None:
         """The poll to each of its consumers in turn; one that fails keeps it from no other."""
@@ -299,8 +325,8 @@ class Scheduler:
             except Exception:
                 log.exception("alert evaluation of %s failed", info.name)
         try:
-            # Batched with other targets' polls (store/writer.py); returns once committed.
-            await self.store.writer.submit(info, result.state, result.samples, ts=ts)
+            # Batched with other targets' polls, or held while the store fails (store/writer.py).
+            self.store.writer.offer(info, result.state, result.samples, ts=ts)
         except Exception:
             log.exception("target %s: storing the poll failed", info.name)
 
@@ -329,8 +355,10 @@ class Scheduler:
                 continue  # another member of the fleet maintains the store
             try:
                 await self.store.maintain()
-            except Exception:
-                log.exception("store maintenance failed")
+            except Exception as error:
+                self._maintenance_log.failed(error)
+            else:
+                self._maintenance_log.ok()
 
 
 def _next_tick(last: float, at: float, interval: float) -> float:

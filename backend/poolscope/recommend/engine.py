@@ -32,6 +32,7 @@ from poolscope.recommend.reads import Reads
 from poolscope.recommend.rules import ALL_RULES
 from poolscope.recommend.schedule import RecommendSchedule
 from poolscope.schemas import ServerInfo, Severity, TargetState
+from poolscope.store.health import FailureLog
 from poolscope.store.latest import variables_fingerprint
 from poolscope.store.sql import SqlStore
 
@@ -99,6 +100,8 @@ class Recommender:
         self.settings = settings
         self.store = store
         self.rules = rules
+        self._rounds_log = FailureLog(log, "evaluating recommendations")
+        self._variables_log = FailureLog(log, "reading the variables fingerprints")
         # Each target's window of the rules' metrics, kept between evaluations (recommend/history.py).
         self._history = History(
             store, sorted({m for rule in rules for m in rule.metrics}), settings.recommend_window_s
@@ -178,8 +181,10 @@ class Recommender:
                     continue  # removed by a reload while an earlier one was evaluated
                 try:
                     await self.evaluate(name)
-                except Exception:
-                    log.exception("recommendations for %s failed", name)
+                except Exception as error:
+                    self._rounds_log.failed(error)
+                else:
+                    self._rounds_log.ok()
                 if (st := self._state.get(name)) is not None:
                     schedule.done(name, time.monotonic(), evaluated=st.evaluated_at is not None)
             with contextlib.suppress(TimeoutError):
@@ -200,9 +205,10 @@ class Recommender:
                 continue
             try:
                 stored = await self.store.latest_rows.variables_fps(list(known))
-            except Exception:
-                log.exception("reading the variables fingerprints failed")
+            except Exception as error:
+                self._variables_log.failed(error)
                 continue
+            self._variables_log.ok()
             changed = [name for name, fp in stored.items() if known.get(name, fp) != fp]
             for name in changed:
                 known[name] = stored[name]  # one run brought forward per change

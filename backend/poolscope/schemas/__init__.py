@@ -40,6 +40,7 @@ from poolscope.schemas.state import (
     Transactions,
     WaitReason,
 )
+from poolscope.schemas.store import StoreCondition, StoreOut, StoreWriter
 from poolscope.schemas.target import (
     AdminPortKind,
     CollectorStatus,
@@ -94,6 +95,9 @@ __all__ = [
     "Session",
     "Severity",
     "Silence",
+    "StoreCondition",
+    "StoreOut",
+    "StoreWriter",
     "StallReason",
     "TargetInfo",
     "TargetState",

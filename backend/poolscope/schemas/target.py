@@ -242,5 +242,8 @@ class Overview(Schema):
 
     ts: float
     """When the answer was made, Unix time in seconds."""
+    poll_interval_s: float
+    """Seconds between polls: a target whose last poll is older than two of them is not up any
+    more as far as anyone can tell (the store fails, or nothing polls it): shown stale."""
     targets: list[OverviewRow]
     """One row per target, in config order."""

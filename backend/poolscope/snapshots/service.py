@@ -33,6 +33,7 @@ from poolscope.snapshots.report import UTC_VIEW, ReportView
 from poolscope.snapshots.scrub import redact_document_sql
 from poolscope.snapshots.tables import snapshot_snapshots
 from poolscope.snapshots.workers import SnapshotWorkers
+from poolscope.store.health import is_outage
 from poolscope.store.sql import SqlStore
 from poolscope.store.tables import series
 
@@ -56,6 +57,7 @@ class SnapshotService:
         self._targets = {t.name: t for t in settings.targets}
         # The running pollers by target: raw tables are read on their connection, between polls.
         self.pollers: Mapping[str, LivePoller] = pollers or {}
+        store.writer.handle("snapshot", self._write_held)
         self._completions: dict[int, asyncio.Task[None]] = {}
         # Per target: when the last automatic snapshot was asked for, and its id and window once
         # captured (None if the capture failed).
@@ -169,10 +171,15 @@ class SnapshotService:
             state=_state_copy(state),
             server_tables=tables,
         )
-        await self._fill_window(doc, until=min(now, window.to))
-        snapshot_id = await self._insert(stored_row(doc, status="collecting"))
+        try:
+            await self._fill_window(doc, until=min(now, window.to))
+        except Exception as error:  # the store fails: the window is read when the capture completes
+            if not is_outage(error):
+                raise
+        snapshot_id = await self._insert_or_hold(stored_row(doc, status="collecting"))
         self._schedule_completion(snapshot_id, window.to)
-        await self._retain(keep=snapshot_id)
+        with contextlib.suppress(Exception):  # retention is done by the next capture too
+            await self._retain(keep=snapshot_id)
         log.info("snapshot %d of %s captured (%s)", snapshot_id, target, trigger)
         return snapshot_id, window
 
@@ -224,6 +231,35 @@ class SnapshotService:
         async with self.store.engine.begin() as conn:
             result = await conn.execute(insert(snapshot_snapshots).values(**row))
             return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    async def _insert_or_hold(self, row: dict[str, Any]) -> int:
+        """Insert a captured document; while the store fails it is held for the store in order
+        (store/writer.py) and this returns once it is written: the capture is not lost."""
+        written: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+
+        def done(row_id: int | None) -> None:
+            if not written.done():
+                written.set_result(row_id)
+
+        row_id = await self.store.writer.write_op(
+            "snapshot", f"snapshot:{row['target']}@{row['created_at']}", row, done
+        )
+        if row_id is None:
+            row_id = await written
+        if row_id is None:
+            raise Unavailable("the snapshot could not be stored")
+        return row_id
+
+    async def _write_held(self, row: dict[str, Any]) -> int | None:
+        """A captured document, inserted once: written again (its commit unanswered), it is found."""
+        c = snapshot_snapshots.c
+        async with self.store.engine.connect() as conn:
+            found = (
+                await conn.execute(
+                    select(c.id).where(c.target == row["target"], c.created_at == row["created_at"])
+                )
+            ).first()
+        return int(found.id) if found is not None else await self._insert(row)
 
     async def _update(self, snapshot_id: int, doc: SnapshotDocument, status: str) -> None:
         async with self.store.engine.begin() as conn:

@@ -24,6 +24,7 @@ from sqlalchemy.engine import make_url
 
 from poolscope.clock import SYSTEM, Clock
 from poolscope.schemas import AlertEvent
+from poolscope.store.health import FailureLog
 from poolscope.store.latest import ALERTS_PAYLOAD, CHANNEL, LatestRow, LatestRows
 from poolscope.store.live import Frame, LiveHub
 
@@ -77,6 +78,7 @@ class LiveFeed:
         self.safety_poll_s = safety_poll_s
         self.postgres = rows.postgres
         self.reconnects = 0  # LISTEN connections reopened after a loss (tests read it)
+        self._read_log = FailureLog(log, "live feed: reading the store", clock)
         self.looks = 0  # reads by sequence done (catch_up): tests wait for the next one
         self._task: asyncio.Task[None] | None = None
         self._reset(0, 0)
@@ -109,8 +111,8 @@ class LiveFeed:
                 backoff = self.poll_s
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("live feed: reading the store failed; retrying in %.1f s", backoff)
+            except Exception as error:
+                self._read_log.failed(error)
                 await self.clock.sleep(backoff)
                 backoff = min(backoff * 2, RECONNECT_MAX_S)
 
@@ -243,6 +245,7 @@ class AlertEventLog:
         self.keep_s = keep_s
         self._task: asyncio.Task[None] | None = None
         self._written = 0
+        self._write_log = FailureLog(log, "logging alert changes for the API processes")
 
     async def start(self) -> None:
         ready = asyncio.Event()
@@ -267,5 +270,9 @@ class AlertEventLog:
                         event.target, event.ts, event.model_dump_json(), keep_after
                     )
                     self._written += 1
-                except Exception:
-                    log.exception("logging the alert change of %s failed", event.target)
+                except Exception as error:
+                    # The change itself is held for the store with the alert (alerts/engine.py);
+                    # this live notice of it is not.
+                    self._write_log.failed(error)
+                else:
+                    self._write_log.ok()

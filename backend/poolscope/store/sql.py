@@ -10,20 +10,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import bindparam, event, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from poolscope.clock import SYSTEM, Clock
 from poolscope.metrics import Aggregation
 from poolscope.schemas import MetricsOut, Sample, TargetInfo, TargetState
-from poolscope.store.head import MOVE_INTERVAL_S, MOVE_SLICE_SERIES, move_head, uses_head, warn_dropped
+from poolscope.store.backlog import Backlog, Holding, orphans
+from poolscope.store.head import (
+    MOVE_INTERVAL_S,
+    MOVE_SLICE_SERIES,
+    move_head,
+    readable_samples_sql,
+    uses_head,
+    warn_dropped,
+)
+from poolscope.store.health import StoreHealth
 from poolscope.store.ingest import Poll, SampleIngest, canonical_labels
-from poolscope.store.latest import LatestRows
+from poolscope.store.latest import LatestRows, target_latest
 from poolscope.store.live import LiveHub
 from poolscope.store.query import (
     RawRead,
@@ -56,6 +67,15 @@ MARKS_TTL_S = 10.0
 WAL_AUTOCHECKPOINT_PAGES = 10_000
 
 
+def _stored_polls_sql(dialect: str) -> Any:
+    """(target, ts) of the stored polls of targets in a time range: each poll has one target_up sample."""
+    return text(
+        f"SELECT series.target, s.ts FROM {readable_samples_sql(dialect)} s"
+        " JOIN series ON series.id = s.series_id WHERE series.metric = 'target_up'"
+        " AND series.target IN :targets AND s.ts BETWEEN :lo AND :hi"
+    ).bindparams(bindparam("targets", expanding=True))
+
+
 def chart_step(start: float, end: float, points: int, min_step_s: float) -> float:
     """The bucket width query() uses for at most `points` buckets over the range."""
     return max(min_step_s, (end - start) / max(points, 1))
@@ -80,6 +100,8 @@ class SqlStore:
         rollup_retention_s: float,
         rollup_step_s: int = 60,
         engine: AsyncEngine | None = None,
+        holding: Holding | None = None,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.url = url
         self.raw_retention_s = raw_retention_s
@@ -98,8 +120,30 @@ class SqlStore:
         self.latest_rows = LatestRows(self.engine)
         self._marks: StoreMarks | None = None
         self._marks_at = 0.0
+        # What this process knows of the store's health, and what it holds while the store fails.
+        holding = holding or Holding()
+        spool = holding.spool_file()
+        self.health = StoreHealth(
+            holding.node,
+            status_dir=holding.spool_dir,
+            secrets=[p for p in (make_url(url).username, make_url(url).password) if p],
+            clock=clock,
+        )
+        backlog = Backlog(holding.memory_bytes, holding.spool_bytes, spool)
+        adopted: list[bytes] = []
+        if spool is not None and holding.spool_dir is not None:
+            for orphan in orphans(holding.spool_dir, holding.host, spool):
+                if records := backlog.adopt(orphan):
+                    adopted.append(records)
+                    log.warning(
+                        "store: %d bytes held for the store by a stopped process (%s) will be written",
+                        len(records),
+                        orphan.name,
+                    )
         # Polls from the scheduler go through this: one transaction for many targets' polls.
-        self.writer = BatchWriter(self)
+        self.writer = BatchWriter(self, backlog=backlog, health=self.health, clock=clock)
+        if adopted:
+            self.writer.adopted(b"".join(adopted))
         # SQLite: the poll writes' own connection (see _write_transaction), one write at a time.
         self._write_conn: AsyncConnection | None = None
         self._write_lock = asyncio.Lock()
@@ -145,19 +189,24 @@ class SqlStore:
         """Store one poll's samples and the target's latest state."""
         await self.write_polls([Poll(info, state, poll_samples, ts)])
 
-    async def write_polls(self, polls: Sequence[Poll], *, after: Awaitable[None] | None = None) -> None:
+    async def write_polls(
+        self, polls: Sequence[Poll], *, after: Awaitable[None] | None = None, latest: bool = True
+    ) -> None:
         """Store many polls (of any targets) in one transaction. Live subscribers and the alert
         engine had each poll from the scheduler already (poller/scheduler.py).
 
         All or nothing: on an error nothing of the batch is stored (store/writer.py retries).
         `after` (store/writer.py, batches in flight): the samples are inserted first, then this is
         awaited (the batch before is done) before the latest rows are written and committed.
+        `latest=False`: the samples only (polls held while the store failed: write_held).
         """
         self._writing += 1
         try:
             rows = await self.samples.rows(self.engine, polls)
             async with self._write_transaction() as conn:
-                if after is None:
+                if not latest:
+                    await self.samples.insert(conn, rows, open_transaction=True)
+                elif after is None:
                     # Latest rows first: on PostgreSQL they open the transaction the COPY then joins.
                     await self.latest_rows.write(conn, polls)
                     await self.samples.insert(conn, rows)
@@ -172,6 +221,41 @@ class SqlStore:
                     self._forget_now(target)
                 self._forget_after_writes.clear()
         self._after_commit(polls, rows)
+
+    async def write_held(self, polls: Sequence[Poll]) -> None:
+        """Write the samples of polls held while the store failed, each once: a poll whose
+        target_up sample is stored already (a write whose commit was not answered, a spool read
+        again) is left out, so writing them again never doubles a row."""
+        keys = {(p.info.name, p.ts) for p in polls}
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                _stored_polls_sql(self.dialect),
+                {
+                    "targets": sorted({t for t, _ in keys}),
+                    "lo": min(ts for _, ts in keys),
+                    "hi": max(ts for _, ts in keys),
+                },
+            )
+            stored = {(r.target, float(r.ts)) for r in rows}
+        await self.write_polls([p for p in polls if (p.info.name, p.ts) not in stored], latest=False)
+
+    async def write_latest(self, polls: Sequence[Poll]) -> None:
+        """The latest rows of these polls, each only where the stored row is older (another
+        poller may have taken the target meanwhile and written newer ones)."""
+        async with self.engine.connect() as conn:
+            stored = dict(
+                (
+                    await conn.execute(
+                        select(target_latest.c.target, target_latest.c.ts).where(
+                            target_latest.c.target.in_({p.info.name for p in polls})
+                        )
+                    )
+                ).all()
+            )
+        newer = [p for p in polls if p.ts > stored.get(p.info.name, -math.inf)]
+        if newer:
+            async with self._write_transaction() as conn:
+                await self.latest_rows.write(conn, newer)
 
     def _after_commit(self, polls: Sequence[Poll], rows: Sequence[Any]) -> None:
         """The batch is committed: nothing here raises, or the batch writer would write it again

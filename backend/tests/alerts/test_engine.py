@@ -267,7 +267,7 @@ async def test_a_firing_alert_is_never_seen_without_its_id(make_engine):
     engine = await make_engine()
     seen: list[tuple[str, int | None]] = []
     inserts = 0
-    insert = engine.repo.insert
+    insert = engine.repo.upsert
 
     async def observed_insert(alert):  # noqa: ANN001, ANN202
         nonlocal inserts
@@ -276,7 +276,7 @@ async def test_a_firing_alert_is_never_seen_without_its_id(make_engine):
         seen.extend((a.status, a.id) for a in engine.current())
         return await insert(alert)
 
-    engine.repo.insert = observed_insert  # type: ignore[method-assign]
+    engine.repo.upsert = observed_insert  # type: ignore[method-assign]
     await engine.evaluate(calm(100))
     await engine.evaluate(stalled(101))
     assert inserts, "the firing alert was never written"

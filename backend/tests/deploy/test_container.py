@@ -22,6 +22,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 from poolscope_dev.sandbox import free_port
 from tests.deploy.support import ROOT, get_json, require_tool, status_of
@@ -191,3 +192,11 @@ def test_compose_prometheus_profile_scrapes_poolscope(stack: Stack) -> None:
     assert {s["metric"]["group"] for s in series} == {"0", "1"}  # thread_pool_size=2
     rules = get_json(f"{base}/api/v1/rules")["data"]["groups"]
     assert {r["name"] for g in rules for r in g["rules"]} >= {"group_stalled", "target_down"}
+
+
+def test_compose_restarts_every_service_unless_stopped_on_purpose():
+    """Started before its store, `serve` waits for it; killed or crashed, it must come back."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert {name: s.get("restart") for name, s in compose["services"].items()} == dict.fromkeys(
+        compose["services"], "unless-stopped"
+    )

@@ -17,6 +17,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from poolscope.fleet.leases import rendezvous_owner
+from poolscope.poller.scheduler import MAINTENANCE_LEASE
 from poolscope.store.head import readable_samples_sql
 
 
@@ -96,6 +98,15 @@ def poll_times(url: str, since: float = 0.0) -> dict[str, list[float]]:
 
 def lease_owners(url: str) -> dict[str, str]:
     return dict(query(url, "SELECT target, owner FROM target_leases"))  # type: ignore[arg-type]
+
+
+def split_as_hashed(store_url: str, targets: list[str], members: int = 2) -> bool:
+    """`members` pollers are members and every target (and the maintenance lease, hashed like a
+    target) is leased to the one the hash gives it: the first rebalance is over."""
+    names = [str(row[0]) for row in query(store_url, "SELECT node_id FROM fleet_members")]
+    owners = lease_owners(store_url)
+    leases = [*targets, MAINTENANCE_LEASE]
+    return len(names) == members and all(owners.get(t) == rendezvous_owner(t, names) for t in leases)
 
 
 def children_of(pid: int) -> set[int]:

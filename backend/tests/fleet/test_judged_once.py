@@ -16,105 +16,19 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from poolscope.alerts.engine import AlertEngine
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings
-from poolscope.fleet.leases import LeaseKeeper, rendezvous_owner
-from poolscope.poller.scheduler import Scheduler
-from poolscope.schemas import Alert, PollEvent
+from poolscope.schemas import Alert
 from poolscope.store.sql import SqlStore
 from tests.clock import FakeClock
 from tests.fleet import stalls
+from tests.fleet.members import TTL_S, Member, run, stalling_name
 from tests.stores import migrated_store
 from tests.waiting import await_for
 
-TTL_S = 8.0
 INTERVAL_S = 0.5
 # Polls of the stalling target start on this grid (both schedulers are made at the clock's start).
 SLOW_S = 0.3  # the poll in flight while the lease moves answers this long after it started
-
-
-class Recorder:
-    """The webhook dispatcher's interface: what would be sent."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str | None, str]] = []
-
-    def notify(self, alert: Alert) -> None:
-        self.sent.append((alert.group, alert.status))
-
-
-class Member:
-    """One poller process of the fleet: its own store connection, alert engine, leases and
-    scheduler, wired as services.py wires them; lease rounds are run by the test (cycle)."""
-
-    def __init__(self, node: str, store: SqlStore, clock: FakeClock, settings: Settings) -> None:
-        self.node = node
-        self.store = store
-        store.writer.max_delay_s = 0.01  # each instant of the test clock waits for its batch anyway
-        self.recorder = Recorder()
-        self.engine = AlertEngine(
-            settings.alerts,
-            store.hub,
-            AlertRepository(store.engine),
-            self.recorder,  # type: ignore[arg-type]
-            shared_silences=True,
-            clock=clock,
-        )
-        self.keeper = LeaseKeeper(
-            store.engine,
-            node,
-            lambda: self.scheduler.target_names(),
-            ttl_s=TTL_S,
-            clock=clock,
-            store_clock=clock.store_now,
-        )
-        self.scheduler = Scheduler(settings, store, ownership=self.keeper, judge=self.engine, clock=clock)
-        self.keeper.add_listener(self.scheduler.on_ownership)
-        self.polls: list[float] = []  # ts of every poll this member made
-        self.alive = False
-
-    async def start(self) -> None:
-        await self.engine.start(restore=False)
-        self.scheduler.start()
-        self.alive = True
-        self._watch = asyncio.create_task(self._record_polls())
-
-    async def _record_polls(self) -> None:
-        async with self.store.hub.subscribe(frozenset({"poll"})) as queue:
-            while True:
-                event = await queue.get()
-                assert isinstance(event, PollEvent)
-                self.polls.append(event.ts)
-
-    async def stop(self) -> None:
-        """A graceful stop, as run_services does it: polling ends, then the leases are freed."""
-        self.alive = False
-        await self.scheduler.stop()
-        await self.keeper.stop()
-        await self.engine.stop()
-
-    async def kill(self) -> None:
-        """As SIGKILL: the loops end where they are, nothing more is judged, written or freed."""
-        self.alive = False
-        self.scheduler._running = False
-        tasks = [t for t in [*self.scheduler._tasks.values(), self.scheduler._maintenance] if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await self.engine.stop()
-
-    async def close(self) -> None:
-        self._watch.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._watch
-        if self.alive:
-            await self.stop()
-
-
-def stalling_name(owner: str) -> str:
-    """A target name that rendezvous hashing gives to `owner` among members a and b."""
-    return next(n for n in (f"s{i}" for i in range(100)) if rendezvous_owner(n, ["a", "b"]) == owner)
 
 
 @contextlib.asynccontextmanager
@@ -137,6 +51,9 @@ async def fleet(
         poll_interval_s=INTERVAL_S,
         targets=[stalls.target(name)],
         alerts={"resolve_after_s": 1.0},
+        # A killed member is one this host cannot see dead (tests/fleet/test_store_outage.py has
+        # the grace): its targets move once its lease expires.
+        store_outage_grace_s=0,
     )
     async with migrated_store(store.url) as other:
         a, b = Member("a", store, clock, settings), Member("b", other, clock, settings)
@@ -146,18 +63,6 @@ async def fleet(
             for member in (a, b):
                 with contextlib.suppress(Exception):
                     await member.close()
-
-
-async def run(clock: FakeClock, members: list[Member], seconds: float) -> None:
-    """Move the clock on, a lease round of every live member every renew interval."""
-    end = clock.monotonic() + seconds
-    while (left := end - clock.monotonic()) > 1e-9:
-        await clock.advance(min(left, TTL_S / 3))
-        for member in members:
-            if member.alive:
-                await member.keeper.cycle()
-        for member in members:  # loops a round started: their first poll made
-            await clock.settle(*member.scheduler._tasks.values())
 
 
 async def stopping_loop(member: Member, name: str) -> None:

@@ -9,6 +9,7 @@ What waits on time (a TTL running out, rounds every renew interval) runs on a te
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 
 import pytest
@@ -198,7 +199,7 @@ async def test_a_dead_processes_node_id_is_taken_over_once_its_heartbeat_is_old(
     dead = keeper(store, "poller-1", clock)
     await dead.cycle()
     successor = keeper(store, "poller-1", clock)
-    successor._pid += 1
+    successor._pid = os.getppid()  # another process of this host, and a live one
     with pytest.raises(DuplicateNodeId):
         await successor.cycle()  # the dead one's heartbeat is still fresh
     await clock.advance(TTL_S)

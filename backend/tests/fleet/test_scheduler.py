@@ -40,6 +40,7 @@ async def polls_during(store, clock: FakeClock, scheduler: Scheduler, seconds: f
     async with store.hub.subscribe() as queue:
         await clock.settle(*scheduler._tasks.values())  # loops just started: their first poll made
         await clock.advance(seconds)
+        await store.writer.flush()  # the store is a consumer that may lag: its writes are done
         while not queue.empty():
             event = queue.get_nowait()
             if isinstance(event, PollEvent):
@@ -278,14 +279,18 @@ async def test_each_poll_reaches_the_live_hub_the_judge_and_the_store_whichever_
         await clock.settle(*scheduler._tasks.values())
         await clock.advance(2.0)
         assert len(told) == 5 and [ts for _, ts in judge.judged] == told
+        await store.writer.flush()
         assert await poll_times(store, "a") == told
         assert "a rule broke" in caplog.text and "telling live subscribers of the poll failed" in caplog.text
 
-        # The store cannot write (its tables gone): the polls are still judged and published.
+        # The store cannot take writes (a table gone): the polls are still judged and published,
+        # and held for the store (store/writer.py).
         async with store.engine.begin() as conn:
             await conn.execute(text("DROP TABLE target_latest"))
         await clock.advance(1.0)
+        await store.writer.flush()
         assert len(told) == 7 and len(judge.judged) == 7
-        assert "storing the poll failed" in caplog.text
+        assert store.health.failing and store.writer.buffered_polls == 2
+        assert "store unreachable (writing polls)" in caplog.text
     finally:
         await scheduler.stop()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections import Counter
 
@@ -23,7 +24,7 @@ from pydantic import SecretStr
 
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller import scheduler as scheduler_module
-from poolscope.poller.connection import ConnectError, register_scheme
+from poolscope.poller.connection import ConnectError, StatementResult, register_scheme
 from poolscope.poller.scheduler import Scheduler
 from poolscope.schemas import PollEvent
 from poolscope_dev.replay import FixtureConnection
@@ -352,3 +353,52 @@ def test_the_next_poll_keeps_its_targets_phase():
     assert scheduler_module._next_tick(10.3, 10.5, 1.0) == pytest.approx(11.3)
     assert scheduler_module._next_tick(10.3, 11.8, 1.0) == pytest.approx(12.3)
     assert scheduler_module._next_tick(10.3, 10.5 + 4.0, 1.0) == pytest.approx(15.3)
+
+
+class Flaky(FixtureConnection):
+    """A replayed server that can be taken away and brought back (`Flaky.down`)."""
+
+    down = False
+
+    async def connect(self) -> None:
+        if Flaky.down:
+            raise ConnectError("connection refused (taken away by the test)")
+        await super().connect()
+
+    async def run_batch(self, statements: list[str]) -> list[StatementResult]:
+        if Flaky.down:
+            self.conn = None  # the server went away under an open connection
+            raise ConnectError("connection lost (taken away by the test)")
+        return await super().run_batch(statements)
+
+
+register_scheme(
+    "flaky", lambda config: Flaky(config.model_copy(update={"dsn": SecretStr(FIXTURE_DSN)}), FIXTURES_ROOT)
+)
+
+
+async def test_a_target_going_down_and_coming_back_is_one_log_line_each(store, caplog):
+    """Not one line per failed poll (issue 34: nothing was said at all), and what changed."""
+    caplog.set_level(logging.INFO, logger="poolscope.poller.scheduler")
+    clock = FakeClock()
+    settings = Settings(poll_interval_s=1.0, targets=[TargetConfig(name="flaky1", dsn="flaky://x/")])
+    scheduler = on_clock(store, clock, settings)
+    Flaky.down = False
+    scheduler.start()
+    try:
+        await clock.settle(*scheduler._tasks.values())
+        await clock.advance(3)
+        Flaky.down = True
+        for _ in range(40):  # every retry of 30 s down, each failing
+            await clock.advance(1)
+        Flaky.down = False
+        for _ in range(15):  # the retry interval is at most 10 s
+            await clock.advance(1)
+    finally:
+        Flaky.down = False
+        await scheduler.stop()
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if "flaky1" in r.getMessage()]
+    assert [level for level, _ in said] == ["INFO", "WARNING", "INFO"], said
+    assert said[0][1].startswith("target flaky1 up: ")
+    assert said[1][1].startswith("target flaky1 down: ") and "taken away by the test" in said[1][1]
+    assert said[2][1].startswith("target flaky1 up again after ")

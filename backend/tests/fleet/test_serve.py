@@ -7,22 +7,20 @@ import os
 import signal
 import time
 
-from poolscope.fleet.leases import rendezvous_owner
-from poolscope.poller.scheduler import MAINTENANCE_LEASE
 from poolscope_dev.sandbox import free_port
 from poolscope_dev.supervisor import pid_alive
-from tests.fleet.processes import Proc, answers, children_of, lease_owners, poll_times, processes, query
+from tests.fleet.processes import (
+    Proc,
+    answers,
+    children_of,
+    lease_owners,
+    poll_times,
+    processes,
+    split_as_hashed,
+)
 from tests.waiting import wait_for
 
 TARGETS = [f"db{i}" for i in range(4)]
-
-
-def split_as_hashed(store_url: str) -> bool:
-    members = [str(row[0]) for row in query(store_url, "SELECT node_id FROM fleet_members")]
-    owners = lease_owners(store_url)
-    # The maintenance lease is hashed like a target and may move in the same rebalance.
-    leases = [*TARGETS, MAINTENANCE_LEASE]
-    return len(members) == 2 and all(owners.get(t) == rendezvous_owner(t, members) for t in leases)
 
 
 def three_children(pid: int, without: int | None = None) -> set[int] | None:
@@ -55,7 +53,9 @@ def test_serve_forks_an_api_and_two_pollers_that_poll_each_target_once_per_inter
             # (the first rebalance is over). Which one that is depends on the pollers' pids: all
             # of a few targets may go to one of them (with 4, one run in 16 did), so the split is
             # not asserted to be even.
-            wait_for(lambda: split_as_hashed(store_url), 30, "the targets leased as the hash splits them")
+            wait_for(
+                lambda: split_as_hashed(store_url, TARGETS), 30, "the targets leased as the hash splits them"
+            )
             owners_before = lease_owners(store_url)
             since = time.time() + 0.5
             # Six intervals' polls of every target (bounded: a poller that skips would never get there).

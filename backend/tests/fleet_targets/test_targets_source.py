@@ -117,7 +117,7 @@ async def test_a_watcher_keeps_everything_on_a_bad_change_and_logs_the_file(tmp_
     assert not await watcher.check()  # first look: same as loaded
     before = settings.targets
     write(snippet, f"- {{name: db1, dsn: 'mysql://u:{SECRET}@h/', bogus: 1}}\n- {{name: db2, dsn: 'x'}}\n")
-    with caplog.at_level(logging.ERROR, logger="poolscope.targets_source"):
+    with caplog.at_level(logging.WARNING, logger="poolscope.targets_source"):
         assert not await watcher.check()
     assert settings.targets is before and told == []
     assert str(snippet) in caplog.text and SECRET not in caplog.text
@@ -125,6 +125,33 @@ async def test_a_watcher_keeps_everything_on_a_bad_change_and_logs_the_file(tmp_
     assert await watcher.check()
     assert told == [["db1", "db2"]] and [t.name for t in settings.targets] == ["db1", "db2"]
     assert load(settings) == settings.targets
+
+
+@pytest.mark.parametrize("emptied", ["", "\n", "# being rewritten\n"], ids=["empty", "blank", "comments"])
+@pytest.mark.parametrize("suffix", [".yaml", ".toml"])
+async def test_a_targets_file_emptied_changes_nothing_and_says_so_but_an_explicit_empty_list_does(
+    tmp_path, caplog, emptied, suffix
+):
+    """A file caught empty (a tool rewriting it in place) keeps every target and warns; "no
+    targets" must be said as an empty list."""
+    path = tmp_path / f"targets{suffix}"
+    if suffix == ".yaml":
+        write(path, "- {name: db1, dsn: 'mysql://u:p@h/'}\n")
+    else:
+        write(path, '[[targets]]\nname = "db1"\ndsn = "mysql://u:p@h/"\n')
+    settings = settings_with(tmp_path, targets_file=path)
+    told: list[list[str]] = []
+    watcher = TargetsWatcher(settings, lambda ts: told.append([t.name for t in ts]))
+    assert not await watcher.check()
+    write(path, emptied)
+    with caplog.at_level(logging.WARNING, logger="poolscope.targets_source"):
+        assert not await watcher.check()
+    assert [t.name for t in settings.targets] == ["db1"] and told == []
+    assert "empty (no targets would be polled)" in caplog.text and "explicit empty list" in caplog.text
+    assert any(r.levelno == logging.WARNING for r in caplog.records)
+    write(path, "targets: []\n" if suffix == ".yaml" else "targets = []\n")
+    assert await watcher.check()
+    assert settings.targets == [] and told == [[]]
 
 
 async def test_a_reload_adds_and_removes_targets_while_an_unchanged_one_polls_on(tmp_path):

@@ -65,7 +65,7 @@ async def test_stop_stores_everything_accepted(store_url):
     tasks = [asyncio.create_task(store.writer.submit(*poll_args(f"db{i}", T0, float(i)))) for i in range(10)]
     # Every poll queued (two samples each), none written: the delay is far off.
     await await_for(
-        lambda: store.writer._queued_rows, 5, "not every poll queued", until=lambda rows: rows == 20
+        lambda: store.writer._pending_rows, 5, "not every poll queued", until=lambda rows: rows == 20
     )
     assert not any(t.done() for t in tasks)
     tasks[0].cancel()  # a caller that gave up (the scheduler stopping) still gets its poll stored

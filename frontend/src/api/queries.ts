@@ -9,6 +9,7 @@ import { get } from './http';
 
 export const keys = {
   health: ['health'] as const,
+  store: ['store'] as const,
   targets: ['targets'] as const,
   overview: ['overview'] as const,
   /** Everything about one target starts with this (invalidating it refreshes the page). */
@@ -59,6 +60,12 @@ export const healthQuery = queryOptions({
   queryFn: ({ signal }) => get('/api/health', { signal }),
   staleTime: Infinity,
   retry: false,
+});
+
+/** Whether the store answers and takes writes, and what the pollers hold for it (GET /api/store). */
+export const storeQuery = queryOptions({
+  queryKey: keys.store,
+  queryFn: ({ signal }) => get('/api/store', { signal }),
 });
 
 export const targetsQuery = queryOptions({

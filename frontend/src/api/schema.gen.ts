@@ -413,6 +413,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/store": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Store Status
+         * @description Whether the store answers reads and takes writes, since when, and what the pollers hold for it.
+         */
+        get: operations["get_store_status_api_store_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/targets": {
         parameters: {
             query?: never;
@@ -747,7 +767,8 @@ export interface paths {
         };
         /**
          * Readyz
-         * @description Readiness: 200 when the store answers and at least one target was polled successfully of late.
+         * @description Readiness: 200 when the store answers and takes writes and at least one target was polled
+         *     successfully of late; a 503 names what fails (the store first, with its error).
          */
         get: operations["readyz_readyz_get"];
         put?: never;
@@ -2033,6 +2054,12 @@ export interface components {
          */
         Overview: {
             /**
+             * Poll Interval S
+             * @description Seconds between polls: a target whose last poll is older than two of them is not up any
+             *     more as far as anyone can tell (the store fails, or nothing polls it): shown stale.
+             */
+            poll_interval_s: number;
+            /**
              * Targets
              * @description One row per target, in config order.
              */
@@ -3264,6 +3291,119 @@ export interface components {
             to: number;
         };
         /**
+         * StoreOut
+         * @description GET /api/store: whether the store takes writes and answers reads, and what waits for it.
+         */
+        StoreOut: {
+            /**
+             * Buffered Samples
+             * @description Samples all writers hold for the store.
+             * @default 0
+             */
+            buffered_samples: number;
+            /**
+             * Dropped Samples
+             * @description Samples all writers dropped because their buffers were full.
+             * @default 0
+             */
+            dropped_samples: number;
+            /**
+             * Error
+             * @description The store's error as the first failing part saw it.
+             */
+            error: string | null;
+            /**
+             * Reads
+             * @description Whether this process (the API) can read the store.
+             * @enum {string}
+             */
+            reads: "ok" | "failing";
+            /**
+             * Since
+             * @description When it started failing (the earliest of the failing parts), Unix time in seconds.
+             */
+            since: number | null;
+            /**
+             * Status
+             * @description failing when this process cannot read the store or any writer's writes fail.
+             * @enum {string}
+             */
+            status: "ok" | "failing";
+            /**
+             * Writers
+             * @description Each process that writes to the store, as it last said (pollers of this host).
+             */
+            writers: components["schemas"]["StoreWriter"][];
+        };
+        /**
+         * StoreWriter
+         * @description One process that writes to the store (a poller, or the one process that polls and serves).
+         */
+        StoreWriter: {
+            /**
+             * Buffered Bytes
+             * @description What everything held takes, in memory and in the spool file, in bytes.
+             * @default 0
+             */
+            buffered_bytes: number;
+            /**
+             * Buffered Polls
+             * @description Polls held for the store, written in order when it takes writes again.
+             * @default 0
+             */
+            buffered_polls: number;
+            /**
+             * Buffered Samples
+             * @description Their samples.
+             * @default 0
+             */
+            buffered_samples: number;
+            /**
+             * Dropped Polls
+             * @description Polls dropped since the process started because the buffer was full (their samples are lost).
+             * @default 0
+             */
+            dropped_polls: number;
+            /**
+             * Dropped Samples
+             * @description Their samples.
+             * @default 0
+             */
+            dropped_samples: number;
+            /**
+             * Error
+             * @description While failing: the store's last error (its kind and first line; never a credential).
+             */
+            error: string | null;
+            /**
+             * Node
+             * @description The process: its fleet node_id, or `local` for the one process of `workers = 0`.
+             */
+            node: string;
+            /**
+             * Since
+             * @description While failing: when its first write failed, Unix time in seconds.
+             */
+            since: number | null;
+            /**
+             * Spooled Bytes
+             * @description Of that, in the spool file on disk.
+             * @default 0
+             */
+            spooled_bytes: number;
+            /**
+             * Status
+             * @description ok: its last write went through; failing: its writes fail (unreachable, disk full, ...).
+             * @enum {string}
+             */
+            status: "ok" | "failing";
+            /**
+             * Updated At
+             * @description When this was last said, Unix time in seconds.
+             */
+            updated_at: number;
+        };
+        /**
          * TargetInfo
          * @description A target's health as the overview shows it.
          */
@@ -4493,6 +4633,26 @@ export interface operations {
             };
         };
     };
+    get_store_status_api_store_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreOut"];
+                };
+            };
+        };
+    };
     list_targets_api_targets_get: {
         parameters: {
             query?: never;
@@ -5015,7 +5175,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description the store or every target does not answer */
+            /** @description the store fails, or no target answers */
             503: {
                 headers: {
                     [name: string]: unknown;

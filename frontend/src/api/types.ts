@@ -8,6 +8,7 @@ type Schemas = components['schemas'];
 export type Epoch = number; // UNIX seconds (float)
 
 export type Health = Schemas['Health'];
+export type StoreStatus = Schemas['StoreOut'];
 export type Target = Schemas['TargetInfo'];
 export type TargetStatus = Target['status'];
 export type ServerInfo = Schemas['ServerInfo'];

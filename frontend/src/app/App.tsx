@@ -6,6 +6,7 @@ import { makeQueryClient } from '../api/queries';
 import { AlertBanner } from '../features/alerts/AlertBanner';
 import { LoginForm, UserMenu } from '../features/auth/LoginForm';
 import { OverviewPage } from '../features/overview/OverviewPage';
+import { StoreBanner } from '../features/store/StoreBanner';
 import { TopbarCapture } from '../features/snapshots/CaptureSnapshot';
 import { Link, Notice } from '../ui/ui';
 import { usePrefs, type ThemeChoice } from '../lib/prefs';
@@ -71,6 +72,7 @@ function Shell() {
         {locked ? null : <TopbarCapture current={route.page === 'target' ? route.name : undefined} />}
         <UserMenu />
       </header>
+      {locked ? null : <StoreBanner />}
       {locked ? null : <AlertBanner />}
       {locked ? (
         <main>

@@ -138,8 +138,40 @@ export function skippedCollectors(collectors: readonly CollectorStatus[] | null 
   return (collectors ?? []).filter((c) => !!c.skipped);
 }
 
-export function statusTone(t: Pick<Target, 'status'>): 'ok' | 'bad' | 'muted' {
-  return t.status === 'up' ? 'ok' : t.status === 'down' ? 'bad' : 'muted';
+/**
+ * The title of a read that failed: the store when the API said so (a 503 "store unreachable"),
+ * else the backend itself.
+ */
+export function unreachableTitle(error: Error | null | undefined): string {
+  return isStoreError(error) ? 'Store unreachable' : 'Backend unreachable';
+}
+
+export function isStoreError(error: Error | null | undefined): boolean {
+  return !!error && 'status' in error && error.status === 503 && error.message.startsWith('store unreachable');
+}
+
+/** A poll older than this many poll intervals is not "up" any more as far as anyone can tell. */
+export const STALE_INTERVALS = 2;
+
+export type ShownStatus = Target['status'] | 'stale';
+
+export const STALE_TITLE = `no poll newer than ${STALE_INTERVALS} poll intervals: the store fails, or nothing polls it`;
+
+/**
+ * The status a target is shown with: "stale" instead of "up" when its numbers are older than
+ * STALE_INTERVALS poll intervals (the store fails, or nothing polls it): never "up" on old numbers.
+ */
+export function shownStatus(
+  t: { status: Target['status']; last_poll_at?: number | null },
+  intervalS: number | null | undefined,
+  now: number,
+): ShownStatus {
+  if (t.status !== 'up' || !intervalS || t.last_poll_at === null || t.last_poll_at === undefined) return t.status;
+  return now - t.last_poll_at > STALE_INTERVALS * intervalS ? 'stale' : 'up';
+}
+
+export function statusTone(t: { status: ShownStatus }): 'ok' | 'bad' | 'warn' | 'muted' {
+  return t.status === 'up' ? 'ok' : t.status === 'down' ? 'bad' : t.status === 'stale' ? 'warn' : 'muted';
 }
 
 // ---- Flavors (backend poolscope/flavors.py decides; these only word it) ----

@@ -20,6 +20,7 @@ import httpx
 from poolscope.alerts.repository import AlertRepository
 from poolscope.alerts.settings import WebhookReceiver, safe_url
 from poolscope.schemas import Alert
+from poolscope.store.health import FailureLog
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,7 @@ class ReceiverWorker:
     """One receiver: its queue, its task, its retries."""
 
     def __init__(self, receiver: WebhookReceiver, repo: AlertRepository, external_url: str) -> None:
+        self._delivery_log = FailureLog(log, f"webhook {receiver.name}: writing the delivery log")
         self.receiver = receiver
         self.repo = repo
         self.external_url = external_url
@@ -187,8 +189,10 @@ class ReceiverWorker:
                 at=time.time(),
                 duration_ms=None if started is None else round((time.perf_counter() - started) * 1000, 3),
             )
-        except Exception:
-            log.exception("webhook %s: writing the delivery log failed", self.receiver.name)
+        except Exception as error:
+            self._delivery_log.failed(error)  # delivered all the same: only its log line is lost
+        else:
+            self._delivery_log.ok()
 
 
 class WebhookDispatcher:

@@ -5,6 +5,7 @@ import { useMemo, useRef } from 'react';
 import { M, type MetricName } from '../../api/metrics.gen';
 import type { OverviewRow } from '../../api/types';
 import { targetPath } from '../../app/router';
+import { shownStatus, STALE_TITLE } from '../../lib/domain';
 import { fmtAgo, fmtMs, fmtNum, fmtRateCompact, plural } from '../../lib/format';
 import { MetricHelp } from '../../ui/Help';
 import { Badge, Link } from '../../ui/ui';
@@ -75,14 +76,22 @@ const COLUMNS: {
   { key: 'polled', label: 'Last poll', title: 'when the last poll ended', numeric: true },
 ];
 
-function statusCell(r: OverviewRow) {
+function statusCell(r: OverviewRow, now: number, intervalS: number | undefined) {
+  const shown = shownStatus(r, intervalS, now);
+  // Old numbers say nothing now, a stall included.
+  if (shown === 'stale')
+    return (
+      <Badge tone="warn" title={STALE_TITLE}>
+        stale
+      </Badge>
+    );
   if (isStalled(r)) return <Badge tone="bad">stalled</Badge>;
   if (r.status === 'down') return <Badge tone="bad">down</Badge>;
   if (r.status === 'starting') return <Badge tone="muted">starting</Badge>;
   return <Badge tone="ok">up</Badge>;
 }
 
-function Row({ r, now, top }: { r: OverviewRow; now: number; top: number }) {
+function Row({ r, now, top, intervalS }: { r: OverviewRow; now: number; top: number; intervalS?: number }) {
   const pool = r.pool_enabled !== false;
   return (
     <div
@@ -103,7 +112,7 @@ function Row({ r, now, top }: { r: OverviewRow; now: number; top: number }) {
         ))}
       </div>
       <div role="cell" title={r.reason ?? undefined} data-testid="fleet-status">
-        {statusCell(r)}
+        {statusCell(r, now, intervalS)}
         {r.status !== 'up' && r.reason ? <span className="fleet-reason">{r.reason}</span> : null}
       </div>
       <div role="cell" className="num" data-testid="fleet-stalled">
@@ -139,11 +148,14 @@ export function FleetTable({
   query,
   onQuery,
   now,
+  intervalS,
 }: {
   rows: OverviewRow[];
   query: FleetQuery;
   onQuery: (q: FleetQuery, replace?: boolean) => void;
   now: number;
+  /** Seconds between polls (the overview's): a row older than two of them is shown stale. */
+  intervalS?: number;
 }) {
   const shown = useMemo(() => applyQuery(rows, query), [rows, query]);
   const tags = useMemo(() => tagChoices(rows), [rows]);
@@ -241,7 +253,7 @@ export function FleetTable({
         <div ref={scrollRef} className="fleet-scroll" data-testid="fleet-scroll">
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {virtualizer.getVirtualItems().map((v) => (
-              <Row key={v.key} r={shown[v.index]} now={now} top={v.start} />
+              <Row key={v.key} r={shown[v.index]} now={now} top={v.start} intervalS={intervalS} />
             ))}
           </div>
         </div>

@@ -1,6 +1,7 @@
 // What both overview views say above their targets: how many (and how many down), an unreachable
 // backend, and which targets have stalled thread groups.
 import { targetPath } from '../../app/router';
+import { unreachableTitle } from '../../lib/domain';
 import { fmtAgo, plural } from '../../lib/format';
 import { Link, Notice } from '../../ui/ui';
 
@@ -32,7 +33,7 @@ export function OverviewNotices({
   return (
     <>
       {error ? (
-        <Notice tone="bad" title="Backend unreachable" testId="backend-error">
+        <Notice tone="bad" title={unreachableTitle(error)} testId="backend-error">
           {error.message}
           {hasData && updatedAt
             ? ` — showing data from ${fmtAgo(updatedAt, now)}; retrying every 5 s.`

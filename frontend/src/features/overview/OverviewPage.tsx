@@ -32,7 +32,7 @@ export function OverviewPage() {
 }
 
 function FleetOverview({ search, viewSwitch }: { search: string; viewSwitch: ReactNode }) {
-  const { rows, error, updatedAt } = useOverview();
+  const { rows, error, updatedAt, intervalS } = useOverview();
   const now = useNow(1000);
   const query = parseQuery(search);
   // Typing in the search box replaces the history entry; sorting and filters push one (Back undoes them).
@@ -81,7 +81,7 @@ function FleetOverview({ search, viewSwitch }: { search: string; viewSwitch: Rea
         </Notice>
       ) : null}
 
-      {rows && rows.length ? <FleetTable rows={rows} query={query} onQuery={onQuery} now={now} /> : null}
+      {rows && rows.length ? <FleetTable rows={rows} query={query} onQuery={onQuery} now={now} intervalS={intervalS} /> : null}
     </div>
   );
 }

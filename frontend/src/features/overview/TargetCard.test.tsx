@@ -6,8 +6,16 @@ import { TargetCard } from './TargetCard';
 const NOW = 1700000003;
 
 describe('TargetCard', () => {
+  it('never shows up on numbers older than two poll intervals (the store fails, or nothing polls)', () => {
+    render(<TargetCard target={makeTarget({ poll_interval_s: 1 })} now={NOW} />);
+    const status = within(screen.getByTestId('target-card-sandbox')).getByTestId('target-status');
+    expect(status.textContent).toBe('stale');
+    expect(status.getAttribute('title')).toContain('the store fails');
+  });
+
   it('shows health, server facts and summary numbers', () => {
-    render(<TargetCard target={makeTarget()} now={NOW} />);
+    // Polled 2.9 s ago every 2 s: within two intervals, so up.
+    render(<TargetCard target={makeTarget({ poll_interval_s: 2 })} now={NOW} />);
     const card = screen.getByTestId('target-card-sandbox');
     expect(within(card).getByTestId('target-status').textContent).toBe('up');
     expect(within(card).getByTestId('target-version').textContent).toContain('MariaDB 10.11.19');

@@ -7,13 +7,15 @@ import {
   failedCollectors,
   hasCap,
   isPoolOff,
-  PORT_EXPLANATION,
   pollCadence,
-  portKindLabel,
   poolKindLabel,
   poolOffMessage,
+  PORT_EXPLANATION,
+  portKindLabel,
   queueTimeMode,
   serverLabel,
+  shownStatus,
+  STALE_TITLE,
   statusTone,
 } from '../../lib/domain';
 import { Badge, Link, Stat } from '../../ui/ui';
@@ -25,7 +27,8 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
   const failed = failedCollectors(t.collectors);
   const stale = t.last_poll_at !== null && t.poll_interval_s ? now - t.last_poll_at > Math.max(5, t.poll_interval_s * 5) : false;
   const qmode = queueTimeMode(t.server);
-  const tone = statusTone(t);
+  const shown = shownStatus(t, t.poll_interval_s, now);
+  const tone = statusTone({ status: shown });
   // A down target reports a summary of nulls: show nothing rather than a row of dashes.
   const hasSummary = !!s && Object.values(s).some((v) => v !== null);
 
@@ -39,8 +42,8 @@ export function TargetCard({ target: t, now }: { target: Target; now: number }) 
         <Link href={targetPath(t.name)} className="card-title" testId="target-link">
           {t.name}
         </Link>
-        <Badge tone={tone} testId="target-status">
-          {t.status}
+        <Badge tone={tone} testId="target-status" title={shown === 'stale' ? STALE_TITLE : undefined}>
+          {shown}
         </Badge>
         {stalled ? (
           <Badge tone="bad" testId="target-stalled">

@@ -12,6 +12,8 @@ export interface OverviewData {
   error: Error | null;
   /** Browser time (epoch s) of the last successful fetch. */
   updatedAt: number | null;
+  /** Seconds between polls, as the overview says. */
+  intervalS?: number;
 }
 
 export function useOverview(): OverviewData {
@@ -20,5 +22,10 @@ export function useOverview(): OverviewData {
     ...overviewQuery,
     refetchInterval: (query) => refreshEvery(prefs, query.state.status === 'error' ? OVERVIEW_RETRY_MS : OVERVIEW_REFRESH_MS),
   });
-  return { rows: q.data?.targets ?? null, error: q.error, updatedAt: q.dataUpdatedAt ? q.dataUpdatedAt / 1000 : null };
+  return {
+    rows: q.data?.targets ?? null,
+    error: q.error,
+    updatedAt: q.dataUpdatedAt ? q.dataUpdatedAt / 1000 : null,
+    intervalS: q.data?.poll_interval_s,
+  };
 }

@@ -7,7 +7,7 @@ import { RangePicker } from '../../app/RangePicker';
 import { useRange } from '../../app/useRange';
 import { fmtAgo, fmtClock, fmtNum, fmtSeconds, fmtWholeSeconds } from '../../lib/format';
 import { stallLimitMs, stallLimitText } from './stallLimit';
-import { hasCap, isPoolOff, waitsSource } from '../../lib/domain';
+import { hasCap, isPoolOff, isStoreError, unreachableTitle, waitsSource } from '../../lib/domain';
 import { useNow } from '../../lib/hooks';
 import { fixedRange, rangeLabel, serializeRange } from '../../lib/range';
 import { spanRange } from '../../charts/bands';
@@ -110,7 +110,9 @@ export function TargetPage({ name }: { name: string }) {
         ) : d.targetError ? (
           <Notice
             tone="bad"
-            title={k === 'unreachable' ? 'Backend unreachable' : 'Could not load the target'}
+            title={
+              k === 'unreachable' || isStoreError(d.targetError) ? unreachableTitle(d.targetError) : 'Could not load the target'
+            }
             testId="backend-error"
           >
             {d.targetError.message}.{k === 'unreachable' ? ' Is `poolscope serve` running?' : ''} Retrying every 5 s.
@@ -133,7 +135,9 @@ export function TargetPage({ name }: { name: string }) {
   const stallLimit = stallLimitMs(state?.pool);
   const stallLimitShown = stallLimitText(state?.pool);
   const showGroups = hasCap(server, 'groups');
-  const backendDown = kindOf(d.targetError) === 'unreachable' || kindOf(d.stateError) === 'unreachable';
+  const readError = d.targetError ?? d.stateError;
+  const backendDown =
+    kindOf(d.targetError) === 'unreachable' || kindOf(d.stateError) === 'unreachable' || isStoreError(readError);
   const trx = state?.transactions ?? null;
   const historyEmpty = !!history && !d.historyLoading && isEmpty(history.series);
 
@@ -152,8 +156,8 @@ export function TargetPage({ name }: { name: string }) {
 
       <NowSummary target={target} state={state} alerts={targetAlerts} recs={recs.data} history={history?.series ?? []} />
       {backendDown ? (
-        <Notice tone="bad" title="Backend unreachable" testId="backend-error">
-          {(d.targetError ?? d.stateError)?.message} — showing the last data received; retrying.
+        <Notice tone="bad" title={unreachableTitle(readError)} testId="backend-error">
+          {readError?.message} — showing the last data received; retrying.
         </Notice>
       ) : null}
       <DownNotice target={target} now={now} hasState={!!state} />

@@ -14,6 +14,8 @@ import {
   portKindLabel,
   queueTimeMode,
   serverLabel,
+  shownStatus,
+  STALE_TITLE,
   stallLabel,
   statusTone,
 } from '../../lib/domain';
@@ -21,12 +23,13 @@ import { Badge, Notice } from '../../ui/ui';
 
 export function TargetHeader({ target: t, now, liveStatus }: { target: Target; now: number; liveStatus: LiveStatus }) {
   const qm = queueTimeMode(t.server);
+  const shown = shownStatus(t, t.poll_interval_s, now);
   return (
     <div className="target-head" data-testid="target-header">
       <div className="target-head-row">
         <h1 data-testid="target-name">{t.name}</h1>
-        <Badge tone={statusTone(t)} testId="target-status">
-          {t.status}
+        <Badge tone={statusTone({ status: shown })} testId="target-status" title={shown === 'stale' ? STALE_TITLE : undefined}>
+          {shown}
         </Badge>
         {t.server ? (
           <span data-testid="target-version">
