@@ -244,13 +244,18 @@ class AlertEngine:
         return {fp for fp, a in self.active.items() if a.target == target and a.rule == rule.name}
 
     async def _refresh_silences(self) -> None:
-        """Silences may be added or ended by another process (an API node in a fleet): re-read
-        them from the store every few seconds, one query for every target."""
+        """Silences may be added or ended, and alerts acknowledged, by another process (an API
+        node in a fleet): re-read them from the store every few seconds, a query each for every
+        target. An ack is taken in silently (the API process announced it): what this engine says
+        of the alert from then on carries it."""
         if not self.shared_silences or self.clock.monotonic() - self._silences_read_at < SILENCE_REFRESH_S:
             return
         self._silences_read_at = self.clock.monotonic()
         try:
             self.silences = await self.repo.silences(active_at=self.clock.time())
+            unacked = {a.id: a for a in self.active.values() if a.id is not None and a.acked_by is None}
+            for alert_id, (user, at) in (await self.repo.acks(unacked)).items():
+                unacked[alert_id].acked_by, unacked[alert_id].acked_at = user, at
         except Exception as error:
             self._silences_log.failed(error)  # the known ones stay
         else:

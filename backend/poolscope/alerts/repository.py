@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import delete, func, insert, or_, select, update
@@ -110,6 +111,18 @@ class AlertRepository:
                 return int(found.id)
             result = await conn.execute(insert(alert_alerts).values(**row))
             return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    async def acks(self, ids: Collection[int]) -> dict[int, tuple[str, float | None]]:
+        """Who acknowledged which of these alerts, and when: in a fleet an API process takes the
+        ack, and the poller that judges the alert learns it here."""
+        if not ids:
+            return {}
+        c = alert_alerts.c
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(c.id, c.acked_by, c.acked_at).where(c.id.in_(sorted(ids)), c.acked_by.is_not(None))
+            )
+            return {int(r.id): (str(r.acked_by), r.acked_at) for r in rows}
 
     async def link_snapshot(self, fingerprint: str, fired_at: float, snapshot_id: int) -> None:
         """Record the snapshot taken for the alert that fired then (whatever its status now)."""

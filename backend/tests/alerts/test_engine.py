@@ -197,6 +197,29 @@ async def test_an_ack_stored_by_another_process_survives_the_engines_next_save(m
     assert after.status == "resolved" and after.acked_by == "op" and after.acked_at == 101.0
 
 
+async def test_a_poller_engine_learns_an_ack_another_process_took_and_says_it_from_then_on(
+    make_engine, monkeypatch
+):
+    """In a fleet the API process takes the ack (and announces it); the poller that judges the
+    alert must not go on announcing it unacknowledged (the UI showed Acknowledge again)."""
+    monkeypatch.setattr("poolscope.alerts.engine.SILENCE_REFRESH_S", 0.0)
+    engine = await make_engine(shared_silences=True, resolve_after_s=0)
+    now = time.time()
+    await engine.evaluate(stalled(now))
+    (alert,) = engine.current()
+    stored = await engine.repo.get(alert.id)
+    stored.acked_by, stored.acked_at = "op", now + 0.5
+    await AlertRepository(engine.repo.engine).save(stored)  # an API process acknowledges
+    async with engine.hub.subscribe() as events:
+        await engine.evaluate(stalled(now + 1))
+        assert [(a.acked_by, a.acked_at) for a in engine.current()] == [("op", now + 0.5)]
+        assert events.empty()  # taken in silently: the API process announced it
+        await engine.evaluate(calm(now + 2))
+        resolved = await events.get()
+    assert isinstance(resolved, AlertEvent) and resolved.transition == "resolved"
+    assert resolved.alert.acked_by == "op"
+
+
 async def test_acknowledge_and_alert_events_on_the_hub(make_engine):
     engine = await make_engine()
     async with engine.hub.subscribe() as queue:

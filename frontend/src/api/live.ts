@@ -47,11 +47,25 @@ export function upsertTarget(list: Target[] | undefined, t: Target): Target[] {
   return out;
 }
 
-/** Fold one alert change into the current alerts: resolved ones leave, the others are replaced. */
+/**
+ * Fold one alert change into the current alerts: resolved ones leave, the others are replaced. An
+ * acknowledgement is never taken back (as in the store): a change sent by a process that has not
+ * heard of it yet (a poller, while an API process took the ack) keeps it.
+ */
 export function applyAlertEvent(current: AlertsResponse, ev: AlertEvent): AlertsResponse {
-  const active: Alert[] = current.active.filter((a) => a.fingerprint !== ev.alert.fingerprint);
-  if (ev.alert.status !== 'resolved') active.push(ev.alert);
+  const before = current.active.find((a) => a.fingerprint === ev.alert.fingerprint);
+  const active: Alert[] = current.active.filter((a) => a !== before);
+  if (ev.alert.status === 'resolved') return { ...current, active };
+  const keepAck = before?.acked_by && !ev.alert.acked_by && before.fired_at === ev.alert.fired_at;
+  active.push(keepAck ? { ...ev.alert, acked_by: before.acked_by, acked_at: before.acked_at } : ev.alert);
   return { ...current, active };
+}
+
+/** Whether the silences known here no longer tell who silenced an alert and until when (another browser made or ended one). */
+function silencesBehind(current: AlertsResponse | undefined, ev: AlertEvent): boolean {
+  if (ev.transition === 'unsilenced') return true;
+  const id = ev.alert.silenced_by;
+  return id !== null && !(current?.silences ?? []).some((s) => s.id === id);
 }
 
 export function applyPoll(qc: QueryClient, ev: PollEvent): void {
@@ -87,8 +101,10 @@ export function notificationsSupported(): boolean {
 }
 
 export function applyAlert(qc: QueryClient, ev: AlertEvent): void {
-  // Before the first list arrives a change has nothing to apply to: that list, fetched now, holds it.
-  if (qc.getQueryData(keys.current) === undefined) void qc.invalidateQueries({ queryKey: keys.current });
+  const current = qc.getQueryData<AlertsResponse>(keys.current);
+  // Before the first list arrives a change has nothing to apply to: that list, fetched now, holds
+  // it; so does the list after a silence made or ended elsewhere (it names who and until when).
+  if (current === undefined || silencesBehind(current, ev)) void qc.invalidateQueries({ queryKey: keys.current });
   qc.setQueryData<AlertsResponse>(keys.current, (cur) => (cur ? applyAlertEvent(cur, ev) : cur));
   // The logs and the target's bands change with it: fetched again when shown.
   void qc.invalidateQueries({ queryKey: keys.alertHistory });

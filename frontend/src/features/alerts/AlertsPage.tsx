@@ -1,14 +1,15 @@
 // The alert list: firing and pending alerts (acknowledge, silence), silences in effect, history, webhook delivery log.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { acknowledge, addSilence, expireSilence, sortAlerts, useAlerts } from '../../api/alerts';
+import { useQuery } from '@tanstack/react-query';
+import { handled, sortAlerts, useAlertActions, useAlerts } from '../../api/alerts';
 import { useAuth } from '../../api/auth';
-import { alertHistoryQuery, deliveriesQuery, keys } from '../../api/queries';
+import { alertHistoryQuery, deliveriesQuery } from '../../api/queries';
 import type { Alert } from '../../api/types';
 import { fmtAgo, fmtDateTimeZone } from '../../lib/format';
 import { useNow } from '../../lib/hooks';
 import { refreshEvery, usePrefs } from '../../lib/prefs';
 import { alertChartsPath } from '../../charts/bands';
 import { Badge, Link, Notice, Panel } from '../../ui/ui';
+import { HandledNote } from './Handled';
 import './alerts.css';
 
 const LOGS_REFRESH_MS = 10000;
@@ -45,19 +46,13 @@ export function AlertsPage() {
   const alerts = useAlerts();
   const auth = useAuth();
   const now = useNow(1000);
-  const qc = useQueryClient();
   const every = refreshEvery(usePrefs(), LOGS_REFRESH_MS);
   const historyQ = useQuery({ ...alertHistoryQuery, refetchInterval: every });
   const history = historyQ.data ?? null;
   const deliveries = useQuery({ ...deliveriesQuery, refetchInterval: every }).data ?? null;
   const operator = auth.can('operator');
-  // Every action changes the alert list and its logs: all of them are fetched again.
-  const action = useMutation({
-    mutationFn: (act: () => Promise<unknown>) => act(),
-    onSettled: () => qc.invalidateQueries({ queryKey: keys.alerts }),
-  });
-  const run = (act: () => Promise<unknown>) => action.mutate(act);
-  const error = action.error?.message ?? null;
+  const actions = useAlertActions();
+  const error = actions.error;
 
   const active = sortAlerts(alerts.active.values());
   return (
@@ -96,8 +91,9 @@ export function AlertsPage() {
                 {active.map((a) => (
                   <tr
                     key={a.fingerprint}
-                    className={a.status === 'firing' ? 'alert-row-firing' : ''}
+                    className={handled(a) ? 'alert-row-handled' : a.status === 'firing' ? 'alert-row-firing' : ''}
                     data-testid="alert-row"
+                    data-handled={handled(a)}
                     data-rule={a.rule}
                     data-target={a.target}
                   >
@@ -123,7 +119,7 @@ export function AlertsPage() {
                     <td title={fmtDateTimeZone(a.fired_at ?? a.started_at)}>{fmtAgo(a.fired_at ?? a.started_at, now)}</td>
                     <td className="small alert-details">
                       {a.description}
-                      {a.acked_by ? <div data-testid="alert-acked">acknowledged by {a.acked_by}</div> : null}
+                      <HandledNote alert={a} silences={alerts.silences} />
                       {a.snapshot_id !== null ? (
                         <div>
                           <Link href={`/snapshots/${a.snapshot_id}`} testId="alert-snapshot-link">
@@ -140,7 +136,7 @@ export function AlertsPage() {
                               type="button"
                               className="btn btn-small"
                               data-testid="alert-ack"
-                              onClick={() => run(() => acknowledge(a.id!))}
+                              onClick={() => actions.acknowledge(a)}
                             >
                               Acknowledge
                             </button>
@@ -153,15 +149,13 @@ export function AlertsPage() {
                                   className="btn btn-small"
                                   data-testid="alert-silence"
                                   onClick={() =>
-                                    run(() =>
-                                      addSilence({
-                                        target: a.target,
-                                        rule: a.rule,
-                                        group: a.group,
-                                        duration_s: seconds,
-                                        comment: `silenced from the alert list by ${auth.user?.name ?? ''}`,
-                                      }),
-                                    )
+                                    actions.silence({
+                                      target: a.target,
+                                      rule: a.rule,
+                                      group: a.group,
+                                      duration_s: seconds,
+                                      comment: `silenced from the alert list by ${auth.user?.name ?? ''}`,
+                                    })
                                   }
                                 >
                                   Silence {label}
@@ -209,7 +203,7 @@ export function AlertsPage() {
                         type="button"
                         className="btn btn-small"
                         data-testid="silence-expire"
-                        onClick={() => run(() => expireSilence(s.id))}
+                        onClick={() => actions.expire(s.id)}
                       >
                         End now
                       </button>
