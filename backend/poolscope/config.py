@@ -185,6 +185,12 @@ class Settings(BaseSettings):
         default=60, ge=10, le=3600, description="the finest rollup's step; coarser tiers are 3 and 10 of them"
     )
     ratio_window_s: int = Field(default=60, ge=5, le=3600, description="window of windowed ratios")
+    flight_recorder_kb: int = Field(
+        default=4096,
+        ge=16,
+        le=65536,
+        description="per target, the most memory the last 120 s of holders and queued requests may take",
+    )
     listen_host: str = Field(
         default="127.0.0.1",
         description="address the dashboard and API listen on (without [[users]], loopback only unless allowed)",

@@ -138,6 +138,22 @@ export class TargetPage {
     await this.page.mouse.move(x(to), y, { steps: 8 });
     await this.page.mouse.up();
   }
+  // ------------------------------------------------------------------ who held the pool
+
+  get heldPanel(): Locator {
+    return this.page.getByTestId('held-panel');
+  }
+  /** The digests of "Who held the pool", in the order shown. */
+  get heldRows(): Locator {
+    return this.heldPanel.getByTestId('held-row');
+  }
+  heldSort(by: 'stalled' | 'held' | 'queued'): Locator {
+    return this.heldPanel.getByTestId(`held-sort-${by}`);
+  }
+  get holdersStrip(): Locator {
+    return this.page.getByTestId('holders-strip');
+  }
+
   /** The alert and stall bands' handles of a chart (buttons that open the band's span). */
   bands(chartTestId: string): Locator {
     return this.page.getByTestId(`${chartTestId}-band`);

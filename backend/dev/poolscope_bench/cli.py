@@ -18,7 +18,7 @@ from poolscope.config import Settings
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
-from poolscope_bench import idlecost, overhead, polltime, storebench
+from poolscope_bench import holderscost, idlecost, overhead, polltime, storebench
 from poolscope_bench.common import (
     BenchConfig,
     BenchContext,
@@ -207,6 +207,7 @@ async def run_all(ctx: BenchContext, results: dict[str, Any], exporter_box: list
     poll = storebench.RealisticPoll(loaded_poll or idle_poll, cfg.store_groups)
     results.update(await storebench.run(ctx, poll))
     results["store_ingest"]["captured_under_load"] = loaded_poll is not None
+    results["holders_cost"] = await holderscost.holders_cost(ctx)
 
 
 def _verdicts(results: dict[str, Any]) -> list[bool]:

@@ -284,5 +284,38 @@ def render(results: dict[str, Any]) -> str:
             )
     for line in chart_lines.values():
         out.append(line[0] + ";".join(line[1:]))
+    out += _holders_block(results.get("holders_cost"))
     out.append("=" * 78)
     return "\n".join(out)
+
+
+def _holders_block(part: dict[str, Any] | None) -> list[str]:
+    """Part 6 (holderscost.py): a poll's cost without and with the holders' sources, per state."""
+    out = [
+        "",
+        "6. Who holds the pool: poll cost without its sources (the poll before them) and with, alternated",
+    ]
+    if not part:
+        return out + ["   not run"]
+    for state, label in (("idle", "idle"), ("queue", "queueing"), ("stall", "stall")):
+        lanes = part.get(state) or {}
+        cells = []
+        for lane in ("without", "with"):
+            r = lanes.get(lane)
+            if r:
+                cells.append(
+                    f"{lane}: CPU p50 {_f(r['cpu_ms'].get('p50'), 2)} ms (mean {_f(r['cpu_ms'].get('mean'), 2)}),"
+                    f" wall p50 {_f(r['wall_ms'].get('p50'), 1)} ms, {r['polls_with_holders']} polls with holders"
+                    f" ({r['polls_stalled']} stalled)"
+                )
+        out.append(f"   {label:<9} " + "; ".join(cells))
+    out.append(
+        f"   held-time counters + flight recorder on a stalled poll: {_f(part.get('bookkeeping_us_per_poll'), 1)} µs per poll"
+    )
+    after, worst = part.get("recorder_after_run") or {}, part.get("recorder_worst_case") or {}
+    out.append(
+        f"   flight recorder after the run: {after.get('seconds_kept')} s kept, {after.get('payload_bytes')} B;"
+        f" worst case (8 groups x 10 holders + 20 queued a second, 120 s): {worst.get('seconds_kept')} s kept,"
+        f" {worst.get('payload_bytes')} B payload (bound {worst.get('max_bytes')} B), {worst.get('python_bytes')} B allocated"
+    )
+    return out

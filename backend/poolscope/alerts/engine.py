@@ -286,6 +286,7 @@ class AlertEngine:
                 description=finding.description,
                 value=finding.value,
                 labels=finding.labels,
+                annotations=finding.annotations,
                 started_at=now,
                 last_active_at=now,
             )
@@ -303,6 +304,7 @@ class AlertEngine:
                 finding.value,
             )
             alert.labels = {**alert.labels, **finding.labels}
+            alert.annotations = finding.annotations
             alert.last_active_at = now
             self._resumed.pop(fp, None)
         if alert.status == "pending":

@@ -56,6 +56,9 @@ class AlertFinding(Finding):
     # Deduplication key inside a rule and target; group alerts carry the group id.
     group: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    # Extra annotations beside summary and description (they may change while the alert fires;
+    # labels may not: they are its identity in Alertmanager).
+    annotations: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

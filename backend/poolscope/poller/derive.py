@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from poolscope.analysis.flight_recorder import FlightRecorder
 from poolscope.analysis.held_time import METRICS as HELD_TIME_METRICS
 from poolscope.analysis.held_time import HeldTime
 from poolscope.analysis.holders import HolderInputs, derive_holders
@@ -72,6 +73,8 @@ class TargetMemory:
     pressure_left: int = 0
     pressured_groups: set[int] = field(default_factory=set)
     held_time: HeldTime = field(default_factory=HeldTime)
+    # The last 120 s of holders and queued requests: history, so kept when the target goes down.
+    recorder: FlightRecorder = field(default_factory=FlightRecorder)
 
     def forget(self) -> None:
         self.stalls.forget()
@@ -309,6 +312,7 @@ def derive_state(
         )
     # Held, stalled and queued seconds per digest (cheap when there is nothing: an idle pool).
     samples.extend(memory.held_time.count(now, state.holders, state.queue if state.holders else []))
+    memory.recorder.record(now, state.holders, state.queue)
     memory.pressure_left = 1 if holders_now is not None else max(memory.pressure_left - 1, 0)
     memory.pressured_groups = holders_now or set()
     return state

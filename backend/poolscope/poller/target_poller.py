@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.flight_recorder import FlightRecorder
 from poolscope.analysis.held_time import HeldTime
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
@@ -42,6 +43,7 @@ from poolscope.poller.derive import TargetMemory, derive_state, lookup_ids, refe
 from poolscope.poller.outputs import PollOutputs
 from poolscope.schemas import (
     CollectorStatus,
+    FlightEntry,
     Sample,
     TargetInfo,
     TargetState,
@@ -90,6 +92,7 @@ class TargetPoller:
             last_statements=LastStatementMemory(),
             identities=SessionIdentities(),
             held_time=HeldTime(settings.poll_interval_s),
+            recorder=FlightRecorder(max_bytes=settings.flight_recorder_kb * 1024),
         )
         self.session_lookup = SessionLookup()
         # The second round trip's other lookups, asked only on polls that read the holders.
@@ -124,6 +127,10 @@ class TargetPoller:
         last = self._last_run.get(collector.name)
         # Half a poll of slack: a 5 s collector polled every 1 s runs every 5th poll, not 6th.
         return last is None or now - last >= collector.every_s - 0.5 * self.settings.poll_interval_s
+
+    def flight_recorder(self, until: float | None = None) -> list[FlightEntry]:
+        """The last 120 s of who held and queued in each group, one entry a second (snapshots)."""
+        return self.memory.recorder.entries(until)
 
     async def read_between_polls(self, statements: list[str], timeout_s: float) -> list[StatementResult]:
         """Run extra statements on the poll's own connection, between two polls (incident snapshots).

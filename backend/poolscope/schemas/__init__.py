@@ -15,6 +15,10 @@ from poolscope.schemas.alerts import (
 from poolscope.schemas.state import (
     AdminGroup,
     Blocker,
+    FlightEntry,
+    FlightGroup,
+    FlightHolder,
+    FlightQueued,
     GroupHolders,
     GroupState,
     HeldDigest,
@@ -61,6 +65,10 @@ from poolscope.schemas.target import (
 __all__ = [
     "AdminGroup",
     "Blocker",
+    "FlightEntry",
+    "FlightGroup",
+    "FlightHolder",
+    "FlightQueued",
     "GroupHolders",
     "HeldDigest",
     "HeldOut",

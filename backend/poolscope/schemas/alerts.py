@@ -43,6 +43,10 @@ class Alert(Schema):
     """The value that crossed the threshold, in the rule's unit."""
     labels: dict[str, str] = Field(default_factory=dict)
     """Extra labels the rule adds (e.g. stall_reason), sent to Alertmanager and webhooks."""
+    annotations: dict[str, str] = Field(default_factory=dict)
+    """Extra annotations the rule adds at its latest evaluation, sent to Alertmanager and webhooks
+    beside summary and description (group_stalled: top_holder, top_holder_connection,
+    top_holder_digest, top_holder_blocker). Not stored: the description names the same."""
     started_at: float
     """When the condition was first seen (pending), Unix time in seconds."""
     fired_at: float | None = None

@@ -463,6 +463,74 @@ class TargetState(Schema):
     instrument."""
 
 
+class FlightHolder(Schema):
+    """A holder as the flight recorder keeps it: who, for how long, which statement shape."""
+
+    connection_id: int
+    """The connection (PROCESSLIST.ID)."""
+    user: str | None = None
+    """Its user."""
+    host: str | None = None
+    """Its client host:port."""
+    time_s: float | None = None
+    """Seconds in the current statement."""
+    state: str | None = None
+    """PROCESSLIST.STATE."""
+    digest: str | None = None
+    """The statement's digest (Holder.digest)."""
+    statement: str | None = None
+    """The statement's shape, literals replaced by ? (cut to 200 characters)."""
+    waits_on: str | None = None
+    """What it waits on, when the server says."""
+    blocked_by: list[int] = Field(default_factory=list)
+    """The connections holding what it waits on."""
+
+
+class FlightQueued(Schema):
+    """A queued request as the flight recorder keeps it."""
+
+    connection_id: int | None = None
+    """The connection; null for a login waiting in the queue."""
+    user: str | None = None
+    """Its user."""
+    host: str | None = None
+    """Its client host:port."""
+    waited_ms: float
+    """How long it had waited, in ms."""
+    digest: str | None = None
+    """The digest of the statement its connection ran last (the queued request is unread)."""
+    statement: str | None = None
+    """That statement's shape."""
+
+
+class FlightGroup(Schema):
+    """One thread group in one second of the flight recorder."""
+
+    group: int | None
+    """The thread group; null: the whole pool (no per-group view)."""
+    stalled: bool = False
+    """The group was stalled."""
+    queue_length: int | None = None
+    """Requests in its queue."""
+    holders: list[FlightHolder] = Field(default_factory=list)
+    """Its executing connections, longest running first (at most 10)."""
+    holders_left_out: int = 0
+    """Holders beyond those listed."""
+    queued: list[FlightQueued] = Field(default_factory=list)
+    """Its queued requests, longest waiting first (at most 20)."""
+    queued_left_out: int = 0
+    """Queued requests beyond those listed."""
+
+
+class FlightEntry(Schema):
+    """One second of the flight recorder: the groups under pressure (none: an idle second)."""
+
+    ts: float
+    """The poll's time, Unix time in seconds."""
+    groups: list[FlightGroup] = Field(default_factory=list)
+    """The groups with holders read or requests queued."""
+
+
 HeldSort = Literal["stalled", "held", "queued"]
 
 

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from poolscope.config import TargetConfig
 from poolscope.poller.connection import ConnectError, StatementResult, TargetConnection, describe_mysql_error
+from poolscope.schemas import FlightEntry
 from poolscope.snapshots.document import Row, ServerTables
 from poolscope.snapshots.redact import redact_variables
 
@@ -47,6 +48,8 @@ class LivePoller(Protocol):
     def connection(self) -> TargetConnection: ...
 
     async def read_between_polls(self, statements: list[str], timeout_s: float) -> list[StatementResult]: ...
+
+    def flight_recorder(self, until: float | None = None) -> list[FlightEntry]: ...
 
 
 def _scalar(value: Any) -> str | int | float | bool | None:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from poolscope.schemas import Alert, SeriesOut, TargetInfo, TargetState
+from poolscope.schemas import Alert, FlightEntry, GroupHolders, SeriesOut, TargetInfo, TargetState
 from poolscope.schemas.base import Schema
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -121,6 +121,11 @@ class SnapshotDocument(Schema):
     waits."""
     server_tables: ServerTables = Field(default_factory=ServerTables)
     """The server's own tables, read once between two polls."""
+    holders: list[GroupHolders] = Field(default_factory=list)
+    """Per stalled group at the moment: the connections executing in it and who blocks them."""
+    flight_recorder: list[FlightEntry] = Field(default_factory=list)
+    """The run-up, one entry a second: who held and who queued in each group under pressure over
+    the last 120 s the poller kept (empty when no running poller took the snapshot)."""
     series: list[SeriesOut] = Field(default_factory=list)
     """Every metric of the target over the window."""
     step_s: float = 1.0

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from poolscope.metrics.catalog import CATALOG
 from poolscope.schemas import SeriesOut
 from poolscope.snapshots.document import SnapshotDocument
+from poolscope.snapshots.report_holders import digest_colors, holders_timeline, incident_digests, legend
 
 WIDTH, HEIGHT = 560, 170
 PAD_L, PAD_R, PAD_T, PAD_B = 48, 10, 10, 22
@@ -476,6 +477,65 @@ def render_report(doc: SnapshotDocument, view: ReportView = UTC_VIEW) -> str:
             ("INNODB_TRX", doc.server_tables.innodb_trx),
         )
     )
+    digests = incident_digests(doc)
+    colors = digest_colors(digests)
+    timeline = holders_timeline(doc, colors, lambda t: view.time(t, "%H:%M:%S"))
+    top_digests = _table(
+        ["statement", "stalled s", "held s", "queued s", "max time s", "connections", "groups"],
+        [
+            [
+                d.statement,
+                _fmt(d.stalled_s),
+                _fmt(d.held_s),
+                _fmt(d.queued_s),
+                _fmt(d.max_time_s),
+                len(d.connections),
+                ", ".join(sorted(d.groups)),
+            ]
+            for d in digests[:20]
+        ],
+        sql_cols=frozenset({0}),
+        test_id="report-top-digests",
+    )
+    held_now = _table(
+        [
+            "group",
+            "connection",
+            "user@host",
+            "time s",
+            "state",
+            "statement",
+            "digest",
+            "waits on",
+            "blocked by",
+        ],
+        [
+            [
+                "pool" if g.group_id is None else g.group_id,
+                h.connection_id,
+                f"{h.user or '?'}@{h.host or '?'}",
+                _fmt(h.time_s),
+                h.state,
+                h.info or h.digest_text,
+                h.digest,
+                h.waits_on,
+                "; ".join(
+                    f"{b.connection_id} ({b.user or '?'}): {b.statement or b.command or ''}"
+                    for b in h.blockers
+                ),
+            ]
+            for g in doc.holders
+            for h in g.holders
+        ],
+        sql_cols=frozenset({5, 8}),
+        test_id="report-holders",
+    )
+    recorded = doc.flight_recorder
+    recorded_note = (
+        f"{len(recorded)} seconds recorded, from {_clock(recorded[0].ts, view)} to {_clock(recorded[-1].ts, view)}."
+        if recorded
+        else "No flight recorder: the snapshot was not taken by a running poller."
+    )
     kv = lambda d: "".join(f"<div><b>{_e(k)}</b> {_e(v)}</div>" for k, v in sorted(d.items()))  # noqa: E731
     errors = (
         '<p class="bad">Could not read: '
@@ -508,6 +568,11 @@ def render_report(doc: SnapshotDocument, view: ReportView = UTC_VIEW) -> str:
  · qps {_fmt(state.throughput.qps)} · tps {_fmt(state.throughput.tps)}</p>{errors}</section>
 <section><h2>Metrics over the window</h2><div class="charts" data-testid="report-charts">{"".join(charts)}</div></section>
 <section><h2>Thread groups</h2>{groups}</section>
+<section><h2>Who held the stalled groups at the moment</h2>{held_now}</section>
+<section><h2>Who held the pool before the moment</h2><p class="muted">{recorded_note} Each second is coloured by the
+statement of the group's longest-running holder; a red tick marks a stalled second.</p>{legend(digests, colors)}{timeline}
+<h2>Top digests of the incident</h2><p class="muted">Worker-seconds held per statement shape over the seconds recorded
+(stalled: in a stalled group); a queued request counts under the statement its connection ran last.</p>{top_digests}</section>
 <section><h2>Queued connections</h2><p class="muted">A queued request is not read by the server until a worker takes it:
 the SQL shown is the last statement Poolscope saw that connection run.</p>{queue}</section>
 <section><h2>Transactions (INNODB_TRX)</h2>{trx}<h2>Lock waits</h2>{lock_waits}</section>

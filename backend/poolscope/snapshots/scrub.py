@@ -14,6 +14,11 @@ def redact_document_sql(doc: SnapshotDocument) -> None:
         q.info, q.last_sql = redact_sql(q.info), redact_sql(q.last_sql)
     for s in state.sessions:
         s.info = redact_sql(s.info)
+    for group in (*state.holders, *doc.holders):
+        for holder in group.holders:
+            holder.info = redact_sql(holder.info)
+            for blocker in holder.blockers:
+                blocker.statement = redact_sql(blocker.statement)
     if state.transactions:
         for t in state.transactions.items:
             t.query = redact_sql(t.query)

@@ -170,7 +170,9 @@ class SnapshotService:
             target_info=info,
             state=_state_copy(state),
             server_tables=tables,
+            flight_recorder=poller.flight_recorder() if (poller := self.pollers.get(target)) else [],
         )
+        doc.holders = [group.model_copy(deep=True) for group in doc.state.holders if group.stalled]
         try:
             await self._fill_window(doc, until=min(now, window.to))
         except Exception as error:  # the store fails: the window is read when the capture completes

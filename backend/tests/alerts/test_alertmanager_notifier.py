@@ -12,6 +12,7 @@ from poolscope.alerts.notifiers.alertmanager import (
     postable_alert,
     shown_url,
 )
+from poolscope.alerts.notifiers.webhook import alertmanager_payload
 from poolscope.alerts.settings import AlertmanagerSettings
 from poolscope.config import Settings
 from poolscope.schemas import Alert
@@ -77,6 +78,19 @@ def test_postable_alert_is_alertmanagers_v2_shape():
         "endsAt": "2023-11-14T22:17:20.000Z",
         "generatorURL": "http://poolscope:8000/alerts",
     }
+
+
+def test_the_rules_annotations_go_beside_summary_and_description_in_both_payloads():
+    alert = _alert(annotations={"top_holder_digest": "7fde", "top_holder_connection": "12"})
+    expected = {
+        "top_holder_digest": "7fde",
+        "top_holder_connection": "12",
+        "summary": "db1: thread group 0 stalled",
+        "description": "Group 0: STALLS counter rose",
+    }
+    assert postable_alert(alert, T0 + 240, "http://poolscope:8000")["annotations"] == expected
+    hook = alertmanager_payload(alert, "pager", "http://poolscope:8000")
+    assert hook["alerts"][0]["annotations"] == hook["commonAnnotations"] == expected
 
 
 def test_firing_then_resolved_are_posted_in_order_with_endsat():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from poolscope.alerts.model import AlertContext, Observation
 from poolscope.alerts.rules import all_rules
 from poolscope.alerts.settings import Thresholds
-from poolscope.schemas import QueuedConnection, Transaction
+from poolscope.schemas import Blocker, GroupHolders, Holder, QueuedConnection, Transaction
 from tests.alerts.states import group, info, state, threads, transactions
 
 RULES = {r.name: r for r in all_rules()}
@@ -49,6 +49,60 @@ def test_group_stalled_needs_a_real_signal_not_the_server_flag_alone():
     assert finding.group == "1" and finding.level == "breach"
     assert "no dequeue" in finding.description and "900 ms" in finding.description
     assert finding.labels == {"stall_reason": "no_dequeue"}
+
+
+def test_group_stalled_names_the_top_holder_and_its_blocker_without_literals():
+    holders = [
+        Holder(
+            connection_id=7,
+            user="app",
+            host="10.0.0.9:4567",
+            command="Query",
+            time_s=2.0,
+            digest="aa",
+            digest_text="SELECT ?",
+        ),
+        Holder(
+            connection_id=8,
+            user="app",
+            host="10.0.0.9:4568",
+            command="Query",
+            time_s=9.0,
+            info="UPDATE t SET v = 'secret-value' WHERE id = 1",
+            digest="bb",
+            digest_text="UPDATE t SET v = ? WHERE id = ?",
+            waits_on="row lock",
+            blockers=[
+                Blocker(
+                    kind="row_lock",
+                    connection_id=3,
+                    user="batch",
+                    statement="DELETE FROM t WHERE id = 'secret-key'",
+                )
+            ],
+        ),
+    ]
+    st = state(
+        1,
+        [group(0), group(1, stall_reason="no_dequeue", queue_length=4)],
+        holders=[GroupHolders(group_id=1, stalled=True, queue_length=4, holders=holders)],
+    )
+    (finding,) = evaluate("group_stalled", st)
+    assert (
+        "connection 8 (app@10.0.0.9:4568): UPDATE t SET v = ? WHERE id = ? (digest bb) for 9 s"
+        in finding.description
+    )
+    assert "row lock held by connection 3 (batch): DELETE FROM t WHERE id = ?" in finding.description
+    assert finding.annotations == {
+        "top_holder": "connection 8 (app@10.0.0.9:4568): UPDATE t SET v = ? WHERE id = ? for 9 s",
+        "top_holder_connection": "8",
+        "top_holder_digest": "bb",
+        "top_holder_blocker": "connection 3 (batch): DELETE FROM t WHERE id = ?",
+    }
+    assert "secret" not in finding.description + str(finding.annotations)
+    # No holders read (yet): the alert says what it knows, without a holder.
+    (bare,) = evaluate("group_stalled", state(1, [group(1, stall_reason="no_dequeue", queue_length=4)]))
+    assert bare.annotations == {} and "Held longest" not in bare.description
 
 
 def test_queue_length_fires_above_max_and_holds_down_to_the_resolve_level():

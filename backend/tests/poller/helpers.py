@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from poolscope.analysis.counters import CounterMemory
+from poolscope.analysis.holders import mariadb_group
 from poolscope.analysis.last_statement import LastStatementMemory
 from poolscope.analysis.ratios import CacheRatios
 from poolscope.analysis.session_identity import SessionIdentities
@@ -18,7 +19,7 @@ from poolscope.poller.connection import Connection
 from poolscope.poller.derive import TargetMemory
 from poolscope.poller.target_poller import PollResult, TargetPoller
 from poolscope.schemas import GroupState, ServerInfo
-from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
+from poolscope_dev.sandbox import ADMIN_USER, MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, MariaDBSandbox
 from tests.waiting import await_for
 
 # A MariaDB server with its thread pool on, as discovery describes it: for parse steps run on rows.
@@ -165,5 +166,65 @@ def cpu_burst(
     finally:
         for thread in threads:
             thread.join(timeout=seconds * rounds + 30)
+        for conn in conns:
+            conn.close()
+
+
+def connections_in_group(sandbox: MariaDBSandbox, group: int, size: int, count: int) -> list:
+    """`count` sbtest connections whose id puts them in `group` by MariaDB's rule (others closed)."""
+    chosen, spare = [], []
+    for _ in range(count * size * 3):
+        conn = sandbox.connect(SBTEST_USER)
+        (chosen if mariadb_group(conn.thread_id(), size) == group else spare).append(conn)
+        if len(chosen) == count:
+            break
+    for conn in spare:
+        conn.close()
+    assert len(chosen) == count
+    return chosen
+
+
+@contextmanager
+def running(
+    conns: list, statements: list[str], repeat: int = 1, sandbox: MariaDBSandbox | None = None
+) -> Iterator[None]:
+    """Each connection runs its statement up to `repeat` times in a thread; joined on exit.
+
+    With a sandbox, the block's end stops them: the repeats end and the running statements are
+    killed, so a CPU-bound shape holds its group for the whole block whatever the machine's load
+    (a loop count calibrated on a busy machine may run several times faster once it is not)."""
+    stop = threading.Event()
+
+    def run(conn, sql: str) -> None:
+        try:
+            with conn.cursor() as cur:
+                for _ in range(repeat):
+                    if stop.is_set():
+                        break
+                    cur.execute(sql)
+        except Exception:
+            pass  # a killed or timed-out statement ends this worker
+
+    threads = [
+        threading.Thread(target=run, args=(c, s), daemon=True) for c, s in zip(conns, statements, strict=True)
+    ]
+    ids = [c.thread_id() for c in conns]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        stop.set()
+        if sandbox is not None:
+            killer = sandbox.connect(ADMIN_USER, extra=True)
+            try:
+                with killer.cursor() as cur:
+                    for connection_id in ids:
+                        cur.execute(f"KILL QUERY {int(connection_id)}")
+            finally:
+                killer.close()
+        for thread in threads:
+            thread.join(timeout=120)
         for conn in conns:
             conn.close()

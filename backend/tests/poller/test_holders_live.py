@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 
@@ -14,72 +10,19 @@ from poolscope.analysis.held_time import MAX_TIME, SUMMED, rank
 from poolscope.analysis.holders import mariadb_group
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
-from poolscope_dev.sandbox import ADMIN_USER, SBTEST_USER, MariaDBSandbox
-from tests.poller.helpers import calibrate_benchmark, global_variables, poll_until, poller_for
+from poolscope_dev.sandbox import SBTEST_USER
+from tests.poller.helpers import (
+    calibrate_benchmark,
+    connections_in_group,
+    global_variables,
+    poll_until,
+    poller_for,
+    running,
+)
 from tests.waiting import wait_for
 
 HOLDER = "poolscope-holder"
 WAITER = "poolscope-waiter"
-
-
-def _connections_in(sandbox: MariaDBSandbox, group: int, size: int, count: int) -> list:
-    """`count` sbtest connections whose id puts them in `group` by MariaDB's rule (others closed)."""
-    chosen, spare = [], []
-    for _ in range(count * size * 3):
-        conn = sandbox.connect(SBTEST_USER)
-        (chosen if mariadb_group(conn.thread_id(), size) == group else spare).append(conn)
-        if len(chosen) == count:
-            break
-    for conn in spare:
-        conn.close()
-    assert len(chosen) == count
-    return chosen
-
-
-@contextmanager
-def _running(
-    conns: list, statements: list[str], repeat: int = 1, sandbox: MariaDBSandbox | None = None
-) -> Iterator[None]:
-    """Each connection runs its statement up to `repeat` times in a thread; joined on exit.
-
-    With a sandbox, the block's end stops them: the repeats end and the running statements are
-    killed, so a CPU-bound shape holds its group for the whole block whatever the machine's load
-    (a loop count calibrated on a busy machine may run several times faster once it is not)."""
-    stop = threading.Event()
-
-    def run(conn, sql: str) -> None:
-        try:
-            with conn.cursor() as cur:
-                for _ in range(repeat):
-                    if stop.is_set():
-                        break
-                    cur.execute(sql)
-        except Exception:
-            pass  # a killed or timed-out statement ends this worker
-
-    threads = [
-        threading.Thread(target=run, args=(c, s), daemon=True) for c, s in zip(conns, statements, strict=True)
-    ]
-    ids = [c.thread_id() for c in conns]
-    for thread in threads:
-        thread.start()
-        time.sleep(0.05)
-    try:
-        yield
-    finally:
-        stop.set()
-        if sandbox is not None:
-            killer = sandbox.connect(ADMIN_USER, extra=True)
-            try:
-                with killer.cursor() as cur:
-                    for connection_id in ids:
-                        cur.execute(f"KILL QUERY {int(connection_id)}")
-            finally:
-                killer.close()
-        for thread in threads:
-            thread.join(timeout=120)
-        for conn in conns:
-            conn.close()
 
 
 def test_queued_connections_sit_in_the_group_the_rule_gives(mariadb_line):
@@ -91,7 +34,7 @@ def test_queued_connections_sit_in_the_group_the_rule_gives(mariadb_line):
     with global_variables(mariadb_line, thread_pool_stall_limit=60000):
         conns = [mariadb_line.connect(SBTEST_USER) for _ in range(12)]
         sql = f"SELECT BENCHMARK({loops}, MD5('x')) /* {HOLDER} */"
-        with _running(conns, [sql] * len(conns)):
+        with running(conns, [sql] * len(conns)):
             probe = mariadb_line.connect("poolscope_monitor", extra=True)
             try:
                 rows = wait_for(
@@ -141,15 +84,15 @@ async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariad
     try:
         await poller.poll_once()
         with global_variables(mariadb, thread_pool_stall_limit=300):
-            holders = _connections_in(mariadb, group=1, size=2, count=3)
-            waiters = _connections_in(mariadb, group=1, size=2, count=4)
+            holders = connections_in_group(mariadb, group=1, size=2, count=3)
+            waiters = connections_in_group(mariadb, group=1, size=2, count=4)
             holder_ids = {c.thread_id() for c in holders}
             waiter_ids = {c.thread_id() for c in waiters}
             heavy = f"SELECT BENCHMARK({loops}, MD5('x')) /* {HOLDER} */"
             light = f"SELECT 1 + 1 /* {WAITER} */"
             with (
-                _running(holders, [heavy] * 3, repeat=60, sandbox=mariadb),
-                _running(waiters, [light] * 4, repeat=100_000, sandbox=mariadb),
+                running(holders, [heavy] * 3, repeat=60, sandbox=mariadb),
+                running(waiters, [light] * 4, repeat=100_000, sandbox=mariadb),
             ):
                 seen = await poll_until(
                     poller,
@@ -160,7 +103,9 @@ async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariad
                     timeout_s=60,
                 )
                 # A few more polls of the stall, so held and queued seconds add up.
-                seen += await poll_until(poller, lambda r: False, timeout_s=3.0)
+                for _ in range(6):
+                    await asyncio.sleep(0.5)
+                    seen.append(await poller.poll_once())
     finally:
         await poller.close()
     ranked = await _ranked(tmp_path, seen)
@@ -187,9 +132,15 @@ async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariad
     # Every listed holder is in the group the rule gives.
     assert all(mariadb_group(h.connection_id, 2) == 1 for h in group.holders)
     # A queued request is not executing: never a holder (a heavy one may queue behind the others).
-    queued = {q.connection_id for q in state.queue}
-    assert queued and not (queued & ids)
-    assert queued <= waiter_ids | holder_ids
+    # The queue and the processlist are read one after the other in a poll: a request dequeued in
+    # between shows in both, but only as a statement that has just started.
+    both = [r.state for r in seen if r.state is not None and r.state.queue and r.state.holders]
+    assert both
+    for polled in both:
+        queued = {q.connection_id for q in polled.queue}
+        held = {h.connection_id: h.time_s or 0.0 for g in polled.holders for h in g.holders}
+        assert all(held[c] < 1.0 for c in queued & held.keys()), (queued, held)
+        assert queued <= waiter_ids | holder_ids
 
 
 @pytest.mark.slow
@@ -211,8 +162,8 @@ async def test_a_row_lock_chain_names_the_blocker_and_its_statement(mariadb, mon
             waiter_sql = "UPDATE holders_rowlock SET v = v + 2 WHERE id = 1"
             heavy = f"SELECT BENCHMARK({loops}, MD5('x')) /* {HOLDER} */"
             with (
-                _running([blocker, waiter], [blocker_sql, waiter_sql], sandbox=mariadb),
-                _running(cpu, [heavy] * 4, repeat=30, sandbox=mariadb),
+                running([blocker, waiter], [blocker_sql, waiter_sql], sandbox=mariadb),
+                running(cpu, [heavy] * 4, repeat=30, sandbox=mariadb),
             ):
                 seen = await poll_until(
                     poller,

@@ -10,7 +10,16 @@ import time
 
 from poolscope.alerts.repository import AlertRepository
 from poolscope.config import Settings, TargetConfig
-from poolscope.schemas import Alert, PollEvent, QueuedConnection, Sample, Session
+from poolscope.schemas import (
+    Alert,
+    Blocker,
+    GroupHolders,
+    Holder,
+    PollEvent,
+    QueuedConnection,
+    Sample,
+    Session,
+)
 from poolscope.snapshots.service import SnapshotService
 from poolscope.store.migrate import upgrade_to_head
 from poolscope.store.sql import SqlStore
@@ -55,6 +64,26 @@ async def write_polls(store: SqlStore, now: float, n: int = 5) -> None:
                 )
             ],
             sessions=[Session(id=6, command="Query", info="UPDATE t SET name = 'bob' WHERE id = 7")],
+            holders=[
+                GroupHolders(
+                    group_id=0,
+                    stalled=True,
+                    queue_length=2,
+                    holders=[
+                        Holder(
+                            connection_id=6,
+                            command="Query",
+                            info="UPDATE t SET name = 'bob' WHERE id = 7",
+                            waits_on="row lock",
+                            blockers=[
+                                Blocker(
+                                    kind="row_lock", connection_id=3, statement="DELETE FROM t WHERE k = 'z'"
+                                )
+                            ],
+                        )
+                    ],
+                )
+            ],
         )
         await store.write_poll(
             info(ts), st, [Sample(metric="tp_group_queue_length", labels={"group": "0"}, value=2.0)], ts
@@ -73,6 +102,12 @@ async def test_unreadable_server_still_keeps_the_moment_and_says_why(tmp_path):
         # Redaction: the queue's last SQL and the session's SQL lose their literals.
         assert doc.state.queue[0].last_sql == "SELECT * FROM t WHERE id = ?"
         assert doc.state.sessions[0].info == "UPDATE t SET name = ? WHERE id = ?"
+        # The stalled group's holders at the moment, their statements and their blockers' too.
+        (held,) = doc.holders
+        assert held.group_id == 0 and held.holders[0].info == "UPDATE t SET name = ? WHERE id = ?"
+        assert held.holders[0].blockers[0].statement == "DELETE FROM t WHERE k = ?"
+        assert doc.state.holders[0].holders[0].info == "UPDATE t SET name = ? WHERE id = ?"
+        assert doc.flight_recorder == []  # no running poller took it
         assert doc.redacted_sql
         assert doc.series and doc.series[0].points
     finally:

@@ -21,6 +21,8 @@ export const keys = {
   liveHistory: (name: string) => ['target', name, 'history', '?range=live'] as const,
   /** Alerts of one target firing at some moment of a range: the charts' bands. */
   alertSpans: (name: string, range: string) => ['target', name, 'alert-spans', range] as const,
+  /** Digests ranked by the time they held the pool over a range. */
+  held: (name: string, range: string, sort: string) => ['target', name, 'held', range, sort] as const,
   recommendations: (name: string) => ['target', name, 'recommendations'] as const,
   audit: (name: string) => ['target', name, 'audit'] as const,
   alerts: ['alerts'] as const,
@@ -136,6 +138,18 @@ export const alertSpansQuery = (name: string, range: TimeRange) =>
     },
     // No alerting here (503) draws no band; the charts do not say so twice.
     retry: false,
+  });
+
+export const heldQuery = (name: string, range: TimeRange, sort: 'stalled' | 'held' | 'queued') =>
+  queryOptions({
+    queryKey: keys.held(name, serializeRange(range), sort),
+    queryFn: ({ signal }) => {
+      const { from, to } = resolveRange(range, Date.now() / 1000);
+      return get('/api/targets/{name}/held', {
+        params: { path: { name }, query: { from: Math.floor(from), to: Math.ceil(to), sort, limit: 50 } },
+        signal,
+      });
+    },
   });
 
 export const recommendationsQuery = (name: string) =>

@@ -820,6 +820,15 @@ export interface components {
              */
             acked_by: string | null;
             /**
+             * Annotations
+             * @description Extra annotations the rule adds at its latest evaluation, sent to Alertmanager and webhooks
+             *     beside summary and description (group_stalled: top_holder, top_holder_connection,
+             *     top_holder_digest, top_holder_blocker). Not stored: the description names the same.
+             */
+            annotations: {
+                [key: string]: string;
+            };
+            /**
              * Description
              * @description The why, with the evidence numbers (SQL with its literals replaced by ?).
              */
@@ -1521,6 +1530,153 @@ export interface components {
              * @description End of the window.
              */
             to: number;
+        };
+        /**
+         * FlightEntry
+         * @description One second of the flight recorder: the groups under pressure (none: an idle second).
+         */
+        FlightEntry: {
+            /**
+             * Groups
+             * @description The groups with holders read or requests queued.
+             */
+            groups: components["schemas"]["FlightGroup"][];
+            /**
+             * Ts
+             * @description The poll's time, Unix time in seconds.
+             */
+            ts: number;
+        };
+        /**
+         * FlightGroup
+         * @description One thread group in one second of the flight recorder.
+         */
+        FlightGroup: {
+            /**
+             * Group
+             * @description The thread group; null: the whole pool (no per-group view).
+             */
+            group: number | null;
+            /**
+             * Holders
+             * @description Its executing connections, longest running first (at most 10).
+             */
+            holders: components["schemas"]["FlightHolder"][];
+            /**
+             * Holders Left Out
+             * @description Holders beyond those listed.
+             * @default 0
+             */
+            holders_left_out: number;
+            /**
+             * Queue Length
+             * @description Requests in its queue.
+             */
+            queue_length: number | null;
+            /**
+             * Queued
+             * @description Its queued requests, longest waiting first (at most 20).
+             */
+            queued: components["schemas"]["FlightQueued"][];
+            /**
+             * Queued Left Out
+             * @description Queued requests beyond those listed.
+             * @default 0
+             */
+            queued_left_out: number;
+            /**
+             * Stalled
+             * @description The group was stalled.
+             * @default false
+             */
+            stalled: boolean;
+        };
+        /**
+         * FlightHolder
+         * @description A holder as the flight recorder keeps it: who, for how long, which statement shape.
+         */
+        FlightHolder: {
+            /**
+             * Blocked By
+             * @description The connections holding what it waits on.
+             */
+            blocked_by: number[];
+            /**
+             * Connection Id
+             * @description The connection (PROCESSLIST.ID).
+             */
+            connection_id: number;
+            /**
+             * Digest
+             * @description The statement's digest (Holder.digest).
+             */
+            digest: string | null;
+            /**
+             * Host
+             * @description Its client host:port.
+             */
+            host: string | null;
+            /**
+             * State
+             * @description PROCESSLIST.STATE.
+             */
+            state: string | null;
+            /**
+             * Statement
+             * @description The statement's shape, literals replaced by ? (cut to 200 characters).
+             */
+            statement: string | null;
+            /**
+             * Time S
+             * @description Seconds in the current statement.
+             */
+            time_s: number | null;
+            /**
+             * User
+             * @description Its user.
+             */
+            user: string | null;
+            /**
+             * Waits On
+             * @description What it waits on, when the server says.
+             */
+            waits_on: string | null;
+        };
+        /**
+         * FlightQueued
+         * @description A queued request as the flight recorder keeps it.
+         */
+        FlightQueued: {
+            /**
+             * Connection Id
+             * @description The connection; null for a login waiting in the queue.
+             */
+            connection_id: number | null;
+            /**
+             * Digest
+             * @description The digest of the statement its connection ran last (the queued request is unread).
+             */
+            digest: string | null;
+            /**
+             * Host
+             * @description Its client host:port.
+             */
+            host: string | null;
+            /**
+             * Statement
+             * @description That statement's shape.
+             */
+            statement: string | null;
+            /**
+             * User
+             * @description Its user.
+             */
+            user: string | null;
+            /**
+             * Waited Ms
+             * @description How long it had waited, in ms.
+             */
+            waited_ms: number;
         };
         /**
          * GroupHolders
@@ -3123,12 +3279,23 @@ export interface components {
              */
             created_at: number;
             /**
+             * Flight Recorder
+             * @description The run-up, one entry a second: who held and who queued in each group under pressure over
+             *     the last 120 s the poller kept (empty when no running poller took the snapshot).
+             */
+            flight_recorder: components["schemas"]["FlightEntry"][];
+            /**
              * Format
              * @description Always `poolscope-snapshot`: what the file is.
              * @default poolscope-snapshot
              * @constant
              */
             format: "poolscope-snapshot";
+            /**
+             * Holders
+             * @description Per stalled group at the moment: the connections executing in it and who blocks them.
+             */
+            holders: components["schemas"]["GroupHolders"][];
             /**
              * Moment Ts
              * @description The poll the snapshot is about.

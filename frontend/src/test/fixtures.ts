@@ -243,6 +243,7 @@ export function makeAlert(over: Partial<Alert> = {}): Alert {
     description: 'Group 0: STALLS counter rose',
     value: 3,
     labels: {},
+    annotations: {},
     started_at: 100,
     fired_at: 100,
     resolved_at: null,

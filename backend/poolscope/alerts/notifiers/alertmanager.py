@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from poolscope.alerts.notifiers.webhook import _rfc3339, alert_labels
+from poolscope.alerts.notifiers.webhook import _rfc3339, alert_annotations, alert_labels
 from poolscope.alerts.settings import AlertmanagerSettings
 from poolscope.schemas import Alert, AlertEvent
 from poolscope.store.live import LiveHub
@@ -55,7 +55,7 @@ def postable_alert(alert: Alert, ends_at: float, external_url: str) -> dict[str,
     """One alert in Alertmanager's v2 `postableAlert` shape."""
     return {
         "labels": alert_labels(alert),
-        "annotations": {"summary": alert.summary, "description": alert.description},
+        "annotations": alert_annotations(alert),
         "startsAt": _rfc3339(alert.fired_at or alert.started_at),
         "endsAt": _rfc3339(ends_at),
         "generatorURL": f"{external_url}/alerts",

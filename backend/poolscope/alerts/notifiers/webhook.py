@@ -53,10 +53,14 @@ def alert_labels(alert: Alert) -> dict[str, str]:
     return labels
 
 
+def alert_annotations(alert: Alert) -> dict[str, str]:
+    return {**alert.annotations, "summary": alert.summary, "description": alert.description}
+
+
 def alertmanager_payload(alert: Alert, receiver: str, external_url: str) -> dict[str, Any]:
     """One alert as an Alertmanager v4 webhook body (one group per target + rule)."""
     labels = alert_labels(alert)
-    annotations = {"summary": alert.summary, "description": alert.description}
+    annotations = alert_annotations(alert)
     status = "resolved" if alert.status == "resolved" else "firing"
     group_labels = {"alertname": alert.rule, "target": alert.target}
     return {

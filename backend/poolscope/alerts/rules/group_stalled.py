@@ -7,8 +7,10 @@ analysis/stalls.py (StallDetector), computed by the poller; this rule turns it i
 from __future__ import annotations
 
 from poolscope.alerts.model import AlertContext, AlertFinding, AlertRule, PrometheusForm
+from poolscope.analysis.digest import digest_of
 from poolscope.flavors import stall_limit_ms
 from poolscope.rules.base import Threshold
+from poolscope.schemas import Holder
 
 # The server-flag-only verdict is the instantaneous IS_STALLED: not enough on its own.
 ALERTING_REASONS = {
@@ -37,6 +39,36 @@ def _stall_limit(ctx: AlertContext) -> str:
     return ctx.state.variables.get("thread_pool_stall_limit", "?")
 
 
+def _top_holder(ctx: AlertContext, group_id: int) -> Holder | None:
+    """The group's longest-running holder (the whole pool's where the server has no per-group view)."""
+    assert ctx.state is not None
+    for held in ctx.state.holders:
+        if held.group_id in (group_id, None) and held.holders:
+            return max(held.holders, key=lambda h: h.time_s or 0.0)
+    return None
+
+
+def _holder_notes(holder: Holder) -> tuple[str, dict[str, str]]:
+    """The sentence naming the top holder (and its blocker), and the same as annotations. Statements
+    are their shapes, literals replaced by ?: alert texts leave Poolscope."""
+    who = f"connection {holder.connection_id} ({holder.user or '?'}@{holder.host or '?'})"
+    shape = holder.digest_text or "(statement not read)"
+    running = f"{holder.time_s:.0f} s" if holder.time_s is not None else "?"
+    annotations = {
+        "top_holder": f"{who}: {shape} for {running}",
+        "top_holder_connection": str(holder.connection_id),
+        "top_holder_digest": holder.digest or "",
+    }
+    sentence = f" Held longest by {who}: {shape} (digest {holder.digest or 'n/a'}) for {running}"
+    blocker = next((b for b in holder.blockers if b.connection_id is not None), None)
+    if blocker is not None:
+        statement = digest_of(blocker.statement).text if blocker.statement else "idle in its transaction"
+        named = f"connection {blocker.connection_id} ({blocker.user or '?'}): {statement}"
+        annotations["top_holder_blocker"] = named
+        sentence += f"; it waits on a {blocker.kind.replace('_', ' ')} held by {named}"
+    return sentence + ".", annotations
+
+
 def evaluate(ctx: AlertContext) -> list[AlertFinding]:
     assert ctx.state is not None
     stall_limit = _stall_limit(ctx)
@@ -46,6 +78,8 @@ def evaluate(ctx: AlertContext) -> list[AlertFinding]:
         if reason is None or reason not in ALERTING_REASONS:
             continue
         oldest = f"{group.oldest_queued_ms:.0f} ms" if group.oldest_queued_ms is not None else "n/a"
+        top = _top_holder(ctx, group.group_id)
+        held, annotations = _holder_notes(top) if top is not None else ("", {})
         out.append(
             AlertFinding(
                 level="breach",
@@ -58,8 +92,10 @@ def evaluate(ctx: AlertContext) -> list[AlertFinding]:
                     f" oldest queued {oldest}, active threads {group.active_threads}/{group.threads},"
                     f" thread_pool_stall_limit {stall_limit})."
                     " Long statements hold every worker of the group; queued requests wait."
+                    f"{held}"
                 ),
                 labels={"stall_reason": str(reason)},
+                annotations=annotations,
             )
         )
     return out

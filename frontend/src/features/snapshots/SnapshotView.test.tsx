@@ -26,6 +26,8 @@ function makeDoc(): SnapshotDocument {
     state: makeState({
       groups: [makeGroup({ group_id: 0, stalled: true, stall_reason: 'stalls_counter', queue_length: 4 })],
     }),
+    holders: [],
+    flight_recorder: [],
     server_tables: {
       captured_at: 1000,
       port_kind: 'extra_port',

@@ -49,6 +49,8 @@ import {
 import { PoolOffConcurrency, PoolSummaryPanel } from './PoolPanel';
 import { THREADS_PANEL_METRICS, ThreadsPanel, VariablesTable } from './ThreadsPanel';
 import { useTargetData } from './useTargetData';
+import { HeldPanel } from '../held/HeldPanel';
+import { HoldersStrip } from '../held/HoldersStrip';
 
 const kindOf = (e: Error | null) => (e instanceof ApiError ? e.kind : e ? 'http' : null);
 
@@ -71,6 +73,8 @@ export function TargetPage({ name }: { name: string }) {
     const q = new URLSearchParams(search);
     if (b.alertId != null) q.set('alert', String(b.alertId));
     else q.delete('alert');
+    // A stall's or an alert's band opens who held the pool during it (HeldPanel comes into view).
+    q.set('held', '1');
     navigate(pathname + serializeRange(spanRange(b.from, b.to, Date.now() / 1000), q.toString()));
   };
   const onZoom = (from: number, to: number) => setRange(fixedRange(from, to));
@@ -155,6 +159,7 @@ export function TargetPage({ name }: { name: string }) {
       </div>
 
       <NowSummary target={target} state={state} alerts={targetAlerts} recs={recs.data} history={history?.series ?? []} />
+      <HoldersStrip state={state} />
       {backendDown ? (
         <Notice tone="bad" title={unreachableTitle(readError)} testId="backend-error">
           {readError?.message} — showing the last data received; retrying.
@@ -281,6 +286,8 @@ export function TargetPage({ name }: { name: string }) {
           Loading history…
         </div>
       ) : null}
+
+      {showGroups || state?.pool ? <HeldPanel name={name} range={range} /> : null}
 
       <AuditPanel target={name} entries={audit.data} error={audit.error} onChanged={onChanged} />
 
