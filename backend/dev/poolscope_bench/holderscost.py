@@ -203,8 +203,8 @@ async def holders_cost(ctx: BenchContext) -> dict[str, Any]:
         with _cpu_load(ctx, statements=3 * size, seconds=0.3, stall_limit_ms=60000):
             results["queue"] = await _lanes(ctx, pollers, polls)
         progress(f"part 6: holders cost, stall: {polls} polls per lane")
-        # The recipe of tests/poller/test_holders_live.py: long CPU-bound statements and short ones behind.
-        with _cpu_load(ctx, statements=3 * size, seconds=2.0, stall_limit_ms=300, pingers=4 * size):
+        # Long CPU-bound statements and short ones behind them, the stall limit at 100 ms (as e2e's stall).
+        with _cpu_load(ctx, statements=4 * size, seconds=3.0, stall_limit_ms=100, pingers=4 * size):
             results["stall"] = await _lanes(ctx, pollers, polls)
             results["bookkeeping_us_per_poll"] = _bookkeeping_us((await pollers["with"].poll_once()).state)
         recorder = pollers["with"].memory.recorder
