@@ -304,7 +304,9 @@ class AlertEngine:
                 finding.value,
             )
             alert.labels = {**alert.labels, **finding.labels}
-            alert.annotations = finding.annotations
+            # Merged, as the labels: a later poll that names no holder (the statement ended, the
+            # group is clearing) keeps the last one named, so the resolution says who held it.
+            alert.annotations = {**alert.annotations, **finding.annotations}
             alert.last_active_at = now
             self._resumed.pop(fp, None)
         if alert.status == "pending":

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from poolscope.alerts.engine import AlertEngine
 from poolscope.alerts.repository import AlertRepository
 from poolscope.alerts.settings import AlertSettings
-from poolscope.schemas import AlertEvent
+from poolscope.schemas import AlertEvent, GroupHolders, Holder
 from poolscope.store.live import LiveHub
 from poolscope.store.migrate import upgrade_to_head
 from tests.alerts.states import calm, group, poll, stalled, state
@@ -306,3 +306,26 @@ async def test_a_firing_alert_is_never_seen_without_its_id(make_engine):
     assert ("firing", None) not in seen
     assert not [s for s in seen if s[0] == "pending"]
     assert all(a.id is not None for a in engine.current() if a.status == "firing")
+
+
+async def test_the_resolution_keeps_the_holder_a_later_poll_of_the_stall_no_longer_names(make_engine):
+    # Alertmanager replaces an alert's annotations with each update: a resolution without the top
+    # holder would erase who held the group from the alert it closes.
+    engine = await make_engine(resolve_after_s=2)
+    sent: list[tuple[str, dict[str, str]]] = []
+    engine.dispatcher.notify = lambda alert: sent.append((alert.status, dict(alert.annotations)))  # type: ignore[method-assign]
+    held = GroupHolders(
+        group_id=0,
+        stalled=True,
+        holders=[Holder(connection_id=12, command="Query", time_s=9.0, digest="7fde")],
+    )
+    first = stalled(101)
+    assert first.state is not None
+    first.state.holders = [held]
+    await engine.evaluate(first)
+    await engine.evaluate(stalled(102))  # the statement ended: no holder read this poll
+    await engine.evaluate(calm(103))
+    await engine.evaluate(calm(105))
+    assert [status for status, _ in sent] == ["firing", "resolved"]
+    assert sent[0][1]["top_holder_connection"] == sent[1][1]["top_holder_connection"] == "12"
+    assert sent[1][1]["top_holder_digest"] == "7fde"

@@ -84,9 +84,16 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
             assert [e["transition"] for e in alert_events][:1] == ["firing"]
             assert "resolved" in [e["transition"] for e in alert_events]
             assert "acknowledged" in [e["transition"] for e in alert_events]
-            history = api.get("/api/alerts/history", params={"target": "db1"}).json()
-            stored = next(a for a in history if a["id"] == firing["id"])
-            assert stored["status"] == "resolved" and stored["resolved_at"] >= stored["fired_at"]
+
+            # The poller judges a poll before the store has it, and writes the alert's change after
+            # (store/writer.py): the stored resolution may follow the live event by a moment.
+            def stored_resolved() -> dict | None:
+                history = api.get("/api/alerts/history", params={"target": "db1"}).json()
+                found = next(a for a in history if a["id"] == firing["id"])
+                return found if found["status"] == "resolved" else None
+
+            stored = wait_for(stored_resolved, 30, "the resolution was never stored")
+            assert stored["resolved_at"] >= stored["fired_at"]
             assert stored["acked_by"] == "op"
 
             _assert_alertmanager_v4(body, "firing", firing)
@@ -171,6 +178,7 @@ def test_provoked_stall_alerts_notifies_snapshots_and_resolves(mariadb, monitor_
             assert doc["variable_changes"] == []  # nothing was applied to this target in the window
             raw = api.get(f"/api/snapshots/{snapshot_id}").text
             assert MONITOR_PASSWORD not in raw and OPERATOR_PW not in raw
+            history = api.get("/api/alerts/history", params={"target": "db1"}).json()
             fired = sorted({(a["rule"], a["group"]) for a in history})
             print("alerts fired during the incident:", fired)
             sse.close()
