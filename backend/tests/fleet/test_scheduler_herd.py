@@ -34,7 +34,7 @@ from tests.stores import migrated_store, sqlite_url
 from tests.waiting import await_for
 
 FIXTURE_DSN = "fixture://percona/8.4.10"
-CONNECT_WORK_S = 0.04  # what one connect keeps the loop busy for
+CONNECT_WORK_S = 0.16  # what one connect keeps the loop busy for
 
 
 class BusyConnect(FixtureConnection):
@@ -135,13 +135,17 @@ def on_clock(store, clock: FakeClock, settings: Settings) -> Scheduler:  # type:
 
 
 async def test_polls_queued_behind_costly_connects_do_not_time_out(store, monkeypatch):
-    # 60 connects of 40 ms each: 2.4 s of loop time, well past the 1 s poll timeout if they all
-    # start at once (the old scheduler timed out every target after the 25th or so).
-    monkeypatch.setattr(scheduler_module, "MAX_CONNECTS_IN_FLIGHT", 4)
-    names = {f"busy{i:02d}" for i in range(60)}
+    # 30 connects of 160 ms each: 4.8 s of loop time, well past the 2 s poll timeout if the timeout
+    # counted while a poll queued (every target queued past the first dozen would time out). Few
+    # targets with costly connects, two connects at a time and polls every 2 s: the up targets'
+    # polls (the replay's CPU) stay a small part of a turn, so a machine loaded by the rest of the
+    # suite does not time the test out (60 targets of 40 ms, four at a time and a 1 s timeout: 4
+    # of 60 timed out at load 9).
+    monkeypatch.setattr(scheduler_module, "MAX_CONNECTS_IN_FLIGHT", 2)
+    names = {f"busy{i:02d}" for i in range(30)}
     settings = Settings(
-        poll_interval_s=0.5,
-        poll_timeout_s=1.0,
+        poll_interval_s=2.0,
+        poll_timeout_s=2.0,
         targets=[TargetConfig(name=n, dsn="busyconnect://x/") for n in sorted(names)],
     )
     scheduler = Scheduler(settings, store)
