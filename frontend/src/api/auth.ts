@@ -40,16 +40,20 @@ export const SESSION_ENDED = 'Your session has ended (it expired or was revoked)
  * to say unless `explain`, the backend's reason a login is needed at all.
  */
 function refusedNote(detail: string | null, explain: boolean): string | null {
-  if (sessionToken()) return SESSION_ENDED;
-  return explain ? detail : null;
+  if (!sessionToken()) return explain ? detail : null;
+  // The backend refused the stored session: forget it here and in the tabs that share it, so no
+  // later request sends it again (and open reads work anonymously again).
+  endSession();
+  return SESSION_ENDED;
 }
 
 // A read refused with 401 (never logged in, session expired or revoked): the app shows the login page.
 // A change refused with 401: the session is gone, nobody is logged in here any more.
 setUnauthorizedHandler((detail, read) => {
+  const hadUser = state.user; // read first: forgetting a refused session logs this tab out
   const note = refusedNote(detail, true);
   if (!read) setAuth({ status: 'anonymous', user: null, note });
-  else if (!state.loginRequired || state.user) setAuth({ status: 'anonymous', user: null, note, loginRequired: true });
+  else if (!state.loginRequired || hadUser) setAuth({ status: 'anonymous', user: null, note, loginRequired: true });
 });
 
 // Another tab ended the session this tab shared (logged out there): nobody is logged in here either.

@@ -113,6 +113,9 @@ describe('auth', () => {
     renderWithClient(<LoginForm />);
     expect((await screen.findByTestId('login-note')).textContent).toBe(SESSION_ENDED);
     expect(asRequest(fetchMock.mock.calls[0]).headers.get('authorization')).toBe('Bearer v3.old.sig');
+    // The refused session is forgotten: no later request sends it again.
+    expect(sessionToken()).toBeNull();
+    expect(sessionStorage.getItem('poolscope.session')).toBeNull();
   });
 
   it('only follows same-site paths after login', () => {
