@@ -19,6 +19,14 @@ take an expired lease until `grace_s` after its expiry: a member cut off from th
 is never polled beside (docs/decisions/0301-store-outage-grace.md). The cost is a dead member's
 targets waiting `grace_s` longer for a new owner, unless it is known dead: a member of this host
 whose process is gone (a poller that crashed, restarted by `serve`) is taken over at once.
+
+A handoff (a member joins or leaves, and targets move) is the one moment when a target has no
+lease for a while: its holder gives it up, then its new owner claims it at its next round. If the
+store fails in between, the new owner never learns the target is free, so the member that gave it
+up polls it again, from memory, until it has seen the new owner hold it (the pending handoffs of
+cut_off). Both sides round again at once while a handoff is under way (HANDOFF_ROUNDS), so it
+lasts a fraction of a renew interval: only a store that fails inside that fraction, after the claim
+and before its holder saw it, has the target polled by both until the store is back.
 """
 
 from __future__ import annotations
@@ -49,6 +57,9 @@ OwnershipListener = Callable[[set[str], set[str]], Awaitable[None]]
 StoreClock = Callable[[AsyncConnection], Awaitable[float]]
 # Members silent this many TTLs are deleted, so the table does not grow with restarts.
 FORGET_AFTER_TTLS = 10
+# Lease rounds per renew interval while a handoff is under way (targets this member gave up not yet
+# seen held by their new owner, or targets it should own still held by another live member).
+HANDOFF_ROUNDS = 8
 
 
 def default_node_id() -> str:
@@ -136,6 +147,12 @@ class LeaseKeeper:
         self._joined = False  # a heartbeat stored as this process: only then are the name's rows ours
         # (live members, targets) -> ours: hashing every target each round cost ~5 ms at 1,000.
         self._shares: tuple[frozenset[str], frozenset[str], set[str]] | None = None
+        # Targets given up, by when (monotonic), that no other member was yet seen to hold: polled
+        # again if the store fails before their new owner could claim them (the module's docstring).
+        self._released: dict[str, float] = {}
+        # A handoff is under way (released targets, or ours still held by a live member): the
+        # running keeper rounds HANDOFF_ROUNDS times faster until it is over.
+        self.handing_over = False
 
     def add_listener(self, listener: OwnershipListener) -> None:
         self._listeners.append(listener)
@@ -166,6 +183,7 @@ class LeaseKeeper:
             # Stop polling first, then free the rows so their new owner can claim them at once.
             for target in letting_go:
                 self._deadline.pop(target, None)
+                self._released[target] = started
             await self._notify(set(), letting_go & before)
             async with self.engine.begin() as conn:
                 await conn.execute(
@@ -173,7 +191,8 @@ class LeaseKeeper:
                         target_leases.c.owner == self.node_id, target_leases.c.target.in_(letting_go)
                     )
                 )
-        won = await self._claim(mine, now + self.ttl_s, dead) if mine else set()
+        won, owners = await self._claim(mine, now + self.ttl_s, dead)
+        self._follow_handoffs(mine, names, owners, live, started)
         self._renewed_at = started
         deadline = started + self.ttl_s - self.margin_s
         for target in list(self._deadline):
@@ -246,28 +265,62 @@ class LeaseKeeper:
         )
         return {row.node_id for row in rows} | {self.node_id}
 
-    async def _claim(self, mine: set[str], expires_at: float, dead: list[str]) -> set[str]:
+    def _follow_handoffs(
+        self, mine: set[str], names: set[str], owners: dict[str, str], live: set[str], started: float
+    ) -> None:
+        """After a round: which targets given up are still not held by anyone else, and whether a
+        handoff is under way (to round again soon)."""
+        # Normally over within a round of the new owner; one that never claims (it is not given
+        # this target, or died) is not waited for past a TTL.
+        oldest = started - self.ttl_s
+        self._released = {
+            target: since
+            for target, since in self._released.items()
+            if target not in mine
+            and target in names
+            and owners.get(target, self.node_id) == self.node_id
+            and since >= oldest
+        }
+        waiting = any(owner != self.node_id and owner in live for t, owner in owners.items() if t in mine)
+        self.handing_over = bool(self._released) or waiting
+
+    async def _claim(
+        self, mine: set[str], expires_at: float, dead: list[str]
+    ) -> tuple[set[str], dict[str, str]]:
         """Renew our leases among `mine`, take the expired ones and create the missing rows; returns
-        the targets whose lease we now hold. One UPDATE renews them all (not one per lease)."""
+        the targets whose lease we now hold, and the owners of `mine` and of the targets we gave up
+        (as read before the missing rows were created). One UPDATE renews them all (not one per lease)."""
         targets = sorted(mine)
+        released = sorted(self._released)
+        if not targets and not released:
+            return set(), {}
         async with self.engine.begin() as conn:
             now = await self.store_clock(conn)
-            await conn.execute(
-                _RENEW,
-                {
-                    "targets": targets,
-                    "me": self.node_id,
-                    "expired_before": now - self.grace_s,
-                    "dead": dead,
-                    "until": expires_at,
-                },
-            )
-            owners = {row.target: row.owner for row in await conn.execute(_OWNERS, {"targets": targets})}
-        won = {target for target, owner in owners.items() if owner == self.node_id}
+            if released:
+                # Rows we gave up whose delete failed (the store went away mid-round) are freed now.
+                await conn.execute(
+                    delete(target_leases).where(
+                        target_leases.c.owner == self.node_id, target_leases.c.target.in_(released)
+                    )
+                )
+            if targets:
+                await conn.execute(
+                    _RENEW,
+                    {
+                        "targets": targets,
+                        "me": self.node_id,
+                        "expired_before": now - self.grace_s,
+                        "dead": dead,
+                        "until": expires_at,
+                    },
+                )
+            read = sorted(mine | self._released.keys())
+            owners = {row.target: row.owner for row in await conn.execute(_OWNERS, {"targets": read})}
+        won = {target for target, owner in owners.items() if owner == self.node_id and target in mine}
         missing = sorted(mine - owners.keys())
         if missing:
             won |= await self._insert(missing, expires_at)
-        return won
+        return won, owners
 
     async def _insert(self, targets: list[str], expires_at: float) -> set[str]:
         """Create these lease rows as ours; returns the ones created."""
@@ -303,7 +356,10 @@ class LeaseKeeper:
     async def _run(self) -> None:
         while not self._stopping.is_set():
             started = self.clock.monotonic()
-            every = self.renew_s if await self.round() else self.renew_s / 4  # soon: the deadline runs
+            if await self.round():
+                every = self.renew_s / HANDOFF_ROUNDS if self.handing_over else self.renew_s
+            else:
+                every = self.renew_s / 4  # soon: the deadline runs
             # Rounds start every renew_s, however long one waited for the store: counted from the
             # end, a round that waited seconds for SQLite's write lock (a busy poller's batch)
             # left the next one past the deadline, and every target's loop stopped until then.
@@ -333,12 +389,16 @@ class LeaseKeeper:
 
     def cut_off(self, error: BaseException) -> None:
         """The store cannot be reached: the targets held keep their lease until grace_s after it
-        would have lapsed (the store lets no one else take them before), then polling stops."""
+        would have lapsed (the store lets no one else take them before), then polling stops. The
+        targets given up that no one was seen to hold yet are polled again as long: their new
+        owner cannot learn they are free (the module's docstring)."""
         if self.health is not None:
             self.health.failed(error, "renewing leases")
-        if self._renewed_at is None:
+        if self._renewed_at is None or not self.grace_s:
             return
         until = self._renewed_at + self.ttl_s + self.grace_s - self.margin_s
+        for target in self._released:
+            self._deadline.setdefault(target, until)
         for target in self._deadline:
             self._deadline[target] = max(self._deadline[target], until)
 
