@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import {
   cmdline,
+  freePort,
   groupMembers,
   ProcessExited,
   runChecked,
@@ -393,19 +394,6 @@ function assertClosed(port: number): Promise<void> {
     sock.once('timeout', () => {
       sock.destroy();
       resolve();
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
     });
   });
 }

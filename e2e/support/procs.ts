@@ -1,6 +1,7 @@
 // Child processes for the e2e stack: each in its own process group, logged to a file, killed and verified gone by group.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 
 export interface Spawned {
   /** Also the process-group id: every child is started as a group leader (detached). */
@@ -210,4 +211,18 @@ export async function stopAll(procs: { name: string; pid: number }[], serverPids
     if (!(await stopPid(pid))) problems.push(`mariadbd pid ${pid} still running`);
   }
   return problems;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
 }
