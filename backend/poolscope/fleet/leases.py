@@ -153,6 +153,7 @@ class LeaseKeeper:
         # A handoff is under way (released targets, or ours still held by a live member): the
         # running keeper rounds HANDOFF_ROUNDS times faster until it is over.
         self.handing_over = False
+        self._waiting_since: float | None = None  # since when ours are held by a live member
 
     def add_listener(self, listener: OwnershipListener) -> None:
         self._listeners.append(listener)
@@ -282,7 +283,14 @@ class LeaseKeeper:
             and since >= oldest
         }
         waiting = any(owner != self.node_id and owner in live for t, owner in owners.items() if t in mine)
-        self.handing_over = bool(self._released) or waiting
+        # A holder that never gives a target up (one that is not given it the same way) is not
+        # waited for at this pace past a TTL either.
+        if not waiting:
+            self._waiting_since = None
+        elif self._waiting_since is None:
+            self._waiting_since = started
+        waited = 0.0 if self._waiting_since is None else started - self._waiting_since
+        self.handing_over = bool(self._released) or (waiting and waited < self.ttl_s)
 
     async def _claim(
         self, mine: set[str], expires_at: float, dead: list[str]

@@ -15,7 +15,7 @@ import random
 import pytest
 from sqlalchemy import select
 
-from poolscope.fleet.leases import DuplicateNodeId, LeaseKeeper, rendezvous_owner
+from poolscope.fleet.leases import HANDOFF_ROUNDS, DuplicateNodeId, LeaseKeeper, rendezvous_owner
 from poolscope.fleet.tables import fleet_members, target_leases
 from poolscope.store.sql import SqlStore
 from tests.clock import FakeClock
@@ -211,3 +211,40 @@ async def test_a_dead_processes_node_id_is_taken_over_once_its_heartbeat_is_old(
     with pytest.raises(DuplicateNodeId):
         await dead.cycle()  # come back to life: it is the duplicate now, and polls nothing
     await successor.stop()
+
+
+async def test_a_handoff_is_over_within_a_fraction_of_a_renew_interval(store):
+    """While a handoff is under way both members round HANDOFF_ROUNDS times faster: the new owner
+    claims what was given up soon after, and the giver sees it taken soon after that, so a store
+    failing meanwhile finds few targets in between (fleet/leases.py's docstring). b joins half an
+    interval after a's round: at the normal pace its claim would come that much after a's give-up."""
+    clock = FakeClock()
+    a, b = keeper(store, "a", clock), keeper(store, "b", clock)
+    step = 0.01
+    a.start()
+    try:
+        await clock.settle(a._task)  # type: ignore[arg-type]
+        assert a.held() == set(TARGETS)
+        await clock.advance(a.renew_s / 2)
+        b.start()
+        share_b = {t for t in TARGETS if rendezvous_owner(t, ["a", "b"]) == "b"}
+        released_at = claimed_at = over_at = None
+        for _ in range(int(3 * TTL_S / step)):
+            await clock.advance(step)
+            assert not a.held() & b.held()
+            now = clock.monotonic()
+            if released_at is None and a.held() != set(TARGETS):
+                released_at = now
+            if claimed_at is None and b.held() == share_b:
+                claimed_at = now
+            if over_at is None and claimed_at is not None and not a.handing_over:
+                over_at = now
+                break
+        assert released_at is not None and claimed_at is not None and over_at is not None
+        quick = a.renew_s / HANDOFF_ROUNDS
+        assert claimed_at - released_at <= quick + 2 * step, (released_at, claimed_at)
+        assert over_at - claimed_at <= quick + 2 * step, (claimed_at, over_at)
+        assert not b.handing_over
+    finally:
+        await b.stop()
+        await a.stop()
