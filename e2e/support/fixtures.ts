@@ -3,12 +3,14 @@ import path from 'node:path';
 import { test as base, expect, type APIRequestContext } from '@playwright/test';
 import { groupMembers, pidAlive, runChecked, startProcess, stopGroup, tail, type Spawned } from './procs';
 import { PYTHON, REPO_DIR, readState, type SandboxInfo, type StackState } from './stack';
-import type { GroupState, Target, TargetState } from '../../frontend/src/api/types';
+import type { components } from '../../frontend/src/api/schema.gen';
+import type { AlertsResponse, GroupState, Target, TargetState } from '../../frontend/src/api/types';
 
 /** The API's shapes, from the UI's contract types (generated from the backend's OpenAPI document). */
 export type ApiTarget = Target;
 export type ApiGroup = GroupState;
 export type ApiState = TargetState;
+export type ApiAlertRules = components['schemas']['RulesOut'];
 
 export class PoolscopeApi {
   constructor(private readonly request: APIRequestContext) {}
@@ -29,6 +31,20 @@ export class PoolscopeApi {
     const res = await this.request.get(`/api/targets/${encodeURIComponent(name)}/state`);
     expect(res.ok(), `GET /api/targets/${name}/state answered ${res.status()}`).toBeTruthy();
     return (await res.json()) as ApiState;
+  }
+
+  /** The alerts firing or pending now, and the silences in effect. */
+  async alerts(): Promise<AlertsResponse> {
+    const res = await this.request.get('/api/alerts');
+    expect(res.ok(), `GET /api/alerts answered ${res.status()}`).toBeTruthy();
+    return (await res.json()) as AlertsResponse;
+  }
+
+  /** The alert rules and the settings in effect (how long a firing or flapping alert takes to resolve). */
+  async alertRules(): Promise<ApiAlertRules> {
+    const res = await this.request.get('/api/alerts/rules');
+    expect(res.ok(), `GET /api/alerts/rules answered ${res.status()}`).toBeTruthy();
+    return (await res.json()) as ApiAlertRules;
   }
 }
 

@@ -2,6 +2,7 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { Alert } from '../api/types';
 import { makeAlert } from '../test/fixtures';
+import { parseRange } from '../lib/range';
 import { alertBands, alertChartsPath, spanRange, stallBands } from './bands';
 import { Heatmap } from './Heatmap';
 import { OverLayer, type Band } from './layers';
@@ -62,6 +63,29 @@ describe('bands', () => {
     expect(spanRange(1000, 1060, 5000)).toEqual({ kind: 'custom', from: 970, to: 1090 });
     expect(spanRange(1000, null, 1400)).toEqual({ kind: 'custom', from: 900, to: 1400 });
     expect(alertChartsPath(alert({}), 5000)).toBe('/targets/db%201?alert=7&from=970&to=1090');
+  });
+
+  it('opens an alert pushed since the clock last ticked with its start in the range, on the charts and in the query', () => {
+    // The alert list's clock read 999.6; the alert fired at 1000.4 and is still firing.
+    const firing = alert({ fired_at: 1000.4, started_at: 1000.4, resolved_at: null });
+    const href = alertChartsPath(firing, 999.6);
+    expect(href).toBe('/targets/db%201?alert=7&from=970&to=1001');
+    const range = parseRange(href.slice(href.indexOf('?')));
+    expect(range).toEqual({ kind: 'custom', from: 970, to: 1001 });
+    if (range.kind !== 'custom') throw new Error('not a fixed range');
+    // Its band is drawn; the query for the bands asks up to the same to (the backend keeps fired_at <= to).
+    render(
+      <OverLayer
+        plot={{ left: 0, right: 300, top: 0, bottom: 100 }}
+        from={range.from}
+        to={range.to}
+        bands={alertBands([firing], 7)}
+        testId="c"
+      />,
+    );
+    const handle = screen.getByTestId('c-band');
+    expect(handle.getAttribute('data-alert')).toBe('7');
+    expect(handle.getAttribute('data-highlight')).toBe('true');
   });
 });
 

@@ -69,11 +69,16 @@ export function stallBands(stalled: readonly Series[], holdS: number): Band[] {
   });
 }
 
-/** The range that shows a span with some time around it (a quarter of it, at least 30 s each side). */
+/**
+ * The range that shows a span with some time around it (a quarter of it, at least 30 s each side),
+ * never past now. A page's clock ticks (useNow) and an alert is pushed between two ticks: a `now`
+ * read before the span began still gives a range that holds its start.
+ */
 export function spanRange(from: number, to: number | null, now: number): TimeRange {
-  const end = to ?? now;
+  const latest = Math.max(now, to ?? from);
+  const end = to ?? latest;
   const pad = Math.max(30, (end - from) / 4);
-  return fixedRange(from - pad, Math.min(now, end + pad));
+  return fixedRange(from - pad, Math.min(latest, end + pad));
 }
 
 /** The target page's address showing an alert's span on its charts, with its band marked. */
