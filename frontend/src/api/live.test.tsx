@@ -2,11 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { act, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setPrefs } from '../lib/prefs';
-import { makeState, makeTarget } from '../test/fixtures';
+import { makeAlert, makeState, makeTarget } from '../test/fixtures';
 import { FakeEventSource, installEventSource, stubFetch } from '../test/fakes';
 import { renderWithClient } from '../test/render';
-import { useLiveFeed } from './live';
-import { historyQuery, keys, stateQuery } from './queries';
+import { useAlertFeed, useLiveFeed } from './live';
+import { currentAlertsQuery, historyQuery, keys, stateQuery } from './queries';
 import type { PollEvent } from './types';
 
 const LIVE = { kind: 'live' } as const;
@@ -110,5 +110,44 @@ describe('the live feed in the query cache', () => {
     act(() => setPrefs({ paused: false }));
     act(() => FakeEventSource.latest().emit('poll', poll(102, 5)));
     await waitFor(() => expect(screen.getByTestId('a').textContent).toBe('102'));
+  });
+});
+
+function AlertFeed() {
+  useAlertFeed();
+  const alerts = useQuery(currentAlertsQuery).data;
+  return <div data-testid="alerts">{alerts?.active.length ?? 'none'}</div>;
+}
+
+describe('desktop notifications', () => {
+  it('notifies each firing once: from the stream, or from the list fetched when the stream opens if it fired after the page opened', async () => {
+    const shown: string[] = [];
+    class FakeNotification {
+      static permission = 'granted';
+      constructor(title: string) {
+        shown.push(title);
+      }
+      addEventListener() {}
+    }
+    vi.stubGlobal('Notification', FakeNotification);
+    const now = Date.now() / 1000;
+    const before = makeAlert({ fingerprint: 'old', summary: 'old stall', fired_at: now - 600 });
+    const missed = makeAlert({ fingerprint: 'missed', summary: 'missed stall', fired_at: now + 1 });
+    let active = [before];
+    stubFetch({ '/api/alerts': () => ({ body: { active, silences: [] } }) });
+    renderWithClient(<AlertFeed />);
+    await waitFor(() => expect(screen.getByTestId('alerts').textContent).toBe('1'));
+    // It fired while the stream was still connecting: only the list fetched on open tells it.
+    active = [before, missed];
+    act(() => FakeEventSource.latest().emit('open'));
+    await waitFor(() => expect(shown).toEqual(['🔴 missed stall']));
+    // The stream tells a firing: notified; told again, or listed again on a reconnect: not twice.
+    const told = makeAlert({ fingerprint: 'told', summary: 'told stall', fired_at: now + 2 });
+    act(() => FakeEventSource.latest().emit('alert', { transition: 'firing', alert: told, target: 'db1', ts: now + 2 }));
+    act(() => FakeEventSource.latest().emit('alert', { transition: 'firing', alert: told, target: 'db1', ts: now + 2 }));
+    active = [before, missed, told];
+    act(() => FakeEventSource.latest().emit('open'));
+    await waitFor(() => expect(screen.getByTestId('alerts').textContent).toBe('3'));
+    expect(shown).toEqual(['🔴 missed stall', '🔴 told stall']);
   });
 });

@@ -78,10 +78,19 @@ export function applyPoll(qc: QueryClient, ev: PollEvent): void {
   qc.setQueriesData<History>({ queryKey: keys.liveHistory(ev.target) }, (h) => (h ? applyPolls(h, [ev]) : h));
 }
 
+// When this page was opened (epoch s): an alert that fired before is not news to its viewer.
+const openedAt = Date.now() / 1000;
+// The firings notified here (fingerprint and firing time): a firing is notified once, whether the
+// stream told it or the list fetched when the stream (re)opened did.
+const notified = new Set<string>();
+
 /** Desktop notification for a new firing alert, when the user allowed them and it is not silenced. */
 function notify(ev: AlertEvent): void {
   if (ev.transition !== 'firing' || ev.alert.silenced_by !== null || !notificationsSupported()) return;
   if (Notification.permission !== 'granted') return;
+  const key = `${ev.alert.fingerprint}@${ev.alert.fired_at ?? ev.alert.started_at}`;
+  if (notified.has(key)) return;
+  notified.add(key);
   try {
     const n = new Notification(`${ev.alert.severity === 'critical' ? '🔴' : '🟠'} ${ev.alert.summary}`, {
       body: ev.alert.description,
@@ -93,6 +102,13 @@ function notify(ev: AlertEvent): void {
     });
   } catch {
     // Some browsers only allow notifications from a service worker: the banner still shows it.
+  }
+}
+
+function notifyMissed(qc: QueryClient): void {
+  for (const alert of qc.getQueryData<AlertsResponse>(keys.current)?.active ?? []) {
+    if (alert.status === 'firing' && (alert.fired_at ?? 0) >= openedAt)
+      notify({ transition: 'firing', alert, target: alert.target, ts: alert.fired_at });
   }
 }
 
@@ -144,8 +160,10 @@ function open(url: string, qc: QueryClient): Feed {
   feed.timer = window.setTimeout(() => feed.status === 'connecting' && setStatus(url, feed, 'error'), CONNECT_TIMEOUT_MS);
   es.addEventListener('open', () => {
     setStatus(url, feed, 'open');
-    // Changes made while the stream was down are not replayed: fetch the current alerts.
-    if (url.includes('events=alert')) void qc.invalidateQueries({ queryKey: keys.current });
+    // Changes made while the stream was down are not replayed: fetch the current alerts, and
+    // notify the firings among them that came after this page opened (before the stream first
+    // connected, or while it reconnected).
+    if (url.includes('events=alert')) void qc.invalidateQueries({ queryKey: keys.current }).then(() => notifyMissed(qc));
   });
   // The stream reconnects by itself after an error; pages refetch meanwhile.
   es.addEventListener('error', () => setStatus(url, feed, 'error'));
@@ -220,5 +238,6 @@ export function resetLiveForTests(): void {
   }
   feeds.clear();
   watchers.clear();
+  notified.clear();
   forgetPolls();
 }
