@@ -108,7 +108,7 @@ function notify(ev: AlertEvent): void {
 function notifyMissed(qc: QueryClient): void {
   for (const alert of qc.getQueryData<AlertsResponse>(keys.current)?.active ?? []) {
     if (alert.status === 'firing' && (alert.fired_at ?? 0) >= openedAt)
-      notify({ transition: 'firing', alert, target: alert.target, ts: alert.fired_at });
+      notify({ transition: 'firing', alert, target: alert.target, ts: alert.fired_at ?? alert.started_at });
   }
 }
 
