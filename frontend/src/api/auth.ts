@@ -1,6 +1,6 @@
 // Login state: `useAuth()` shares who is logged in; login and logout go through the typed client.
 import { useSyncExternalStore } from 'react';
-import { ApiError, detailFromBody, setUnauthorizedHandler } from './client';
+import { answersCurrentSession, ApiError, detailFromBody, setUnauthorizedHandler } from './client';
 import { getRaw, post, postRaw } from './http';
 import type { components } from './schema.gen';
 import { endSession, onSessionChange, sessionToken, startSession } from './session';
@@ -69,6 +69,9 @@ export function refreshAuth(force = false): Promise<void> {
   inflight = (async () => {
     try {
       const { data, error, response } = await getRaw('/api/auth/me');
+      // A login (or a session handed over by another tab) came while this was on its way: its
+      // answer is about the session before, so ask again with the one held now.
+      if (!answersCurrentSession(response)) return refreshAuth(true);
       // The backend says whether reads need a login here, so the login page can come first.
       const reads = response.headers.get('X-Poolscope-Reads');
       const loginRequired = reads === 'login' ? true : reads === 'open' ? false : undefined;

@@ -53,6 +53,18 @@ export function setUnauthorizedHandler(handler: UnauthorizedHandler): void {
   onUnauthorized = handler;
 }
 
+// The session header each answer's request carried: a 401 to a request sent before a login, or
+// with a session since replaced, says nothing about the session this tab holds now.
+const sentWith = new WeakMap<Response, string | null>();
+
+/** Whether `response` answers a request sent with this tab's current session (or with none, as now). */
+export function answersCurrentSession(response: Response): boolean {
+  const sent = sentWith.get(response);
+  if (sent === undefined) return true; // not sent by send(): nothing to compare
+  const token = sessionToken();
+  return sent === (token ? `Bearer ${token}` : null);
+}
+
 /** Puts the session token (if any) on a request's headers: every call to the API goes through here. */
 export async function authorize(headers: Headers): Promise<void> {
   await sessionReady();
@@ -66,7 +78,9 @@ export async function authorize(headers: Headers): Promise<void> {
  */
 export async function send(request: Request): Promise<Response> {
   try {
-    return await fetch(request);
+    const response = await fetch(request);
+    sentWith.set(response, request.headers.get('Authorization'));
+    return response;
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     if (request.signal?.aborted) throw new DOMException('aborted', 'AbortError');
@@ -102,7 +116,7 @@ export async function jsonBody(res: Response): Promise<unknown> {
  */
 export function failure(res: Response, body: unknown, read: boolean): ApiError {
   const detail = detailFromBody(body);
-  if (res.status === 401) onUnauthorized(detail, read);
+  if (res.status === 401 && answersCurrentSession(res)) onUnauthorized(detail, read);
   let kind = kindFor(res.status);
   // A 502 carrying a FastAPI detail came from the backend itself, not from a dead proxy target.
   if (kind === 'unreachable' && detail) kind = 'http';

@@ -1,6 +1,7 @@
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { logout, resetAuthForTests, SESSION_ENDED } from '../../api/auth';
+import { login, logout, resetAuthForTests, SESSION_ENDED } from '../../api/auth';
+import { get } from '../../api/http';
 import { acknowledge } from '../../api/alerts';
 import { resetSessionForTests, sessionToken } from '../../api/session';
 import { loginNext } from '../../app/router';
@@ -116,6 +117,37 @@ describe('auth', () => {
     // The refused session is forgotten: no later request sends it again.
     expect(sessionToken()).toBeNull();
     expect(sessionStorage.getItem('poolscope.session')).toBeNull();
+  });
+
+  it('a 401 to a request sent before the login does not end the session the login started', async () => {
+    let answerMe: (() => void) | null = null;
+    const meBeforeLogin = new Promise<void>((resolve) => (answerMe = resolve));
+    const fetchMock = vi.fn<(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>(async (input) => {
+      const request = asRequest([input]);
+      const path = new URL(request.url).pathname;
+      if (path === '/api/auth/login')
+        return jsonResponse(200, { name: 'op', role: 'operator', token: 'v3.new.sig', expires_at: 1 });
+      if (path === '/api/auth/me' && !request.headers.get('authorization')) {
+        await meBeforeLogin; // slow: answered only after the login
+        return jsonResponse(401, { detail: 'not logged in (or the session expired)' });
+      }
+      if (path === '/api/auth/me') return jsonResponse(200, { name: 'op', role: 'operator' });
+      if (path === '/api/alerts') return jsonResponse(401, { detail: 'not logged in' });
+      return new Response(null, { status: 204 });
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    renderWithClient(<UserMenu />); // asks who is logged in, with no session yet
+    await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    await get('/api/alerts').catch(() => null); // a read refused before the login
+    await login('op', 'pw');
+    answerMe!();
+    expect((await screen.findByTestId('user-name')).textContent).toBe('op');
+    await waitFor(() => expect(fetchMock.mock.calls.length).toBeGreaterThanOrEqual(4));
+    expect(sessionToken()).toBe('v3.new.sig');
+    expect(screen.getByTestId('user-name').textContent).toBe('op');
+    // Asked again with the session held now.
+    const mes = fetchMock.mock.calls.map(asRequest).filter((r) => new URL(r.url).pathname === '/api/auth/me');
+    expect(mes.at(-1)?.headers.get('authorization')).toBe('Bearer v3.new.sig');
   });
 
   it('only follows same-site paths after login', () => {
