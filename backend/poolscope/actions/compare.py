@@ -6,22 +6,13 @@ from __future__ import annotations
 import asyncio
 
 from poolscope.actions.audit import AuditLog
-from poolscope.actions.models import AuditEntry, Comparison, OverlappingChange
-from poolscope.actions.verdict import JUDGED, LOAD, Judgement, Rules, Second, headline, judge
+from poolscope.actions.models import AuditEntry, Comparison, Judgement, OverlappingChange
+from poolscope.actions.verdict import JUDGED, LOAD, Rules, Second, headline, judge
 from poolscope.config import Settings
 from poolscope.store.sql import SqlStore
 
 #: What the verdict reads: the load and the judged metrics.
 COMPARED = tuple(metric for metric, _, _ in (*LOAD, *JUDGED))
-
-
-def rules_of(settings: Settings) -> Rules:
-    return Rules(
-        max_load_change=settings.verdict_max_load_change,
-        qps_band=settings.verdict_qps_band,
-        min_matched_polls=settings.verdict_min_matched_polls,
-        confidence=settings.verdict_confidence,
-    )
 
 
 async def polls(store: SqlStore, target: str, start: float, end: float, step_s: float) -> list[Second]:
@@ -52,7 +43,7 @@ async def judge_change(
     ]
     # The bootstrap takes a few hundred ms of CPU: off the event loop that serves the API.
     return await asyncio.to_thread(
-        judge, before, after, variable=entry.variable, overlaps=others, rules=rules_of(settings)
+        judge, before, after, variable=entry.variable, overlaps=others, rules=Rules.of(settings)
     )
 
 
@@ -67,20 +58,12 @@ async def compare(
         verdict = "inconclusive"
         reasons.insert(0, f"the window after is still running ({entry.ts + window_s - now:.0f} s to go)")
     return Comparison(
+        **{**dict(j), "verdict": verdict, "reasons": reasons},
         change_id=entry.id,
         ts=entry.ts,
         window_s=window_s,
         before_from=entry.ts - window_s,
         after_to=entry.ts + window_s,
         complete=complete,
-        verdict=verdict,
         headline=f"{verdict}: {reasons[0]}" if reasons else headline(j),
-        reasons=reasons,
-        load=j.load,
-        effects=j.effects,
-        overlaps=j.overlaps,
-        matched_before=j.matched_before,
-        matched_after=j.matched_after,
-        polls_before=j.polls_before,
-        polls_after=j.polls_after,
     )

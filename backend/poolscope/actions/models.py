@@ -189,7 +189,32 @@ class OverlappingChange(Schema):
     """The value set."""
 
 
-class Comparison(Schema):
+class Judgement(Schema):
+    """A change's verdict from the polls of the windows before and after it (actions/verdict.py)."""
+
+    verdict: VerdictName
+    """`better`, `worse`, `no detectable change` or `inconclusive` (the load moved, another change
+    overlaps, too few polls at matched load, or the window after is still running)."""
+    reasons: list[str]
+    """Every reason for the verdict, in words with its numbers: each load shift, overlap or metric
+    that decided it."""
+    load: list[LoadChange]
+    """QPS, threads connected and threads running: how much the load moved."""
+    effects: list[MetricEffect]
+    """Queue wait, queued requests and stall rate at matched load, with their intervals."""
+    overlaps: list[OverlappingChange]
+    """Other changes to the target inside either window."""
+    matched_before: int
+    """Polls before the change that were compared (their QPS band also occurs after)."""
+    matched_after: int
+    """Polls after the change that were compared."""
+    polls_before: int
+    """Polls in the window before."""
+    polls_after: int
+    """Polls in the window after."""
+
+
+class Comparison(Judgement):
     """The verdict of a change: its windows before and after compared poll by poll, not as means."""
 
     change_id: int
@@ -204,24 +229,5 @@ class Comparison(Schema):
     """End of the window after."""
     complete: bool
     """False while the window after is still running (the verdict is then inconclusive)."""
-    verdict: VerdictName
-    """`better`, `worse`, `no detectable change` or `inconclusive` (the load moved, another change
-    overlaps, too few polls at matched load, or the window after is still running)."""
     headline: str
     """The verdict and its first reason, e.g. `inconclusive: load changed by +136% (QPS 410 → 968)`."""
-    reasons: list[str]
-    """Every reason for the verdict, in words with its numbers."""
-    load: list[LoadChange]
-    """QPS, threads connected and threads running: how much the load moved."""
-    effects: list[MetricEffect]
-    """Queue wait and stall rate at matched load, with their intervals."""
-    overlaps: list[OverlappingChange]
-    """Other changes to the target inside either window."""
-    matched_before: int
-    """Polls before the change that were compared (their QPS band also occurs after)."""
-    matched_after: int
-    """Polls after the change that were compared."""
-    polls_before: int
-    """Polls in the window before."""
-    polls_after: int
-    """Polls in the window after."""

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from statistics import median
+from typing import Any
 
 import numpy as np
 from scipy import stats
 
-from poolscope.actions.models import LoadChange, MetricEffect, OverlappingChange, VerdictName
+from poolscope.actions.models import Judgement, LoadChange, MetricEffect, OverlappingChange, VerdictName
+from poolscope.config import Settings
 
 #: One poll: its time and each metric's value summed over label sets (all thread groups).
 Second = tuple[float, Mapping[str, float]]
@@ -46,33 +48,24 @@ BOOTSTRAP_RESAMPLES = 2000
 TRIM = 0.2
 
 
+def _setting(name: str) -> Any:
+    return Settings.model_fields[f"verdict_{name}"].default
+
+
 @dataclass(frozen=True)
 class Rules:
-    """The verdict's thresholds (named settings: config.py verdict_*)."""
+    """The verdict's thresholds. Their home is the settings `verdict_<name>` (config.py: default,
+    bounds, meaning); these defaults are read from there."""
 
-    max_load_change: float = 0.25
-    """A load metric whose median moved by more than this fraction makes the verdict inconclusive."""
-    qps_band: float = 0.2
-    """Seconds are matched by QPS in bands this wide (a fraction: 1000-1200, 1200-1440, ...)."""
-    min_matched_polls: int = 20
-    """Fewer matched polls than this on either side: inconclusive."""
-    confidence: float = 0.95
-    """The interval's confidence level."""
+    max_load_change: float = _setting("max_load_change")
+    qps_band: float = _setting("qps_band")
+    min_matched_polls: int = _setting("min_matched_polls")
+    confidence: float = _setting("confidence")
 
-
-@dataclass(frozen=True)
-class Judgement:
-    verdict: VerdictName
-    reasons: list[str]
-    """Why, in words: each load shift, overlap or metric that decided it."""
-    load: list[LoadChange]
-    effects: list[MetricEffect]
-    overlaps: list[OverlappingChange]
-    matched_before: int
-    """Polls before the change whose QPS band also occurs after (and so are compared)."""
-    matched_after: int
-    polls_before: int
-    polls_after: int
+    @classmethod
+    def of(cls, settings: Settings) -> Rules:
+        """The thresholds a running Poolscope is configured with."""
+        return cls(**{f.name: getattr(settings, f"verdict_{f.name}") for f in fields(cls)})
 
 
 def judge(
@@ -93,7 +86,17 @@ def judge(
     # another change may have done it.
     loss = None if overlaps else _throughput_loss(before, after, load, variable, rules, seed)
     if loss is not None:
-        return Judgement("worse", [loss], load, [], [], 0, 0, len(before), len(after))
+        return Judgement(
+            verdict="worse",
+            reasons=[loss],
+            load=load,
+            effects=[],
+            overlaps=[],
+            matched_before=0,
+            matched_after=0,
+            polls_before=len(before),
+            polls_after=len(after),
+        )
     for shift in load:
         if shift.shifted and shift.change is not None:
             reasons.append(
@@ -328,10 +331,6 @@ def _effect_reason(e: MetricEffect, rules: Rules, where: str = "at matched load"
         f"{e.label} {_fmt(e.before)} → {_fmt(e.after)}, {_fmt(e.difference, signed=True)} {where}"
         f" ({rules.confidence:.0%} interval {_fmt(e.low, signed=True)} … {_fmt(e.high, signed=True)})"
     )
-
-
-def _finite(v: float) -> float | None:
-    return None if math.isnan(v) else v
 
 
 def _fmt(v: float | None, signed: bool = False) -> str:

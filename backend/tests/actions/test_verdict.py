@@ -4,13 +4,15 @@ each file names the command that recorded it): pure, no server."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from poolscope.actions.models import OverlappingChange
-from poolscope.actions.verdict import Judgement, Rules, Second, headline, judge
+from poolscope.actions.models import Judgement, OverlappingChange
+from poolscope.actions.verdict import Rules, Second, headline, judge
+from poolscope.config import Settings
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "verdict"
 WINDOW_S = 60.0
@@ -136,3 +138,11 @@ def test_the_load_threshold_is_the_setting(threshold):
     assert qps.shifted == (
         abs(qps.change or 0) > threshold and abs((qps.after or 0) - (qps.before or 0)) >= 5
     )
+
+
+def test_the_thresholds_are_the_settings_verdict_names():
+    names = {n.removeprefix("verdict_") for n in Settings.model_fields if n.startswith("verdict_")}
+    assert names == {f.name for f in fields(Rules)}
+    custom = Settings(verdict_max_load_change=0.5, verdict_min_matched_polls=7)
+    assert Rules.of(custom) == Rules(max_load_change=0.5, min_matched_polls=7)
+    assert Rules.of(Settings()) == Rules()

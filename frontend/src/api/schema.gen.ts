@@ -1321,7 +1321,7 @@ export interface components {
             complete: boolean;
             /**
              * Effects
-             * @description Queue wait and stall rate at matched load, with their intervals.
+             * @description Queue wait, queued requests and stall rate at matched load, with their intervals.
              */
             effects: components["schemas"]["MetricEffect"][];
             /**
@@ -1361,7 +1361,8 @@ export interface components {
             polls_before: number;
             /**
              * Reasons
-             * @description Every reason for the verdict, in words with its numbers.
+             * @description Every reason for the verdict, in words with its numbers: each load shift, overlap or metric
+             *     that decided it.
              */
             reasons: string[];
             /**
