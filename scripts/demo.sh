@@ -90,6 +90,7 @@ if command -v sysbench >/dev/null && [[ $NO_SYSBENCH != 1 ]]; then USE_SYSBENCH=
 # ${mariadb.…} is filled in by the stack once the sandbox is up (its info(): ports, DSNs).
 "$PY" - "$SPEC" "$DEMO_DIR" "$CONFIG" "$PORT" "$HOURS" "$NO_SERVE" "$USE_SYSBENCH" "$OPERATOR_HASH" "$ROOT" "$LINE" <<'PYEOF'
 import json, sys
+from poolscope_dev.demochanges import ACT
 spec_file, demo, config, port, hours, no_serve, sysbench, operator_hash, root, line = sys.argv[1:]
 toml = f"""# Written by scripts/demo.sh for the demo sandbox; regenerated on every run.
 poll_interval_s = 1.0
@@ -116,6 +117,12 @@ admin_dsn = "${{mariadb.dsns.poolscope_admin}}"
 load = ["${python}", "-m", "poolscope_dev.demoload", "--info", f"{demo}/load.json", "--hours", str(min(float(hours) + 0.25, 24.0))]
 if sysbench != "1":
     load.append("--no-sysbench")
+# The opening act (backend/dev/poolscope_dev/demochanges.py): the demo's operator applies two
+# changes through the dashboard's API under a load of sysbench's, on a pool of one group first.
+act = sysbench == "1" and no_serve != "1"
+if act:
+    load += ["--url", f"http://127.0.0.1:{port}", "--operator-password-file", f"{demo}/operator-password"]
+pool_size = ACT.pool_size if act else 2
 processes = [{"name": "load", "argv": load, "log": f"{demo}/load.log"}]
 if no_serve != "1":
     processes.append(
@@ -129,7 +136,7 @@ if no_serve != "1":
 spec = {
     "dir": demo,
     "hours": float(hours),
-    "sandboxes": {"mariadb": {"thread_pool_size": 2, "exact_stats": True, "line": line}},
+    "sandboxes": {"mariadb": {"thread_pool_size": pool_size, "exact_stats": True, "line": line}},
     "files": {config: toml, f"{demo}/load.json": '{"dsns": {"sbtest": "${mariadb.dsns.sbtest}"}}\n'},
     "processes": processes,
 }
@@ -186,10 +193,16 @@ trap "trap '' INT TERM; exit 0" INT # a Ctrl-C is the normal way to end the demo
 trap "trap '' INT TERM; exit 143" TERM
 
 rm -f "$READY"
-say "starting MariaDB $LINE (pool-of-threads, thread_pool_size=2, exact stats, extra_port; 127.0.0.1 only)"
-if ((USE_SYSBENCH)); then
+if ((USE_SYSBENCH)) && [[ $NO_SERVE != 1 ]]; then
+  say "starting MariaDB $LINE (pool-of-threads, thread_pool_size=1, exact stats, extra_port; 127.0.0.1 only)"
+  say "then the opening act (~4 min): a steady sysbench load; the operator applies thread_pool_size=2,"
+  say "  then thread_pool_oversubscribe=5 as the load changes phase (their verdicts: the target's Changes)"
+  say "then the load: sysbench oltp_read_write (64 threads) + built-in waves/trx/stall cycle, for up to ${HOURS}h"
+elif ((USE_SYSBENCH)); then
+  say "starting MariaDB $LINE (pool-of-threads, thread_pool_size=2, exact stats, extra_port; 127.0.0.1 only)"
   say "then the load: sysbench oltp_read_write (64 threads) + built-in waves/trx/stall cycle, for up to ${HOURS}h"
 else
+  say "starting MariaDB $LINE (pool-of-threads, thread_pool_size=2, exact stats, extra_port; 127.0.0.1 only)"
   say "then the load: built-in waves/trx/stall cycle, for up to ${HOURS}h"
 fi
 [[ $NO_SERVE == 1 ]] || say "then the dashboard"

@@ -4,7 +4,12 @@ The built-in cycle is waves -> trx (lock waits) -> stall -> a quiet pause, repea
 chart and the stall / lock-wait views have something to show. Everything stops by itself
 after `hours`, and at once on SIGINT / SIGTERM (sysbench's process group included).
 
-    python -m poolscope_dev.demoload --info .demo/load.json --hours 4   (as `make demo` runs it)
+With `--url` (the dashboard) and `--operator-password-file`, it opens with the act of
+demochanges.py: a steady load in which the demo's operator applies two changes through
+Poolscope's API, one that helps and one as the load changes phase to the above.
+
+    python -m poolscope_dev.demoload --info .demo/load.json --hours 4 \
+        --url http://127.0.0.1:8000 --operator-password-file .demo/operator-password   (as `make demo` runs it)
 
 `--info` names a JSON file with {"dsns": {"sbtest": DSN}} (a sandbox info() has that shape).
 """
@@ -23,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from poolscope_dev import supervisor, sysbench
+from poolscope_dev import demochanges, supervisor, sysbench
 from poolscope_dev.loadgen import LoadGenerator
 from poolscope_dev.loadtarget import LoadgenError
 
@@ -59,6 +64,8 @@ class DemoLoad:
         sysbench_threads: int = 64,
         sysbench_round_s: int = 300,
         cycle: list[Phase] | None = None,
+        act: demochanges.Act | None = None,
+        hands: demochanges.Hands | None = None,
     ) -> None:
         if not 0 < hours <= 24:
             raise LoadgenError("hours must be in (0, 24]")
@@ -68,6 +75,8 @@ class DemoLoad:
         self.sysbench_threads = sysbench_threads
         self.sysbench_round_s = sysbench_round_s
         self.cycle = cycle or default_cycle(self.use_sysbench)
+        self.act = act
+        self.hands = hands
         self._stop = asyncio.Event()
         self._gen: LoadGenerator | None = None
         self._sysbench: subprocess.Popen[bytes] | None = None
@@ -84,19 +93,48 @@ class DemoLoad:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stop.wait(), timeout=max(0.0, seconds))
 
+    async def _wait(self, seconds: float) -> bool:
+        """Sleep; False when the load is being stopped, or its time is up first."""
+        if seconds >= self._left():
+            await self._sleep(self._left())
+            return False
+        await self._sleep(seconds)
+        return not self._stop.is_set()
+
     async def run(self) -> None:
-        tasks = [asyncio.create_task(self._builtin_cycle())]
-        if self.use_sysbench:
-            tasks.append(asyncio.create_task(self._sysbench_loop()))
-        else:
-            log.info("sysbench not installed: built-in load only")
+        tasks: list[asyncio.Task[None]] = []
         try:
+            shift_due = await self._opening_act()
+            tasks.append(asyncio.create_task(self._builtin_cycle()))
+            if self.use_sysbench:
+                tasks.append(asyncio.create_task(self._sysbench_loop()))
+            else:
+                log.info("sysbench not installed: built-in load only")
+            if shift_due and self.act is not None and self.hands is not None:
+                # As the load changes phase: the change whose verdict cannot credit it.
+                await self.hands.apply(self.act.shift)
             await self._sleep(self._left())
         finally:
             self.stop()
             await asyncio.gather(*tasks, return_exceptions=True)
             self._stop_sysbench()
+            if self.hands is not None:
+                await self.hands.close()
         log.info("demo load stopped")
+
+    async def _opening_act(self) -> bool:
+        """demochanges.py's act, when there are hands to apply it and sysbench to make its steady
+        load; True when its second change is due now."""
+        if self.act is None or self.hands is None:
+            return False
+        if not self.use_sysbench:
+            log.info("sysbench not installed: no opening act (the demo's changes need its fixed-rate load)")
+            return False
+        try:
+            return await demochanges.opening_act(self.dsn, self.act, self.hands, self._wait)
+        except (sysbench.SysbenchError, LoadgenError, OSError) as e:
+            log.warning("the opening act failed, going on with the usual load: %s", e)
+            return False
 
     async def _builtin_cycle(self) -> None:
         while not self._stop.is_set() and self._left() > 1:
@@ -162,8 +200,16 @@ def _dsn_from_info(path: Path) -> str:
 
 async def _amain(args: argparse.Namespace) -> int:
     dsn = args.dsn or _dsn_from_info(args.info)
+    hands = None
+    if args.url and args.operator_password_file:
+        hands = demochanges.ApiOperator(args.url, args.target, args.operator_password_file)
     load = DemoLoad(
-        dsn, args.hours, use_sysbench=not args.no_sysbench, sysbench_threads=args.sysbench_threads
+        dsn,
+        args.hours,
+        use_sysbench=not args.no_sysbench,
+        sysbench_threads=args.sysbench_threads,
+        act=demochanges.ACT,
+        hands=hands,
     )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -180,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hours", type=float, default=4.0, help="stop by itself after this long (max 24)")
     p.add_argument("--no-sysbench", action="store_true", help="built-in load only")
     p.add_argument("--sysbench-threads", type=int, default=64)
+    p.add_argument("--url", help="the dashboard, for the opening act's changes (http://127.0.0.1:PORT)")
+    p.add_argument("--operator-password-file", type=Path, help="the operator's password, for the opening act")
+    p.add_argument("--target", default="sandbox", help="the target's name in the dashboard")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
     try:

@@ -12,6 +12,9 @@ one row per second, with the instants of the changes and the command line that m
 
     python -m poolscope_dev.record_change --name improvement --pool-size 1 --threads 16 --rate 40 \\
         --set thread_pool_size=4 --seconds 120 --out backend/tests/fixtures/verdict/improvement.json
+
+`--demo-act` records the opening act of `make demo` instead (demochanges.py: its load, and its
+changes at their instants for the default guard window, set here with SET GLOBAL).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from typing import Any
 
 from poolscope.config import Settings, TargetConfig
 from poolscope.poller.target_poller import TargetPoller
-from poolscope_dev import supervisor, sysbench
+from poolscope_dev import demochanges, supervisor, sysbench
+from poolscope_dev.demoload import DemoLoad
 from poolscope_dev.loadgen import LoadGenerator
 from poolscope_dev.sandbox import MONITOR_USER, SBTEST_DB, SBTEST_USER, MariaDBSandbox
 
@@ -102,12 +106,7 @@ async def record(args: argparse.Namespace) -> dict[str, Any]:
                 if second == half and (args.then_threads or args.then_rate):
                     changes.append({"ts": round(time.time(), 3), "load": load_change(args)})
                     loads.append(more_load(sb, args))
-                result = await poller.poll_once()
-                totals: dict[str, float] = {}
-                for sample in result.samples:
-                    if sample.metric in RECORDED and sample.value is not None:
-                        totals[sample.metric] = round(totals.get(sample.metric, 0.0) + sample.value, 4)
-                rows.append([round(result.info.last_poll_at or time.time(), 3), totals])
+                rows.append(await poll_row(poller))
             await poller.close()
             if long_load is not None:
                 long_load.stop()
@@ -117,22 +116,104 @@ async def record(args: argparse.Namespace) -> dict[str, Any]:
                 proc.terminate()
                 proc.wait(timeout=30)
             sb.destroy()
+    load_text = (
+        f"sysbench oltp_read_only, {args.threads} threads"
+        + (f", --rate={args.rate}" if args.rate else "")
+        + (f"; {args.long} connections running {args.long_seconds} s statements" if args.long else "")
+    )
+    return recording_of(args, load_text, args.pool_size, changes, rows)
+
+
+def recording_of(
+    args: argparse.Namespace,
+    load_text: str,
+    pool_size: int,
+    changes: list[dict[str, Any]],
+    rows: list[list[Any]],
+) -> dict[str, Any]:
+    """What a recording file holds: the run's rows, its changes, and how it was made."""
     return {
         "name": args.name,
         "description": args.description,
         "command": "python -m poolscope_dev.record_change " + shlex.join(sys.argv[1:]),
         "recorded": {
             "server": "MariaDB (Debian 10.11) sandbox, 2 CPUs shared with other work",
-            "load": f"sysbench oltp_read_only, {args.threads} threads"
-            + (f", --rate={args.rate}" if args.rate else "")
-            + (f"; {args.long} connections running {args.long_seconds} s statements" if args.long else ""),
-            "pool_size": args.pool_size,
+            "load": load_text,
+            "pool_size": pool_size,
             "stall_limit_ms": args.stall_limit,
         },
         "changes": changes,
         "metrics": list(RECORDED),
         "seconds": rows,
     }
+
+
+async def poll_row(poller: TargetPoller) -> list[Any]:
+    """One poll: its time, and each recorded metric summed over its label sets."""
+    result = await poller.poll_once()
+    totals: dict[str, float] = {}
+    for sample in result.samples:
+        if sample.metric in RECORDED and sample.value is not None:
+            totals[sample.metric] = round(totals.get(sample.metric, 0.0) + sample.value, 4)
+    return [round(result.info.last_poll_at or time.time(), 3), totals]
+
+
+class SetGlobal:
+    """The act's hands in a recording: SET GLOBAL at once, each change's instant noted."""
+
+    def __init__(self, sb: MariaDBSandbox) -> None:
+        self.sb = sb
+        self.changes: list[dict[str, Any]] = []
+
+    async def ready(self) -> float:
+        return demochanges.DEFAULT_WINDOW_S
+
+    async def apply(self, step: demochanges.Step) -> None:
+        await asyncio.to_thread(set_global, self.sb, step.variable, step.value)
+        self.changes.append({"ts": round(time.time(), 3), "set": f"{step.variable}={step.value}"})
+
+    async def close(self) -> None:
+        pass
+
+
+async def record_act(args: argparse.Namespace) -> dict[str, Any]:
+    """The demo's opening act on a sandbox of its own, polled every second until the window
+    after its second change is over."""
+    act = demochanges.ACT
+    window = demochanges.DEFAULT_WINDOW_S
+    seconds = int(act.seconds(window) + 5)
+    with tempfile.TemporaryDirectory(prefix="poolscope-record-") as tmp:
+        sb = MariaDBSandbox(Path(tmp), thread_pool_size=act.pool_size, stall_limit_ms=args.stall_limit)
+        sb.start()
+        try:
+            settings = Settings(targets=[TargetConfig(name="recorded", dsn=sb.dsn(MONITOR_USER))])
+            poller = TargetPoller(settings.targets[0], settings)
+            await poller.poll_once()  # the counters primed
+            hands = SetGlobal(sb)
+            load = DemoLoad(
+                sb.dsn(SBTEST_USER, database=SBTEST_DB),
+                (seconds + 600) / 3600,
+                act=act,
+                hands=hands,
+            )
+            task = asyncio.create_task(load.run())
+            rows: list[list[Any]] = []
+            started = time.time()
+            for second in range(seconds + 600):  # the sysbench prepare comes first
+                await asyncio.sleep(max(0.0, started + second + 1 - time.time()))
+                rows.append(await poll_row(poller))
+                if len(hands.changes) == 2 and rows[-1][0] > hands.changes[1]["ts"] + window + 2:
+                    break
+                if task.done():
+                    break
+            await poller.close()
+            load.stop()
+            await task
+        finally:
+            sb.destroy()
+    return recording_of(
+        args, f"make demo's opening act (demochanges.py): {act}", act.pool_size, hands.changes, rows
+    )
 
 
 def load_change(args: argparse.Namespace) -> str:
@@ -180,8 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=120)
     parser.add_argument("--warmup", type=int, default=10, help="seconds of load before the recording")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--demo-act", action="store_true", help="record make demo's opening act (demochanges.py) instead"
+    )
     args = parser.parse_args(argv)
-    recording = asyncio.run(record(args))
+    recording = asyncio.run(record_act(args) if args.demo_act else record(args))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(recording, indent=None, separators=(",", ":")) + "\n")
     print(f"{args.out}: {len(recording['seconds'])} seconds, changes {recording['changes']}")

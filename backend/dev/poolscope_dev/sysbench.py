@@ -311,6 +311,7 @@ def start(
     table_size: int = DEFAULT_TABLE_SIZE,
     report_interval: int = 10,
     stdout: int | None = subprocess.DEVNULL,
+    extra_args: tuple[str, ...] = (),
 ) -> subprocess.Popen[bytes]:
     """Start a bounded sysbench run in the background (own process group); caller waits/stops it."""
     if not 1 <= time_s <= MAX_TIME_S:
@@ -324,6 +325,7 @@ def start(
         threads=threads,
         time_s=time_s,
         report_interval=report_interval,
+        extra_args=extra_args,
     )
     log.info("starting %s", shlex.join(cmd))
     return supervisor.start("sysbench", cmd, stdout=stdout, die_with_starter=False).proc
