@@ -65,6 +65,9 @@ if [[ $NO_SERVE != 1 ]]; then
   if ! "$PY" - "$PORT" <<'EOF'; then
 import socket, sys
 s = socket.socket()
+# As the dashboard binds (uvicorn sets SO_REUSEADDR): a demo stopped a moment ago leaves
+# connections in TIME_WAIT on the port, which are no reason to refuse it.
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 try:
     s.bind(("127.0.0.1", int(sys.argv[1])))
 except OSError:

@@ -3,9 +3,10 @@ Poolscope's API, as an operator applies them in the UI (log in, preview, apply; 
 default), and judged by Poolscope's own verdict from the polls it stored. The act sets the stage;
 the verdicts are whatever Poolscope measures.
 
-- A steady open-loop load on a pool of one thread group (sysbench `oltp_read_only` at a fixed rate
-  beside connections running 1 s CPU-bound statements, as in tests/fixtures/verdict/improvement.json),
-  then `thread_pool_size` 1 -> 2: the queue of the single group goes away. The act expects "better".
+- A steady open-loop load on a pool of one thread group (connections running 1 s CPU-bound
+  statements, as in tests/fixtures/verdict/improvement.json, and sysbench `oltp_read_only` at a fixed
+  rate: a share of what the single group serves), then `thread_pool_size` 1 -> 2: the queue of the
+  single group goes away. The act expects "better".
 - A window later the load changes phase (the demo's usual cycle begins: sysbench `oltp_read_write`
   with 64 threads and the built-in waves) and `thread_pool_oversubscribe` is changed as it does.
   The act expects "inconclusive: load changed".
@@ -60,9 +61,11 @@ class Act:
     pool_size: int = 1
     """thread_pool_size of the sandbox when the act begins."""
     threads: int = 16
-    rate: int = 90
-    """sysbench --rate: transactions per second, whatever the server's latency (an open loop). At
-    60 the single group's queue was empty in most polls of one recording in three."""
+    utilization: float = 0.85
+    """sysbench runs at a fixed rate (an open loop: whatever the server's latency), this share of
+    what it made as fast as it could on the pool of one group (docs/decisions/0500-change-verdict.md)."""
+    calibrate_s: int = 15
+    """How long it runs as fast as it can first."""
     long: int = 3
     """Connections running long CPU-bound statements: they hold the single group's worker."""
     long_seconds: float = 1.0
@@ -100,42 +103,52 @@ class Hands(Protocol):
 
 
 class SteadyLoad:
-    """The act's load: sysbench oltp_read_only at a fixed rate beside long CPU-bound statements."""
+    """The act's load: long CPU-bound statements, and beside them sysbench oltp_read_only at a fixed
+    rate, a share of what the pool serves as fast as it can (measured first: on a shared machine
+    that moves with everything else running, the dashboard and its browser included)."""
 
-    def __init__(self, dsn: str, act: Act, seconds: float) -> None:
+    def __init__(self, dsn: str, act: Act) -> None:
         self.dsn = dsn
         self.act = act
-        self.seconds = seconds
+        self.target = sysbench.SysbenchTarget.from_dsn(dsn)
+        self.rate = 0
         self._sysbench: subprocess.Popen[bytes] | None = None
         self._long: LoadGenerator | None = None
         self._task: asyncio.Task[Any] | None = None
 
-    def start(self) -> None:
+    async def start(self) -> None:
         act = self.act
-        self._sysbench = sysbench.start(
-            sysbench.SysbenchTarget.from_dsn(self.dsn),
-            "oltp_read_only",
-            threads=act.threads,
-            time_s=int(self.seconds),
-            report_interval=0,
-            extra_args=(f"--rate={act.rate}",),
-        )
         self._long = LoadGenerator(
             self.dsn,
             "stall",
-            self.seconds,
+            STEADY_BOUND_S,
             act.long,
             stall_seconds=act.long_seconds,
             stall_pingers=0,
             progress_every_s=3600,
         )
         self._task = asyncio.create_task(self._long.run())
+        full = await asyncio.to_thread(
+            sysbench.run, self.target, "oltp_read_only", threads=act.threads, time_s=act.calibrate_s
+        )
+        self.rate = max(1, round(full.tps * act.utilization))
+        self._sysbench = sysbench.start(
+            self.target,
+            "oltp_read_only",
+            threads=act.threads,
+            time_s=int(STEADY_BOUND_S),
+            report_interval=0,
+            extra_args=(f"--rate={self.rate}",),
+        )
         log.info(
-            "steady load: sysbench oltp_read_only %d threads at %d tx/s, %d connections running %.0f s statements",
-            act.threads,
-            act.rate,
+            "steady load: %d connections running %.0f s statements; sysbench oltp_read_only, %d threads,"
+            " at %d tx/s (%.0f %% of the %.0f tx/s it made as fast as it could)",
             act.long,
             act.long_seconds,
+            act.threads,
+            self.rate,
+            act.utilization * 100,
+            full.tps,
         )
 
     async def stop(self) -> None:
@@ -154,12 +167,12 @@ async def opening_act(dsn: str, act: Act, hands: Hands, sleep: Any) -> bool:
     starts the next phase of the load, then applies it), True when it is to be applied.
     `sleep(seconds)` returns False once the load is being stopped."""
     await asyncio.to_thread(sysbench.prepare, sysbench.SysbenchTarget.from_dsn(dsn))
-    steady = SteadyLoad(dsn, act, STEADY_BOUND_S)
-    steady.start()
+    window = await hands.ready()
+    if window is None:
+        return False
+    steady = SteadyLoad(dsn, act)
     try:
-        window = await hands.ready()
-        if window is None:
-            return False
+        await steady.start()
         started = time.monotonic()
         if not await sleep(act.improve_at(window)):
             return False

@@ -231,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--target", default="sandbox", help="the target's name in the dashboard")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the act's requests: demochanges logs what they did
     try:
         return asyncio.run(_amain(args))
     except (LoadgenError, sysbench.SysbenchError, OSError, KeyError, ValueError) as e:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import shlex
 import subprocess
 import sys
@@ -265,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         "--demo-act", action="store_true", help="record make demo's opening act (demochanges.py) instead"
     )
     args = parser.parse_args(argv)
+    # What the load did (the act's measured rate among it) goes to stderr beside the recording.
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
     recording = asyncio.run(record_act(args) if args.demo_act else record(args))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(recording, indent=None, separators=(",", ":")) + "\n")
