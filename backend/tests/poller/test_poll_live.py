@@ -11,7 +11,7 @@ from poolscope.poller.collectors import processlist
 from poolscope.poller.target_poller import PollResult
 from poolscope_dev.sandbox import MONITOR_PASSWORD, MONITOR_USER, SBTEST_USER, free_port
 
-from .helpers import cpu_burst, global_variables, poll_until, poller_for
+from .helpers import calibrate_benchmark, cpu_burst, global_variables, poll_until, poller_for, running
 
 POOL_COLLECTORS = {
     "thread_pool_groups",
@@ -251,16 +251,22 @@ async def test_large_stall_limit_stall_is_caught_by_the_poller_side_check(mariad
     """A long stall_limit delays the server's own stall handling; the no-dequeue check must fire."""
     poller = poller_for(line_dsn)
     await poller.poll_once()
-    with (
-        global_variables(mariadb_line, thread_pool_size=1, thread_pool_stall_limit=1500),
-        cpu_burst(mariadb_line, heavy=4, light=6, seconds=4.0, rounds=1),
-    ):
-        seen = await poll_until(
-            poller,
-            lambda r: r.state is not None and any(g.stall_reason == "no_dequeue" for g in r.state.groups),
-            timeout_s=20,
-            every_s=0.25,
-        )
+    loops = calibrate_benchmark(mariadb_line, 4.0)
+    with global_variables(mariadb_line, thread_pool_size=1, thread_pool_stall_limit=1500):
+        # Four CPU-bound statements fill the group (1 + thread_pool_oversubscribe), and repeat
+        # until the block ends: short ones queue behind them with no dequeue until the server's
+        # timer declares a stall, again and again. The poller's check sees the queue before the
+        # timer does only in part of each such wait; one burst of single statements (the check's
+        # one chance) passed no poll through it in CI's live lane.
+        conns = [mariadb_line.connect(SBTEST_USER) for _ in range(10)]
+        heavy = f"SELECT BENCHMARK({loops}, MD5('poolscope'))"
+        with running(conns, [heavy] * 4 + ["SELECT 1"] * 6, repeat=10_000, sandbox=mariadb_line):
+            seen = await poll_until(
+                poller,
+                lambda r: r.state is not None and any(g.stall_reason == "no_dequeue" for g in r.state.groups),
+                timeout_s=60,
+                every_s=0.25,
+            )
     await poller.close()
     reasons = {g.stall_reason for r in seen if r.state for g in r.state.groups}
     assert "no_dequeue" in reasons
