@@ -132,8 +132,13 @@ async def test_holders_of_a_stalled_group_are_the_statements_that_hold_it(mariad
     assert all(HOLDER not in (h.digest_text or "") for h in heavy_holders)  # comments are not the shape
     assert {h.digest_text for h in heavy_holders} == {"SELECT BENCHMARK(?, MD5(?))"}
     assert all(h.digest_source == "poolscope" and h.info and HOLDER in h.info for h in heavy_holders)
-    # Group 0 had no queue: no holders are read for it.
-    assert all(h.group_id != 0 for h in state.holders)
+    # Holders are read for a group only when it queued or stalled (derive.py's pressured groups):
+    # group 0 is listed only if a poll saw it so (on a saturated machine a stray request of the
+    # sandbox's own may queue there for a moment at a 100 ms stall limit).
+    group0_pressed = any(
+        g.group_id == 0 and (g.queue_length or g.stalled) for r in seen if r.state for g in r.state.groups
+    )
+    assert group0_pressed or all(h.group_id != 0 for h in state.holders)
     # Every listed holder is in the group the rule gives.
     assert all(mariadb_group(h.connection_id, 2) == 1 for h in group.holders)
     # A queued request is not executing: never a holder (a heavy one may queue behind the others).
