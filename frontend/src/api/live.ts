@@ -84,17 +84,17 @@ const openedAt = Date.now() / 1000;
 // stream told it or the list fetched when the stream (re)opened did.
 const notified = new Set<string>();
 
-/** Desktop notification for a new firing alert, when the user allowed them and it is not silenced. */
-function notify(ev: AlertEvent): void {
-  if (ev.transition !== 'firing' || ev.alert.silenced_by !== null || !notificationsSupported()) return;
+/** Desktop notification for an alert that fired, when the user allowed them and it is not silenced. */
+function notify(alert: Alert): void {
+  if (alert.silenced_by !== null || !notificationsSupported()) return;
   if (Notification.permission !== 'granted') return;
-  const key = `${ev.alert.fingerprint}@${ev.alert.fired_at ?? ev.alert.started_at}`;
+  const key = `${alert.fingerprint}@${alert.fired_at ?? alert.started_at}`;
   if (notified.has(key)) return;
   notified.add(key);
   try {
-    const n = new Notification(`${ev.alert.severity === 'critical' ? '🔴' : '🟠'} ${ev.alert.summary}`, {
-      body: ev.alert.description,
-      tag: ev.alert.fingerprint,
+    const n = new Notification(`${alert.severity === 'critical' ? '🔴' : '🟠'} ${alert.summary}`, {
+      body: alert.description,
+      tag: alert.fingerprint,
     });
     n.addEventListener('click', () => {
       window.focus();
@@ -107,8 +107,7 @@ function notify(ev: AlertEvent): void {
 
 function notifyMissed(qc: QueryClient): void {
   for (const alert of qc.getQueryData<AlertsResponse>(keys.current)?.active ?? []) {
-    if (alert.status === 'firing' && (alert.fired_at ?? 0) >= openedAt)
-      notify({ transition: 'firing', alert, target: alert.target, ts: alert.fired_at ?? alert.started_at });
+    if (alert.status === 'firing' && (alert.fired_at ?? 0) >= openedAt) notify(alert);
   }
 }
 
@@ -125,7 +124,7 @@ export function applyAlert(qc: QueryClient, ev: AlertEvent): void {
   // The logs and the target's bands change with it: fetched again when shown.
   void qc.invalidateQueries({ queryKey: keys.alertHistory });
   void qc.invalidateQueries({ queryKey: ['target', ev.alert.target, 'alert-spans'] });
-  notify(ev);
+  if (ev.transition === 'firing') notify(ev.alert);
 }
 
 type Status = Exclude<LiveStatus, 'paused'>;
